@@ -1,0 +1,91 @@
+"""Shared fixtures: the real recorded data in ../shared/data and the real PostgreSQL and Redis.
+
+Outside CI a missing part skips the tests that need it, with the reason. Under `.ci/run`
+(BIO_MCP_STRICT=1) a missing part fails them instead, so CI can never go green by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+STRICT = os.environ.get("BIO_MCP_STRICT") == "1"
+
+
+def missing(reason: str) -> None:
+    if STRICT:
+        pytest.fail(f"required for CI but missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The shared real data: BIO_MCP_DATA, or ../shared/data beside the checkout."""
+    path = Path(os.environ.get("BIO_MCP_DATA", REPO_ROOT.parent / "shared" / "data"))
+    if not (path / "pubmed" / "pubmed_real_records.xml.gz").is_file():
+        missing(f"real recorded data not found at {path} (set BIO_MCP_DATA)")
+    return path
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """A real PostgreSQL server (TEST_DATABASE_URL, default the local `test` database)."""
+    url = os.environ.get("TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    if not _reachable("127.0.0.1", 5432) and "127.0.0.1" in url:
+        missing("PostgreSQL is not reachable at 127.0.0.1:5432")
+    return url
+
+
+@pytest.fixture
+def postgres_schema_url(postgres_url: str):
+    """A fresh, empty schema of the real PostgreSQL per test, dropped afterwards."""
+    import sqlalchemy as sa
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in postgres_url else "?"
+    yield f"{postgres_url}{sep}options=-csearch_path%3D{schema}"
+    with engine.begin() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    if not _reachable("127.0.0.1", 6379) and "127.0.0.1" in url:
+        missing("Redis is not reachable at 127.0.0.1:6379")
+    return url
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def bio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty BIO_MCP_HOME for one test; no setting leaks in from the developer's shell."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        keep = name in ("BIO_MCP_DATA", "BIO_MCP_STRICT")
+        if not keep and (name.startswith(("NCBI_", "MCP_", "BIO_MCP_", "CTGOV_")) or name in ("DATABASE_URL", "REDIS_URL")):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BIO_MCP_HOME", str(home))
+    return home
