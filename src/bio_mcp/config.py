@@ -71,6 +71,19 @@ class Settings(BaseSettings):
     # Loud, explicit, loopback-only opt-out of bearer auth for local development.
     auth_disabled: bool = Field(default=False, validation_alias="MCP_AUTH_DISABLED")
 
+    # Embeddings (seed 000 adapter): the provider and model of every vector in the index.
+    embeddings_provider: Literal["local", "onnx", "hf", "openai", "hash"] = Field(
+        default="local", validation_alias="BIO_MCP_EMBEDDINGS_PROVIDER"
+    )
+    embeddings_model: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_MODEL")
+    embeddings_base_url: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_BASE_URL")
+    embeddings_api_key: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_API_KEY")
+    embeddings_batch_size: int = Field(default=64, ge=1, le=4096, validation_alias="BIO_MCP_EMBEDDINGS_BATCH_SIZE")
+
+    # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
+    blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
+    s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")
+
     # Logs.
     log_level: Literal["debug", "info", "warning", "error", "critical"] = Field(
         default="info", validation_alias="MCP_LOG_LEVEL"
@@ -94,7 +107,8 @@ class Settings(BaseSettings):
 
     @field_validator(
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
-        "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", mode="before",
+        "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
+        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:
