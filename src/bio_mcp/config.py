@@ -16,7 +16,7 @@ from typing_extensions import Annotated
 from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
 
-TOOLSETS = ("pubmed", "corpus", "analyst")
+TOOLSETS = ("pubmed",)
 
 
 def _split_csv(value: object) -> object:
@@ -64,6 +64,7 @@ class Settings(BaseSettings):
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, validation_alias="MCP_ALLOWED_ORIGINS"
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="MCP_ALLOWED_HOSTS")
     auth_secret_key: str | None = Field(default=None, validation_alias="MCP_AUTH_SECRET_KEY")
     auth_jwks_url: str | None = Field(default=None, validation_alias="MCP_AUTH_JWKS_URL")
     auth_audience: str | None = Field(default=None, validation_alias="MCP_AUTH_AUDIENCE")
@@ -95,7 +96,7 @@ class Settings(BaseSettings):
         default="none", validation_alias=AliasChoices("BIO_MCP_OTEL_EXPORTER", "OTEL_TRACES_EXPORTER")
     )
 
-    @field_validator("toolsets", "allowed_origins", mode="before")
+    @field_validator("toolsets", "allowed_origins", "allowed_hosts", mode="before")
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)

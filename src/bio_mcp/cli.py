@@ -1,0 +1,117 @@
+"""The `bio-mcp` command: the server, the offline fakes, tokens, and the features from a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import anyio
+import typer
+from rich.console import Console
+
+from bio_mcp import __version__
+from bio_mcp.config import Settings, load_settings
+from bio_mcp.errors import BioMcpError
+from bio_mcp.logs import configure_logging
+
+app = typer.Typer(
+    name="bio-mcp",
+    help="Bio-MCP: an MCP server for evidence-grade access to PubMed and ClinicalTrials.gov.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+
+def settings_or_exit(**overrides: object) -> Settings:
+    try:
+        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
+    except BioMcpError as exc:
+        err.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(2) from None
+
+
+def fail(exc: BioMcpError) -> None:
+    err.print(f"[red]{exc.code.value}:[/red] {exc.message}")
+    if exc.details:
+        err.print(json.dumps(exc.details, indent=2, default=str))
+    raise typer.Exit(1)
+
+
+@app.command()
+def serve(
+    transport: Annotated[Optional[str], typer.Option(help="stdio or http (default MCP_TRANSPORT_TYPE, else stdio)")] = None,
+    toolsets: Annotated[Optional[str], typer.Option(help="Comma-separated toolsets (default BIO_MCP_TOOLSETS: all)")] = None,
+    host: Annotated[Optional[str], typer.Option(help="HTTP host (MCP_HTTP_HOST)")] = None,
+    port: Annotated[Optional[int], typer.Option(help="HTTP port (MCP_HTTP_PORT)")] = None,
+) -> None:
+    """Run the MCP server over stdio or Streamable HTTP (/mcp, alias /_mcp)."""
+    settings = settings_or_exit(
+        MCP_TRANSPORT_TYPE=transport, BIO_MCP_TOOLSETS=toolsets, MCP_HTTP_HOST=host, MCP_HTTP_PORT=port
+    )
+    configure_logging(settings.log_level, settings.logs_dir)
+    from bio_mcp.server.runtime import Runtime
+
+    async def run() -> None:
+        async with Runtime(settings) as runtime:
+            if settings.transport == "stdio":
+                from bio_mcp.server.app import build_server
+
+                await build_server(runtime.toolsets()).run_stdio_async()
+                return
+            import uvicorn
+
+            from bio_mcp.server.http import build_http_app
+
+            http_app = build_http_app(settings, runtime.toolsets())
+            config = uvicorn.Config(
+                http_app, host=settings.http_host, port=settings.http_port,
+                log_level=settings.log_level, access_log=False,
+            )
+            await uvicorn.Server(config).serve()
+
+    try:
+        anyio.run(run)
+    except BioMcpError as exc:
+        fail(exc)
+
+
+@app.command()
+def fakes(
+    data: Annotated[Path, typer.Option(help="The shared data folder (real recorded records)")] = Path("../shared/data"),
+    host: Annotated[str, typer.Option(help="Listen address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Listen port")] = 8765,
+) -> None:
+    """Serve the offline fake E-utilities and ClinicalTrials.gov APIs on one port."""
+    from bio_mcp.testing.fakes_app import serve_fakes
+
+    err.print(
+        f"fake E-utilities at http://{host}:{port}/entrez/eutils, fake ClinicalTrials.gov at http://{host}:{port}/api/v2"
+    )
+    serve_fakes(data, host, port)
+
+
+@app.command()
+def token(
+    subject: Annotated[str, typer.Option(help="The token's subject")] = "developer",
+    ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 3600,
+) -> None:
+    """Mint an HS256 bearer token signed with MCP_AUTH_SECRET_KEY (for development)."""
+    settings = settings_or_exit()
+    if not settings.auth_secret_key:
+        err.print("[red]error:[/red] set MCP_AUTH_SECRET_KEY (at least 32 characters) first")
+        raise typer.Exit(2)
+    from bio_mcp.server.auth import mint_token
+
+    sys.stdout.write(
+        mint_token(settings.auth_secret_key, subject, ttl, settings.auth_audience, settings.auth_issuer) + "\n"
+    )
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    sys.stdout.write(f"bio-mcp {__version__}\n")

@@ -1,0 +1,82 @@
+"""getArticleRelationships: ELink neighbours (similar, cited-in, references) or server-made citations."""
+
+from __future__ import annotations
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.pubmed.citations import FORMATTERS
+from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.sources.ncbi.parsers.elink import parse_elink
+from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
+
+LINK_NAMES = {
+    "pubmed_similar_articles": "pubmed_pubmed",
+    "pubmed_citedin": "pubmed_pubmed_citedin",
+    "pubmed_references": "pubmed_pubmed_refs",
+}
+
+
+def pubmed_url(pmid: str) -> str:
+    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+
+
+async def _citations(request: RelationshipsRequest, eutils: EutilsClient) -> RelationshipsResponse:
+    response = await eutils.efetch([request.source_pmid])
+    articles = parse_efetch(response.body)
+    article = next((a for a in articles if a.pmid == request.source_pmid), None)
+    if article is None:
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"PMID {request.source_pmid} was not found in PubMed",
+                          {"sourcePmid": request.source_pmid})
+    citations = {style: FORMATTERS[style](article) for style in dict.fromkeys(request.citation_styles)}
+    return RelationshipsResponse(
+        source_pmid=request.source_pmid, relationship_type=request.relationship_type,
+        citations=citations, retrieved_count=len(citations), efetch_url=response.url,
+    )
+
+
+async def get_article_relationships(request: RelationshipsRequest, eutils: EutilsClient) -> RelationshipsResponse:
+    if request.relationship_type == "citation_formats":
+        return await _citations(request, eutils)
+    link_name = LINK_NAMES[request.relationship_type]
+    cmd = "neighbor_score" if request.relationship_type == "pubmed_similar_articles" else "neighbor"
+    response = await eutils.elink(request.source_pmid, linkname=link_name, cmd=cmd)
+    result = parse_elink(response.body)
+    links = [link for link_set in result.link_sets for link in link_set.links(link_name)]
+    seen: set[str] = set()
+    unique = [link for link in links if link.id != request.source_pmid and not (link.id in seen or seen.add(link.id))]
+    if request.relationship_type == "pubmed_similar_articles":
+        unique.sort(key=lambda link: (-(link.score or 0), link.id))
+    top = unique[: request.max_related_results]
+    titles: dict[str, tuple[str | None, str | None]] = {}
+    if top:
+        summaries = parse_esummary((await eutils.esummary(ids=[link.id for link in top])).body)
+        titles = {doc.uid: (doc.title, doc.authors_text or None) for doc in summaries if not doc.error}
+    best = max((link.score for link in top if link.score), default=None)
+    related = [
+        RelatedArticle(
+            pmid=link.id,
+            title=titles.get(link.id, (None, None))[0],
+            authors=titles.get(link.id, (None, None))[1],
+            # NCBI's neighbour scores are unbounded integers; scaled to the best hit they read as 0..1.
+            score=round(link.score / best, 4) if link.score and best else None,
+            link_url=pubmed_url(link.id),
+        )
+        for link in top
+    ]
+    return RelationshipsResponse(
+        source_pmid=request.source_pmid, relationship_type=request.relationship_type,
+        related_articles=related, retrieved_count=len(related), total_available=len(unique),
+        elink_url=response.url,
+    )
+
+
+def summarize(response: RelationshipsResponse) -> str:
+    if response.citations:
+        first = next(iter(response.citations.values()))
+        return f"Citation formats for PMID {response.source_pmid}: {', '.join(response.citations)}.\n{first[:600]}"
+    lines = [f"{response.retrieved_count} of {response.total_available} {response.relationship_type} "
+             f"for PMID {response.source_pmid}."]
+    for article in response.related_articles[:10]:
+        lines.append(f"- PMID {article.pmid}: {article.title or '(no title)'}")
+    return "\n".join(lines)

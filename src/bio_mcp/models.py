@@ -1,0 +1,57 @@
+"""Base models for the tool contracts shared by every layer.
+
+`ToolInput` makes an empty string (or null) in an optional field count as absent, at any depth,
+so an agent that fills every optional parameter with "" gets the defaults instead of a broken
+query. Required fields still reject empty strings through their own constraints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+def _drop_empty_optionals(model: type[BaseModel], data: Any) -> Any:
+    if not isinstance(data, dict):
+        return data
+    cleaned: dict[str, Any] = {}
+    fields = model.model_fields
+    by_alias = {(info.alias or name): name for name, info in fields.items()}
+    for key, value in data.items():
+        name = by_alias.get(key, key)
+        info = fields.get(name)
+        if info is not None and not info.is_required():
+            if value is None or (isinstance(value, str) and not value.strip()):
+                continue
+            if isinstance(value, dict) and not any(
+                v is not None and not (isinstance(v, str) and not v.strip()) for v in value.values()
+            ):
+                continue
+        cleaned[key] = value
+    return cleaned
+
+
+class ToolInput(BaseModel):
+    """Input of a tool. Unknown keys are rejected unless a contract says to strip them."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_absent(cls, data: Any) -> Any:
+        return _drop_empty_optionals(cls, data)
+
+
+class ToolOutput(BaseModel):
+    """Output of a tool: serialised by alias; `exclude_none` for contracts whose optional keys are omitted."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    omit_none: ClassVar[bool] = False
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=self.omit_none)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return cls.model_json_schema(by_alias=True, mode="serialization")

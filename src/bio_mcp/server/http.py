@@ -1,0 +1,113 @@
+"""The Streamable HTTP transport: /mcp (and /_mcp), bearer JWTs, Origin and Host checks, CORS, /healthz.
+
+Stateless Streamable HTTP, so any replica behind a load balancer can serve any request. Bearer
+authentication is mandatory; the only opt-out (MCP_AUTH_DISABLED=true) is refused unless the
+server listens on a loopback address, and it is announced on every start.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bio_mcp import __version__
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.logs import get_logger
+from bio_mcp.server.app import build_server
+from bio_mcp.server.auth import DEFAULT_SCOPES, JwtVerifier
+from bio_mcp.server.toolset import Toolset
+
+log = get_logger("http")
+
+MCP_PATH = "/mcp"
+MCP_ALIAS = "/_mcp"  # seed 002's path, served by the same endpoint
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class PathAlias:
+    """Serves `alias` exactly as `target`."""
+
+    def __init__(self, app: ASGIApp, alias: str, target: str) -> None:
+        self.app = app
+        self.alias = alias
+        self.target = target
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].rstrip("/") == self.alias:
+            scope = {**scope, "path": self.target, "raw_path": self.target.encode()}
+        await self.app(scope, receive, send)
+
+
+def _allowed_hosts(settings: Settings) -> list[str]:
+    hosts = [f"{settings.http_host}:{settings.http_port}", "127.0.0.1:*", "localhost:*", "[::1]:*"]
+    return hosts + settings.allowed_hosts
+
+
+def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
+    base_url = f"http://{settings.http_host}:{settings.http_port}"
+    if settings.auth_disabled:
+        if not is_loopback(settings.http_host):
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                f"MCP_AUTH_DISABLED is only allowed on a loopback address, not {settings.http_host}",
+            )
+        log.warning(
+            "AUTHENTICATION IS DISABLED (MCP_AUTH_DISABLED=true): anyone who can reach "
+            f"{base_url}{MCP_PATH} can call every tool. Development use only."
+        )
+        server = build_server(toolsets)
+    else:
+        if not settings.auth_secret_key and not settings.auth_jwks_url:
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                "the HTTP transport requires bearer auth: set MCP_AUTH_SECRET_KEY (>= 32 chars) or "
+                "MCP_AUTH_JWKS_URL; for loopback development only, MCP_AUTH_DISABLED=true",
+            )
+        verifier = JwtVerifier(
+            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer
+        )
+        auth = AuthSettings(
+            issuer_url=settings.auth_issuer or base_url,
+            resource_server_url=f"{base_url}{MCP_PATH}",
+            required_scopes=list(DEFAULT_SCOPES),
+        )
+        server = build_server(toolsets, auth=auth, token_verifier=verifier)
+
+    @server.custom_route("/healthz", methods=["GET"])
+    async def healthz(_: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "version": __version__})
+
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=_allowed_hosts(settings),
+            allowed_origins=settings.allowed_origins,
+        ),
+        host=settings.http_host,
+    )
+    cors = CORSMiddleware(
+        PathAlias(app, MCP_ALIAS, MCP_PATH),
+        allow_origins=settings.allowed_origins,
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
+        expose_headers=["Mcp-Session-Id"],
+    )
+    return cors

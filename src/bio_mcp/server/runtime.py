@@ -1,0 +1,50 @@
+"""What a running server owns: settings and the long-lived clients the toolsets share."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.server.toolset import Toolset
+from bio_mcp.sources.ncbi.client import EutilsClient
+
+
+class Runtime:
+    """One per process. Clients are created on first use and closed by `aclose`."""
+
+    def __init__(self, settings: Settings, transport: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.settings = settings
+        self.started_at = time.time()
+        self._transport = transport
+        self._eutils: EutilsClient | None = None
+
+    @property
+    def eutils(self) -> EutilsClient:
+        if self._eutils is None:
+            self._eutils = EutilsClient(self.settings, transport=self._transport)
+        return self._eutils
+
+    def toolsets(self, names: list[str] | None = None) -> list[Toolset]:
+        from bio_mcp.server.toolsets import registry
+
+        chosen = names or self.settings.toolsets
+        factories: dict[str, Callable[[Runtime], Toolset]] = registry.FACTORIES
+        unknown = [name for name in chosen if name not in factories]
+        if unknown:
+            raise BioMcpError(ErrorCode.VALIDATION, f"unknown toolset(s) {unknown}; available: {sorted(factories)}")
+        return [factories[name](self) for name in chosen]
+
+    async def aclose(self) -> None:
+        if self._eutils is not None:
+            await self._eutils.aclose()
+
+    async def __aenter__(self) -> Runtime:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()

@@ -1,0 +1,1 @@
+"""The toolsets a server can expose, by name."""

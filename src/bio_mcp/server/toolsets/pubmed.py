@@ -1,0 +1,68 @@
+"""The `pubmed` toolset (seed 001): the live PubMed gateway."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from bio_mcp.features.pubmed import details, relationships, resources, search
+from bio_mcp.features.pubmed.models import (
+    DetailsRequest, DetailsResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
+)
+from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
+
+if TYPE_CHECKING:
+    from bio_mcp.server.runtime import Runtime
+
+
+def pubmed_toolset(runtime: Runtime) -> Toolset:
+    async def run_search(request: SearchRequest) -> SearchResponse:
+        return await search.search_articles(request, runtime.eutils)
+
+    async def run_details(request: DetailsRequest) -> DetailsResponse:
+        return await details.fetch_article_details(request, runtime.eutils)
+
+    async def run_relationships(request: RelationshipsRequest) -> RelationshipsResponse:
+        return await relationships.get_article_relationships(request, runtime.eutils)
+
+    async def read_info() -> bytes:
+        return json.dumps(resources.server_info(runtime.settings, runtime.eutils)).encode()
+
+    async def read_stats() -> bytes:
+        return json.dumps(await resources.pubmed_stats(runtime.eutils)).encode()
+
+    return Toolset(
+        name="pubmed",
+        tools=[
+            ToolSpec(
+                name="searchPubMedArticles",
+                title="Search PubMed",
+                description="Searches PubMed for articles matching a query term (Entrez syntax allowed). Returns "
+                "PMIDs, the total count, the effective ESearch term and optional brief ESummary v2.0 summaries.",
+                input_model=SearchRequest, output_model=SearchResponse,
+                run=run_search, summarize=search.summarize,
+            ),
+            ToolSpec(
+                name="fetchArticleDetails",
+                title="Fetch PubMed article details",
+                description="Retrieves details for up to 200 PMIDs with EFetch: abstract_plus (parsed title, "
+                "abstract, authors, journal, MeSH, grants, DOI), full_xml, medline_text or citation_data.",
+                input_model=DetailsRequest, output_model=DetailsResponse,
+                run=run_details, summarize=details.summarize,
+            ),
+            ToolSpec(
+                name="getArticleRelationships",
+                title="Related PubMed articles and citations",
+                description="Finds articles similar to, citing, or referenced by a PMID (ELink), or formats its "
+                "citation as RIS, BibTeX, APA or MLA.",
+                input_model=RelationshipsRequest, output_model=RelationshipsResponse,
+                run=run_relationships, summarize=relationships.summarize,
+            ),
+        ],
+        resources=[
+            ResourceSpec("pubmed-connect://info", "serverInfo",
+                         "Server version, configuration, NCBI compliance and status", "application/json", read_info),
+            ResourceSpec("pubmed-connect://stats/pubmed", "getPubMedStats",
+                         "PubMed database statistics from EInfo", "application/json", read_stats),
+        ],
+    )

@@ -1,0 +1,166 @@
+"""Rate limits by request start, shared by every caller of a source.
+
+The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds. Each
+caller reserves the earliest start slot that keeps the rule, then sleeps until it. A caller
+whose slot lies beyond its deadline reserves nothing and fails at once with RATE_LIMIT, so a
+slow upstream makes callers fail fast instead of queueing for minutes.
+
+`LocalRateLimiter` shares one limit within a process. `RedisRateLimiter` runs the same
+reservation atomically in Redis (on the Redis clock), so every replica that names the same key
+(one per NCBI API key) shares one limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections import deque
+from typing import Protocol
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+
+# Request starts are spread a little wider than the rule, so network jitter between our start
+# and the upstream's arrival clock cannot put limit+1 arrivals inside one window.
+WINDOW_MARGIN_S = 0.03
+
+
+class RateLimiter(Protocol):
+    limit: int
+    window_s: float
+
+    async def acquire(self, deadline: float | None = None) -> float:
+        """Wait for a start slot; return the seconds waited. `deadline` is a time.monotonic() value."""
+        ...
+
+    def queue_length(self) -> int:
+        """Callers of this process waiting for a slot right now."""
+        ...
+
+
+def limit_for_rate(rate_per_s: float) -> tuple[int, float]:
+    """(limit, window) for a rate: 10/s is 10 per second; 0.5/s is 1 per 2 seconds."""
+    if rate_per_s >= 1:
+        return int(rate_per_s), 1.0
+    return 1, 1.0 / rate_per_s
+
+
+def _too_late(source: str, wait_s: float) -> BioMcpError:
+    return BioMcpError(
+        ErrorCode.RATE_LIMIT,
+        f"{source}: the next request slot is {wait_s:.1f}s away, past this call's deadline; retry later",
+        {"source": source, "wait_s": round(wait_s, 3)},
+    )
+
+
+class LocalRateLimiter:
+    def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
+        self.source = source
+        self.limit = limit
+        self.window_s = window_s
+        self._span = window_s + WINDOW_MARGIN_S
+        self._slots: deque[float] = deque(maxlen=limit)
+        self._waiting = 0
+
+    async def acquire(self, deadline: float | None = None) -> float:
+        now = time.monotonic()
+        slot = now
+        if self._slots:
+            slot = max(slot, self._slots[-1])
+        if len(self._slots) == self.limit:
+            slot = max(slot, self._slots[0] + self._span)
+        wait = slot - now
+        if deadline is not None and slot > deadline:
+            raise _too_late(self.source, wait)
+        self._slots.append(slot)
+        if wait > 0:
+            self._waiting += 1
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self._waiting -= 1
+        return max(wait, 0.0)
+
+    def queue_length(self) -> int:
+        return self._waiting
+
+
+# KEYS[1] the slot list; ARGV: limit, span_ms, max_wait_ms (-1: no deadline).
+# Returns the wait in ms, or -(wait+1) when the slot would be past the deadline (nothing reserved).
+_RESERVE_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local span = tonumber(ARGV[2])
+local max_wait = tonumber(ARGV[3])
+local n = redis.call('LLEN', KEYS[1])
+local slot = now
+if n > 0 then
+  slot = math.max(slot, tonumber(redis.call('LINDEX', KEYS[1], -1)))
+end
+if n >= limit then
+  slot = math.max(slot, tonumber(redis.call('LINDEX', KEYS[1], -limit)) + span)
+end
+local wait = slot - now
+if max_wait >= 0 and wait > max_wait then
+  return -(wait + 1)
+end
+redis.call('RPUSH', KEYS[1], slot)
+redis.call('LTRIM', KEYS[1], -limit, -1)
+redis.call('PEXPIRE', KEYS[1], span * 4 + wait)
+return wait
+"""
+
+
+class RedisRateLimiter:
+    """One limit per key across every process that uses the same Redis and key."""
+
+    def __init__(self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0) -> None:
+        import redis.asyncio as redis_asyncio
+
+        self.source = source
+        self.limit = limit
+        self.window_s = window_s
+        self._span_ms = int((window_s + WINDOW_MARGIN_S) * 1000)
+        self._redis = redis_asyncio.from_url(redis_url)
+        self._script = self._redis.register_script(_RESERVE_LUA)
+        self._key = f"bio-mcp:ratelimit:{source}:{key}"
+        self._waiting = 0
+
+    async def acquire(self, deadline: float | None = None) -> float:
+        max_wait_ms = -1 if deadline is None else max(int((deadline - time.monotonic()) * 1000), 0)
+        try:
+            result = int(await self._script(keys=[self._key], args=[self.limit, self._span_ms, max_wait_ms]))
+        except Exception as exc:  # redis-py raises several unrelated types for an unreachable server
+            raise BioMcpError(
+                ErrorCode.RATE_LIMIT, f"{self.source}: the shared rate limiter in Redis is unreachable",
+                {"error": type(exc).__name__},
+            ) from exc
+        if result < 0:
+            raise _too_late(self.source, (-result - 1) / 1000)
+        wait = result / 1000
+        if wait > 0:
+            self._waiting += 1
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self._waiting -= 1
+        return wait
+
+    def queue_length(self) -> int:
+        return self._waiting
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+
+def limiter_key(secret: str | None) -> str:
+    """A stable key per credential that never exposes the credential itself."""
+    return hashlib.sha256((secret or "anonymous").encode()).hexdigest()[:16]
+
+
+def build_rate_limiter(source: str, rate_per_s: float, redis_url: str | None, credential: str | None) -> RateLimiter:
+    limit, window = limit_for_rate(rate_per_s)
+    if redis_url:
+        return RedisRateLimiter(source, redis_url, limiter_key(credential), limit, window)
+    return LocalRateLimiter(source, limit, window)
