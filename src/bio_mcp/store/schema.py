@@ -1,0 +1,184 @@
+"""The tables of the metadata store, identical on SQLite and PostgreSQL.
+
+EDAT, LR and checkpoint watermarks are stored as fixed-width `YYYY-MM-DDTHH:MM:SSZ` strings (the
+contracts' own representation), which sort chronologically as text on both dialects. Bookkeeping
+times (created, updated, fetched) are timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+
+# Bump on any change to these tables; a later migration reads the stored value to know where to start.
+SCHEMA_VERSION = 1
+
+Json = sa.JSON().with_variant(JSONB(), "postgresql")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A UTC instant: SQLite stores datetimes without a zone, so the zone is restored on read."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("a naive datetime has no defined instant; pass a timezone-aware UTC datetime")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if not isinstance(value, datetime):
+            raise TypeError(f"expected a datetime from the database, got {type(value).__name__}")
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "schema_version",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.CheckConstraint("id = 1", name="schema_version_single_row"),
+)
+
+documents = sa.Table(
+    "documents",
+    metadata,
+    sa.Column("pmid", sa.String(16), primary_key=True),
+    sa.Column("title", sa.Text),
+    sa.Column("abstract", sa.Text),
+    sa.Column("journal", sa.Text),
+    sa.Column("journal_iso", sa.Text),
+    sa.Column("pub_types", Json, nullable=False),
+    sa.Column("mesh", Json, nullable=False),
+    sa.Column("citation_subsets", Json, nullable=False),
+    sa.Column("language", sa.String(32)),
+    sa.Column("pdat", sa.String(10)),
+    sa.Column("year", sa.Integer, index=True),
+    sa.Column("edat", sa.String(20), index=True),
+    sa.Column("lr", sa.String(20)),
+    sa.Column("pmcid", sa.String(32)),
+    sa.Column("doi", sa.Text),
+    sa.Column("retracted", sa.Boolean, nullable=False),
+    sa.Column("quality_design", sa.Integer),
+    sa.Column("quality_recency", sa.Integer),
+    sa.Column("quality_journal", sa.Integer),
+    sa.Column("quality_human", sa.Integer),
+    sa.Column("quality_total", sa.Integer, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("content_hash", sa.String(64), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.CheckConstraint("version >= 1", name="documents_version_positive"),
+)
+
+chunks = sa.Table(
+    "chunks",
+    metadata,
+    sa.Column("uuid", sa.String(36), primary_key=True),
+    sa.Column("pmid", sa.String(16), sa.ForeignKey("documents.pmid", ondelete="CASCADE"), nullable=False),
+    sa.Column("chunk_id", sa.String(128), nullable=False),
+    sa.Column("doc_version", sa.Integer, nullable=False),
+    sa.Column("section", sa.Text),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("n_tokens", sa.Integer, nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    # Copied from the document so the derived indexes can be rebuilt from this table alone.
+    sa.Column("year", sa.Integer),
+    sa.Column("pub_types", Json, nullable=False),
+    sa.Column("quality_total", sa.Integer, nullable=False),
+    # Little-endian float32, L2-normalised; NULL until embedded by `embed_model`.
+    sa.Column("embedding", sa.LargeBinary),
+    sa.Column("embed_model", sa.String(255)),
+    sa.Column("bm25_indexed", sa.Boolean, nullable=False),
+    sa.Column("vector_indexed", sa.Boolean, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.UniqueConstraint("pmid", "chunk_id", name="chunks_pmid_chunk_id"),
+)
+
+checkpoints = sa.Table(
+    "checkpoints",
+    metadata,
+    sa.Column("query_key", sa.String(255), primary_key=True),
+    sa.Column("last_edat", sa.String(20), nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+)
+
+checkpoint_audit = sa.Table(
+    "checkpoint_audit",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("query_key", sa.String(255), nullable=False, index=True),
+    sa.Column("old_edat", sa.String(20)),
+    sa.Column("new_edat", sa.String(20), nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("job_id", sa.String(128)),
+    sa.Column("actor", sa.String(255)),
+    sa.Column("reason", sa.Text),
+    sa.Column("at", UtcDateTime, nullable=False),
+    sa.CheckConstraint("kind IN ('auto', 'manual')", name="checkpoint_audit_kind"),
+)
+
+sync_jobs = sa.Table(
+    "sync_jobs",
+    metadata,
+    sa.Column("job_id", sa.String(128), primary_key=True),
+    sa.Column("query_key", sa.String(255), nullable=False),
+    sa.Column("term", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("window_start", sa.String(20)),
+    sa.Column("window_end", sa.String(20)),
+    sa.Column("counts", Json, nullable=False),
+    sa.Column("warnings", Json, nullable=False),
+    sa.Column("error", sa.Text),
+    sa.Column("started_at", UtcDateTime, nullable=False),
+    sa.Column("finished_at", UtcDateTime),
+    sa.CheckConstraint("status IN ('running', 'done', 'failed')", name="sync_jobs_status"),
+    sa.Index("sync_jobs_query_key_status", "query_key", "status"),
+)
+
+ctgov_studies = sa.Table(
+    "ctgov_studies",
+    metadata,
+    sa.Column("nct_id", sa.String(16), primary_key=True),
+    sa.Column("payload", Json, nullable=False),
+    sa.Column("content_sha256", sa.String(64), nullable=False),
+    sa.Column("blob_uri", sa.Text),
+    sa.Column("fetched_at", UtcDateTime, nullable=False),
+)
+
+pubmed_search_cache = sa.Table(
+    "pubmed_search_cache",
+    metadata,
+    sa.Column("cache_key", sa.String(64), primary_key=True),
+    sa.Column("query", sa.Text, nullable=False),
+    sa.Column("params", Json, nullable=False),
+    sa.Column("pmids", Json, nullable=False),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("blob_uri", sa.Text),
+    sa.Column("fetched_at", UtcDateTime, nullable=False),
+)
+
+analyst_checkpoints = sa.Table(
+    "analyst_checkpoints",
+    metadata,
+    sa.Column("checkpoint_id", sa.String(128), primary_key=True),
+    sa.Column("document", Json, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)
