@@ -89,3 +89,27 @@ def bio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BIO_MCP_HOME", str(home))
     return home
+
+
+@pytest.fixture(scope="session")
+def fakes_app(data_dir: Path):
+    """The fake E-utilities and ClinicalTrials.gov services over the real recorded data (built once)."""
+    from bio_mcp.testing import build_fakes_app
+
+    return build_fakes_app(data_dir)
+
+
+@pytest.fixture(scope="session")
+def running_fakes(data_dir: Path, fakes_app):
+    from bio_mcp.testing import run_fakes
+
+    with run_fakes(data_dir, app=fakes_app) as fakes:
+        yield fakes
+
+
+@pytest.fixture
+def fakes(running_fakes):
+    """The running fakes, with faults, latency, rate limits and the arrival log reset around the test."""
+    running_fakes.reset()
+    yield running_fakes
+    running_fakes.reset()

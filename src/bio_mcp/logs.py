@@ -58,23 +58,27 @@ class JsonLineFormatter(logging.Formatter):
 
 
 def configure_logging(level: str = "info", logs_dir: Path | None = None) -> None:
-    """Route the bio_mcp logger (and the MCP SDK's) to JSON lines on stderr and optionally files.
+    """Send every log record to JSON lines on stderr (and LOGS_DIR): ours at `level`, others at WARNING.
 
-    stdout is never used: on the stdio transport it carries the protocol.
+    stdout is never used: on the stdio transport it carries the protocol. Handlers go on the root
+    logger so that the SDK's own logging set-up (basicConfig) finds them and adds nothing.
     """
     formatter = JsonLineFormatter()
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if logs_dir is not None:
         logs_dir.mkdir(parents=True, exist_ok=True)
         handlers.append(RotatingFileHandler(logs_dir / "bio-mcp.jsonl", maxBytes=10_000_000, backupCount=5))
-    for name in (_LOGGER_NAME, "mcp"):
-        logger = logging.getLogger(name)
-        logger.handlers.clear()
-        for handler in handlers:
-            handler.setFormatter(formatter)
-            logger.addHandler(handler)
-        logger.setLevel(level.upper())
-        logger.propagate = False
+    root = logging.getLogger()
+    root.handlers.clear()
+    for handler in handlers:
+        handler.setFormatter(formatter)
+        root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.getLogger(_LOGGER_NAME).setLevel(level.upper())
+    # The HTTP client logs every request URL at INFO, and an NCBI URL carries the api_key: our own
+    # upstream log lines show the URL with secrets removed instead.
+    for name in ("httpx2", "httpcore2"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def get_logger(name: str) -> logging.Logger:

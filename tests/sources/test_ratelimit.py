@@ -49,8 +49,8 @@ async def test_local_limiter_never_exceeds_limit_in_any_window() -> None:
     starts = await run_callers(limiter, 35)
     assert len(starts) == 35
     assert max_in_window(starts, 1.0) <= 10
-    # 35 starts at 10 per second need a little over 3 s; the limiter must not be much slower.
-    assert max(starts) - min(starts) < 3.3
+    # Starts are spaced 1.03 s / 10 apart: 34 gaps take about 3.5 s, within 97% of the limit.
+    assert max(starts) - min(starts) < 3.6
 
 
 async def test_deadline_fails_fast_with_rate_limit_and_reserves_nothing() -> None:

@@ -1,7 +1,9 @@
 """Rate limits by request start, shared by every caller of a source.
 
-The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds. Each
-caller reserves the earliest start slot that keeps the rule, then sleeps until it. A caller
+The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds. Starts
+are spaced evenly, `window_s / limit` apart (plus a small margin), rather than sent in bursts: a
+burst arrives bunched behind a slow server's queue and can look like more than `limit` in one
+window at the other end. Each caller reserves the earliest free slot, then sleeps until it. A caller
 whose slot lies beyond its deadline reserves nothing and fails at once with RATE_LIMIT, so a
 slow upstream makes callers fail fast instead of queueing for minutes.
 
@@ -15,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections import deque
 from typing import Protocol
 
 from bio_mcp.errors import BioMcpError, ErrorCode
@@ -58,21 +59,17 @@ class LocalRateLimiter:
         self.source = source
         self.limit = limit
         self.window_s = window_s
-        self._span = window_s + WINDOW_MARGIN_S
-        self._slots: deque[float] = deque(maxlen=limit)
+        self._spacing = (window_s + WINDOW_MARGIN_S) / limit
+        self._last: float | None = None
         self._waiting = 0
 
     async def acquire(self, deadline: float | None = None) -> float:
         now = time.monotonic()
-        slot = now
-        if self._slots:
-            slot = max(slot, self._slots[-1])
-        if len(self._slots) == self.limit:
-            slot = max(slot, self._slots[0] + self._span)
+        slot = now if self._last is None else max(now, self._last + self._spacing)
         wait = slot - now
         if deadline is not None and slot > deadline:
             raise _too_late(self.source, wait)
-        self._slots.append(slot)
+        self._last = slot
         if wait > 0:
             self._waiting += 1
             try:
@@ -85,29 +82,24 @@ class LocalRateLimiter:
         return self._waiting
 
 
-# KEYS[1] the slot list; ARGV: limit, span_ms, max_wait_ms (-1: no deadline).
-# Returns the wait in ms, or -(wait+1) when the slot would be past the deadline (nothing reserved).
+# KEYS[1] the last reserved slot (microseconds on the Redis clock); ARGV: spacing_us, max_wait_us
+# (-1: no deadline). Returns the wait in microseconds, or -(wait+1) when the slot would be past the
+# deadline (nothing reserved).
 _RESERVE_LUA = """
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit = tonumber(ARGV[1])
-local span = tonumber(ARGV[2])
-local max_wait = tonumber(ARGV[3])
-local n = redis.call('LLEN', KEYS[1])
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local spacing = tonumber(ARGV[1])
+local max_wait = tonumber(ARGV[2])
+local last = redis.call('GET', KEYS[1])
 local slot = now
-if n > 0 then
-  slot = math.max(slot, tonumber(redis.call('LINDEX', KEYS[1], -1)))
-end
-if n >= limit then
-  slot = math.max(slot, tonumber(redis.call('LINDEX', KEYS[1], -limit)) + span)
+if last then
+  slot = math.max(now, tonumber(last) + spacing)
 end
 local wait = slot - now
 if max_wait >= 0 and wait > max_wait then
   return -(wait + 1)
 end
-redis.call('RPUSH', KEYS[1], slot)
-redis.call('LTRIM', KEYS[1], -limit, -1)
-redis.call('PEXPIRE', KEYS[1], span * 4 + wait)
+redis.call('SET', KEYS[1], slot, 'PX', math.floor((wait + spacing) / 1000) + 1000)
 return wait
 """
 
@@ -121,24 +113,24 @@ class RedisRateLimiter:
         self.source = source
         self.limit = limit
         self.window_s = window_s
-        self._span_ms = int((window_s + WINDOW_MARGIN_S) * 1000)
+        self._spacing_us = int((window_s + WINDOW_MARGIN_S) / limit * 1_000_000)
         self._redis = redis_asyncio.from_url(redis_url)
         self._script = self._redis.register_script(_RESERVE_LUA)
         self._key = f"bio-mcp:ratelimit:{source}:{key}"
         self._waiting = 0
 
     async def acquire(self, deadline: float | None = None) -> float:
-        max_wait_ms = -1 if deadline is None else max(int((deadline - time.monotonic()) * 1000), 0)
+        max_wait_us = -1 if deadline is None else max(int((deadline - time.monotonic()) * 1_000_000), 0)
         try:
-            result = int(await self._script(keys=[self._key], args=[self.limit, self._span_ms, max_wait_ms]))
+            result = int(await self._script(keys=[self._key], args=[self._spacing_us, max_wait_us]))
         except Exception as exc:  # redis-py raises several unrelated types for an unreachable server
             raise BioMcpError(
                 ErrorCode.RATE_LIMIT, f"{self.source}: the shared rate limiter in Redis is unreachable",
                 {"error": type(exc).__name__},
             ) from exc
         if result < 0:
-            raise _too_late(self.source, (-result - 1) / 1000)
-        wait = result / 1000
+            raise _too_late(self.source, (-result - 1) / 1_000_000)
+        wait = result / 1_000_000
         if wait > 0:
             self._waiting += 1
             try:

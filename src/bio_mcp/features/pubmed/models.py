@@ -113,7 +113,7 @@ class RelationshipsRequest(SeedInput):
     source_pmid: Pmid = Field(alias="sourcePmid", description="Primary PMID for relationship lookup")
     relationship_type: RelationshipType = Field(default="pubmed_similar_articles", alias="relationshipType")
     max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50)
-    citation_styles: list[CitationStyle] = Field(default_factory=lambda: ["ris"], alias="citationStyles", min_length=1)
+    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1)
 
 
 class RelatedArticle(ToolOutput):

@@ -1,0 +1,132 @@
+"""Rate limits, retries and faults, measured at the fake E-utilities server's arrival log."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import pytest
+from mcp import Client
+
+from bio_mcp.config import load_settings
+from bio_mcp.server.app import build_server
+from bio_mcp.server.runtime import Runtime
+
+pytestmark = pytest.mark.anyio
+
+SEMAGLUTIDE = "29915538"
+
+
+async def gateway_for(fakes, **env):
+    settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, **env)
+    return Runtime(settings)
+
+
+async def test_fifty_concurrent_calls_never_exceed_the_keyed_limit(fakes, bio_home) -> None:
+    fakes.eutils.limit_rate(enforce=False)  # record violations without answering 429
+    outcomes: list[str] = []
+    async with await gateway_for(fakes, NCBI_API_KEY="test-key-123", NCBI_TIMEOUT_S=30) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+
+            async def one(i: int) -> None:
+                result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma", "fetchBriefSummaries": 1 if i % 2 else 0})
+                outcomes.append("ok" if not result.is_error else result.structured_content["error"]["code"])
+
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                for i in range(50):
+                    tg.start_soon(one, i)
+            elapsed = time.monotonic() - started
+    arrivals = fakes.eutils.requests
+    assert len(outcomes) == 50 and set(outcomes) == {"ok"}
+    assert len(arrivals) == 75  # 50 searches + 25 summaries
+    assert fakes.eutils.faults.log.busiest_window(1.0) <= 10
+    assert not any(a.rate_limited for a in arrivals)
+    assert all(a.param("api_key") == "test-key-123" for a in arrivals)
+    assert elapsed > 6.5  # 75 requests at 10 per second cannot finish sooner
+
+
+async def test_without_a_key_the_limit_is_three_per_second(fakes, bio_home) -> None:
+    fakes.eutils.limit_rate(enforce=True)
+    async with await gateway_for(fakes) as runtime:
+        async with anyio.create_task_group() as tg:
+            for _ in range(9):
+                tg.start_soon(runtime.eutils.einfo)
+    assert fakes.eutils.faults.log.busiest_window(1.0) <= 3
+    assert not any(a.rate_limited for a in fakes.eutils.requests)
+
+
+async def test_deadline_includes_queue_time_so_callers_fail_fast(fakes, bio_home) -> None:
+    codes: list[str] = []
+    async with await gateway_for(fakes, NCBI_TIMEOUT_S=1) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+
+            async def one() -> None:
+                result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+                codes.append("ok" if not result.is_error else result.structured_content["error"]["code"])
+
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                for _ in range(12):
+                    tg.start_soon(one)
+            elapsed = time.monotonic() - started
+    # 3 per second with a 1 s deadline: the first few succeed, the rest fail at once instead of queueing.
+    assert codes.count("ok") >= 3 and set(codes) <= {"ok", "RATE_LIMIT"} and "RATE_LIMIT" in codes
+    assert elapsed < 2.0
+
+
+@pytest.mark.parametrize("fault_name", ["rate_limited", "server_error"])
+async def test_transient_failures_are_retried_then_succeed(fakes, bio_home, fault_name) -> None:
+    fault = fakes.eutils.rate_limited() if fault_name == "rate_limited" else fakes.eutils.server_error(502)
+    fakes.eutils.inject(fault, times=2, path="efetch.fcgi")
+    async with await gateway_for(fakes, NCBI_MAX_RETRIES=3) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+    assert not result.is_error
+    statuses = [a.status for a in fakes.eutils.requests if a.path.endswith("efetch.fcgi")]
+    assert statuses[-1] == 200 and len(statuses) == 3
+
+
+@pytest.mark.parametrize(("fault_name", "code"), [("rate_limited", "RATE_LIMIT"), ("server_error", "UPSTREAM")])
+async def test_exhausted_retries_give_typed_errors(fakes, bio_home, fault_name, code) -> None:
+    fault = fakes.eutils.rate_limited() if fault_name == "rate_limited" else fakes.eutils.server_error(503)
+    fakes.eutils.inject(fault, times=None)
+    async with await gateway_for(fakes, NCBI_MAX_RETRIES=2) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == code and error["details"]["attempts"] == 3
+    if code == "RATE_LIMIT":
+        assert "API rate limit exceeded" in error["details"]["ncbiMessages"][0]
+        assert "api-key" not in str(error["details"])
+    assert len(fakes.eutils.requests) == 3
+
+
+async def test_truncated_xml_is_an_entrez_error(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.truncated(0.5), path="efetch.fcgi")
+    async with await gateway_for(fakes) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+    assert result.is_error and result.structured_content["error"]["code"] == "ENTREZ"
+
+
+async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.ncbi_error("Invalid uid 0 at position=0"), path="esearch.fcgi")
+    async with await gateway_for(fakes) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
+    error = result.structured_content["error"]
+    assert result.is_error and error["code"] == "ENTREZ"
+    assert "Invalid uid 0" in error["details"]["ncbiMessages"][0]
+
+
+async def test_slow_upstream_times_out_with_upstream_error(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.slow(3.0), times=None)
+    async with await gateway_for(fakes, NCBI_TIMEOUT_S=1, NCBI_MAX_RETRIES=3) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            started = time.monotonic()
+            result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
+            elapsed = time.monotonic() - started
+    assert result.is_error and result.structured_content["error"]["code"] in {"UPSTREAM", "RATE_LIMIT"}
+    assert elapsed < 1.6
