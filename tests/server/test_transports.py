@@ -1,0 +1,150 @@
+"""The real `bio-mcp serve` process over stdio and over Streamable HTTP, driven by the SDK's client."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import jwt
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from bio_mcp.server.auth import mint_token
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "s" * 40
+BIO_MCP = str(Path(sys.executable).parent / "bio-mcp")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_env(fakes, home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    env.update({"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "BIO_MCP_HOME": str(home),
+                "BIO_MCP_TOOLSETS": "pubmed", **extra})
+    return env
+
+
+async def test_stdio_session_lists_and_calls_tools(fakes, bio_home) -> None:
+    params = StdioServerParameters(command=BIO_MCP, args=["serve"], env=server_env(fakes, bio_home))
+    async with Client(params) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "searchPubMedArticles" in names
+        result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma", "fetchBriefSummaries": 1})
+        assert not result.is_error and result.structured_content["totalFound"] > 0
+        assert result.meta["audit"]["status"] == "ok"
+
+
+@pytest.fixture
+def http_server(fakes, bio_home, tmp_path):
+    port = free_port()
+    logs = tmp_path / "logs"
+    env = server_env(fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, MCP_ALLOWED_ORIGINS="https://app.example.org",
+                     LOGS_DIR=str(logs))
+    proc = subprocess.Popen([BIO_MCP, "serve", "--transport", "http", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if httpx2.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx2.TransportError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the HTTP server did not start: " + proc.stderr.read().decode()[-2000:])
+    yield base, logs
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def authed(token: str, **headers: str) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}", **headers}, timeout=30)
+
+
+async def test_http_session_with_a_valid_token_on_both_paths(http_server) -> None:
+    base, logs = http_server
+    token = mint_token(SECRET)
+    for path in ("/mcp", "/_mcp"):
+        async with Client(streamable_http_client(base + path, http_client=authed(token))) as client:
+            result = await client.call_tool("fetchArticleDetails", {"pmids": ["29915538"]})
+            assert not result.is_error and result.structured_content["articles"][0]["pmid"] == "29915538"
+            resources = {str(r.uri) for r in (await client.list_resources()).resources}
+            assert "pubmed-connect://info" in resources
+    log_text = "".join(p.read_text() for p in logs.glob("*.jsonl"))
+    assert "tool ok" in log_text and token not in log_text and SECRET not in log_text
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize("case", ["missing", "bad_signature", "expired", "not_a_jwt"])
+async def test_http_rejects_bad_tokens_with_401(http_server, case) -> None:
+    base, _ = http_server
+    headers = dict(MCP_HEADERS)
+    if case == "bad_signature":
+        headers["Authorization"] = "Bearer " + mint_token("x" * 40)
+    elif case == "expired":
+        headers["Authorization"] = "Bearer " + jwt.encode({"sub": "d", "exp": int(time.time()) - 60}, SECRET, "HS256")
+    elif case == "not_a_jwt":
+        headers["Authorization"] = "Bearer abc.def"
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(base + "/mcp", json=INITIALIZE, headers=headers)
+    assert response.status_code == 401
+    assert "www-authenticate" in response.headers
+
+
+async def test_http_foreign_origin_is_403_and_allowed_origin_gets_cors(http_server) -> None:
+    base, _ = http_server
+    headers = {**MCP_HEADERS, "Authorization": "Bearer " + mint_token(SECRET)}
+    async with httpx2.AsyncClient(timeout=10) as http:
+        foreign = await http.post(base + "/mcp", json=INITIALIZE, headers={**headers, "Origin": "https://evil.example"})
+        allowed = await http.post(base + "/mcp", json=INITIALIZE, headers={**headers, "Origin": "https://app.example.org"})
+        preflight = await http.options(base + "/mcp", headers={
+            "Origin": "https://app.example.org", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type,mcp-session-id"})
+    assert foreign.status_code == 403
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == "https://app.example.org"
+    assert "mcp-session-id" in allowed.headers["access-control-expose-headers"].lower()
+    assert preflight.status_code == 200
+
+
+def test_http_refuses_to_start_without_auth_unless_loopback_opt_out(fakes, bio_home) -> None:
+    env = server_env(fakes, bio_home)
+    no_auth = subprocess.run([BIO_MCP, "serve", "--transport", "http", "--port", str(free_port())],
+                             env=env, capture_output=True, timeout=30)
+    assert no_auth.returncode != 0 and b"requires bearer auth" in no_auth.stderr
+    public = subprocess.run([BIO_MCP, "serve", "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port())],
+                            env={**env, "MCP_AUTH_DISABLED": "true"}, capture_output=True, timeout=30)
+    assert public.returncode != 0 and b"only allowed on a loopback" in public.stderr
+    assert b"Traceback" not in no_auth.stderr + public.stderr
+
+
+def test_bad_configuration_is_a_clear_error(bio_home) -> None:
+    result = subprocess.run([BIO_MCP, "serve"], env={**os.environ, "NCBI_REQUEST_DELAY_MS": "fast"},
+                            capture_output=True, timeout=30)
+    assert result.returncode == 2
+    assert b"NCBI_REQUEST_DELAY_MS" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_token_command_mints_a_verifiable_token(bio_home) -> None:
+    result = subprocess.run([BIO_MCP, "token", "--subject", "alice", "--ttl", "60"],
+                            env={**os.environ, "MCP_AUTH_SECRET_KEY": SECRET}, capture_output=True, timeout=30)
+    claims = jwt.decode(result.stdout.decode().strip(), SECRET, algorithms=["HS256"])
+    assert claims["sub"] == "alice" and claims["exp"] - claims["iat"] == 60
