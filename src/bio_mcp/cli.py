@@ -115,3 +115,93 @@ def token(
 def version() -> None:
     """Print the version."""
     sys.stdout.write(f"bio-mcp {__version__}\n")
+
+
+@app.command()
+def sync(
+    query_key: Annotated[str, typer.Argument(help="The query's checkpoint key, e.g. glp1_obesity_v1")],
+    term: Annotated[str, typer.Argument(help="The PubMed search term")],
+    overlap_days: Annotated[int, typer.Option(min=0, help="Days re-read before the watermark")] = 5,
+    since: Annotated[Optional[str], typer.Option(help="First sync only: start date YYYY-MM-DD (default: all time)")] = None,
+    embed: Annotated[bool, typer.Option(help="Embed every new chunk before returning")] = True,
+) -> None:
+    """Sync one query's new and revised PubMed records into the local corpus (pubmed.sync_delta)."""
+    from datetime import date
+
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from bio_mcp.features.corpus.models import SyncDeltaRequest
+    from bio_mcp.features.corpus.service import sync_once
+    from bio_mcp.features.corpus.sync import SyncOptions
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    try:
+        options = SyncOptions(since=date.fromisoformat(since) if since else None)
+        request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days)
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as progress:
+        progress.add_task(f"syncing {query_key!r}" + (" and embedding" if embed else ""), total=None)
+        try:
+            response = anyio.run(lambda: sync_once(settings, request, options, embed=embed))
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
+
+
+index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)
+app.add_typer(index_app, name="index")
+
+
+@index_app.command("rebuild")
+def index_rebuild() -> None:
+    """Rebuild the BM25 and vector indexes from the metadata store."""
+    from bio_mcp.features.corpus.service import rebuild_indexes
+    from bio_mcp.sources.ncbi.client import EutilsClient
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+
+    async def run() -> int:
+        eutils = EutilsClient(settings)
+        try:
+            return await rebuild_indexes(settings, eutils)
+        finally:
+            await eutils.aclose()
+
+    with err.status("rebuilding indexes"):
+        try:
+            count = anyio.run(run)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps({"chunks_indexed": count}) + "\n")
+
+
+eval_app = typer.Typer(help="Retrieval evaluation.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("beir")
+def eval_beir(
+    data: Annotated[Path, typer.Option(help="A BEIR folder: corpus.jsonl, queries*.jsonl, qrels/SPLIT.tsv")],
+    split: Annotated[str, typer.Option(help="The qrels split, e.g. train or test")] = "test",
+    mode: Annotated[str, typer.Option(help="bm25, vector or hybrid")] = "hybrid",
+    quality_bias: Annotated[bool, typer.Option("--quality-bias/--no-quality-bias")] = False,
+    max_queries: Annotated[Optional[int], typer.Option(help="Evaluate only the first N queries")] = None,
+) -> None:
+    """Load a BEIR data set into a scratch corpus through the sync's chunk/embed/index path and score rag.search."""
+    from bio_mcp.features.corpus.eval_beir import evaluate_beir
+
+    if mode not in ("bm25", "vector", "hybrid"):
+        err.print("[red]error:[/red] --mode must be bm25, vector or hybrid")
+        raise typer.Exit(2)
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"evaluating {mode} on {data} ({split})"):
+        try:
+            result = evaluate_beir(data, split, mode, quality_bias, settings, max_queries=max_queries)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(result) + "\n")

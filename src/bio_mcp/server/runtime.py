@@ -9,6 +9,7 @@ from typing import Any
 import httpx2
 
 from bio_mcp.config import Settings
+from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -22,12 +23,19 @@ class Runtime:
         self.started_at = time.time()
         self._transport = transport
         self._eutils: EutilsClient | None = None
+        self._corpus: CorpusService | None = None
 
     @property
     def eutils(self) -> EutilsClient:
         if self._eutils is None:
             self._eutils = EutilsClient(self.settings, transport=self._transport)
         return self._eutils
+
+    @property
+    def corpus(self) -> CorpusService:
+        if self._corpus is None:
+            self._corpus = CorpusService(self.settings, self.eutils)
+        return self._corpus
 
     def toolsets(self, names: list[str] | None = None) -> list[Toolset]:
         from bio_mcp.server.toolsets import registry
@@ -40,6 +48,8 @@ class Runtime:
         return [factories[name](self) for name in chosen]
 
     async def aclose(self) -> None:
+        if self._corpus is not None:
+            await self._corpus.aclose()
         if self._eutils is not None:
             await self._eutils.aclose()
 

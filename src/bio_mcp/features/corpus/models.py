@@ -1,0 +1,104 @@
+"""Seed 000's corpus contracts: `pubmed.sync_delta`, `rag.search`, `rag.get`, `corpus.checkpoint.*`.
+
+Field names, required fields, bounds and defaults are the seed's; every object forbids unknown
+keys (the seed's `additionalProperties: false`). Integers and booleans are strict, as JSON Schema's
+`integer` and `boolean` are: "5" is not a top_k.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import ConfigDict, Field, StringConstraints
+
+from bio_mcp.models import ToolInput, ToolOutput
+
+DOC_ID_PATTERN = r"^pmid:[0-9]+$"
+DocId = Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class ContractOutput(ToolOutput):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class SyncDeltaRequest(ToolInput):
+    query_key: NonEmpty = Field(description="Unique identifier for the query")
+    term: NonEmpty = Field(description="PubMed search term")
+    overlap_days: int = Field(
+        default=5, ge=0, strict=True, description="Days to overlap with previous sync to ensure completeness"
+    )
+
+
+class SyncDeltaResponse(ContractOutput):
+    job_id: str = Field(description="Unique identifier for this sync job")
+    inserted: Count = Field(description="Number of new records inserted")
+    updated: Count = Field(description="Number of existing records updated")
+    skipped: Count = Field(description="Number of records skipped (no changes)")
+    pmids_processed: Count = Field(description="Total PMIDs processed in this sync")
+    max_edat_seen: str | None = Field(default=None, description="Latest EDAT seen (ISO8601 UTC) or null")
+    warnings: list[str] = Field(default_factory=list, description="Non-fatal warnings during sync")
+
+
+class RagSearchRequest(ToolInput):
+    query: NonEmpty = Field(description="Search query text")
+    top_k: int = Field(default=20, ge=1, le=100, strict=True, description="Maximum number of results to return")
+    quality_bias: bool = Field(default=True, strict=True, description="Whether to apply quality-based reranking")
+
+
+class RagSearchResult(ContractOutput):
+    doc_id: DocId = Field(description="Stable document identifier for lookup")
+    uuid: Annotated[str, StringConstraints(min_length=10)] = Field(description="Unique chunk identifier")
+    sim: float | None = Field(default=None, description="Semantic similarity score")
+    bm25: float | None = Field(default=None, description="BM25 relevance score")
+    quality: float | None = Field(default=None, description="Document quality score")
+    score: float = Field(description="Final combined relevance score")
+
+
+class RagSearchResponse(ContractOutput):
+    results: list[RagSearchResult] = Field(description="Search results ordered by relevance score")
+
+
+class RagGetRequest(ToolInput):
+    doc_id: DocId = Field(description="PubMed ID in format 'pmid:12345'")
+
+
+class QualityBreakdown(ContractOutput):
+    design: int | None = Field(default=None, description="Study design quality score")
+    recency: int | None = Field(default=None, description="Publication recency score")
+    journal: int | None = Field(default=None, description="Journal impact score")
+    human: int | None = Field(default=None, description="Human studies relevance score")
+    total: int = Field(description="Combined quality score")
+
+
+class RagGetResponse(ContractOutput):
+    doc_id: str = Field(description="PubMed document identifier")
+    title: str | None = Field(description="Article title")
+    abstract: str | None = Field(default=None, description="Article abstract text")
+    journal: str | None = Field(description="Journal name")
+    pub_types: list[str] = Field(description="Publication types (e.g., 'Randomized Controlled Trial')")
+    pdat: str | None = Field(default=None, description="Publication date (YYYY-MM-DD)")
+    edat: str | None = Field(default=None, description="Entrez date (ISO8601 UTC)")
+    lr: str | None = Field(default=None, description="Last revision date (ISO8601 UTC)")
+    pmcid: str | None = Field(default=None, description="PubMed Central ID")
+    quality: QualityBreakdown = Field(description="Quality scoring breakdown")
+    version: int = Field(ge=1, description="Document version number")
+
+
+class CheckpointGetRequest(ToolInput):
+    query_key: NonEmpty = Field(description="Unique query identifier")
+
+
+class CheckpointGetResponse(ContractOutput):
+    query_key: str = Field(description="Query identifier")
+    last_edat: str | None = Field(default=None, description="Last processed EDAT (ISO8601 UTC) or null if none")
+
+
+class CheckpointSetRequest(ToolInput):
+    query_key: str = Field(description="Query identifier")
+    last_edat: str = Field(description="New checkpoint timestamp (ISO8601 UTC)")
+
+
+class CheckpointSetResponse(ContractOutput):
+    ok: bool = Field(description="Success indicator")

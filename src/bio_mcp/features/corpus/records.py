@@ -1,0 +1,105 @@
+"""A parsed PubMed article as the corpus stores it: its DocumentRecord (with quality) and its chunks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
+from bio_mcp.search.quality import QualityInput, score_quality
+from bio_mcp.sources.ncbi.models import Article
+from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
+
+_PDAT = re.compile(r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$")
+_PMCID = re.compile(r"^PMC[0-9]+$")
+
+
+@dataclass(frozen=True)
+class CorpusDocument:
+    """One document and the chunks of its current text, committed together."""
+
+    record: DocumentRecord
+    chunks: list[ChunkRecord]
+
+
+def _pdat(article: Article) -> str | None:
+    if article.journal_info is not None:
+        published = article.journal_info.publication_date
+    elif article.book is not None:
+        published = article.book.publication_date
+    else:
+        return None
+    if published.iso and _PDAT.match(published.iso):
+        return published.iso
+    return f"{published.year:04d}" if published.year else None
+
+
+def quality_of(
+    pub_types: list[str], year: int | None, subsets: list[str], mesh: list[str], retracted: bool, today: date
+) -> QualityScores:
+    score = score_quality(
+        QualityInput(
+            pub_types=pub_types, year=year, citation_subsets=subsets, mesh_headings=mesh, retracted=retracted
+        ),
+        today,
+    )
+    return QualityScores(
+        design=score.design, recency=score.recency, journal=score.journal, human=score.human, total=score.total
+    )
+
+
+def document_record(article: Article, today: date) -> DocumentRecord:
+    pdat = _pdat(article)
+    year = int(pdat[:4]) if pdat else None
+    mesh = [heading.descriptor_name for heading in article.mesh_headings]
+    journal = article.journal_info
+    # EDAT is the "entrez" history date; records entered before that status existed carry "pubmed".
+    edat = article.history.get("entrez") or article.history.get("pubmed")
+    return DocumentRecord(
+        pmid=article.pmid,
+        title=article.title or None,
+        abstract=article.abstract_text or None,
+        journal=journal.title if journal is not None else (article.book.book_title if article.book else None),
+        journal_iso=journal.iso_abbreviation if journal is not None else None,
+        pub_types=list(article.publication_types),
+        mesh=mesh,
+        citation_subsets=list(article.citation_subsets),
+        language=article.languages[0] if article.languages else None,
+        pdat=pdat,
+        year=year,
+        edat=edat,
+        lr=article.date_revised,
+        pmcid=article.pmcid if article.pmcid and _PMCID.match(article.pmcid) else None,
+        doi=article.doi,
+        retracted=article.retracted,
+        quality=quality_of(
+            list(article.publication_types), year, list(article.citation_subsets), mesh, article.retracted, today
+        ),
+    )
+
+
+def chunk_records(
+    pmid: str, title: str | None, abstract: str | list[AbstractSection] | None, policy: ChunkPolicy | None = None
+) -> list[ChunkRecord]:
+    return [
+        ChunkRecord(
+            uuid=chunk.uuid,
+            chunk_id=chunk.chunk_id,
+            section=", ".join(chunk.sections) or None,
+            text=chunk.text,
+            n_tokens=chunk.token_estimate,
+            position=position,
+        )
+        for position, chunk in enumerate(chunk_record(pmid, title, abstract, policy))
+    ]
+
+
+def corpus_document(article: Article, today: date) -> CorpusDocument:
+    record = document_record(article, today)
+    sections: str | list[AbstractSection] | None
+    if article.abstract_sections:
+        sections = [AbstractSection(section.label, section.text) for section in article.abstract_sections]
+    else:
+        sections = article.abstract_text
+    return CorpusDocument(record=record, chunks=chunk_records(article.pmid, article.title, sections))

@@ -1,0 +1,228 @@
+"""`pubmed.sync_delta`: an incremental, idempotent sync of one query's PubMed records by EDAT window.
+
+1. Under the query key's cross-process sync lock, a job row is started (and any job a killed
+   process left `running` is marked abandoned).
+2. Windows run from (watermark - overlap_days), or `since` / all time on a first sync, to today;
+   each is split until ESearch can list all its ids (`windows.plan_windows`).
+3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
+   batch's documents and chunks commit in ONE transaction; the derived indexes are updated right
+   after (BM25 at once, vectors when the embedding writer gets to the new chunks).
+4. The watermark advances after each window, to the highest EDAT committed so far: windows run in
+   date order, so everything at or below it is in the store whatever happens next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from pydantic import ValidationError
+
+from bio_mcp.errors import BioMcpError
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
+from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
+from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, plan_windows, window_ids
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.models import Article
+from bio_mcp.sources.ncbi.parsers import parse_efetch
+from bio_mcp.store import ChunkSet, MetadataStore
+from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    # First sync of a query key: start here (None: all time).
+    since: date | None = None
+    # Ids per EFetch request and per store transaction.
+    batch_size: int = 200
+    # ESearch page size when listing a window's ids (NCBI serves at most 10,000 per request).
+    id_page_size: int = 5000
+    # Caps a window's span in days so the watermark advances in steps (None: split by count only).
+    max_window_days: int | None = None
+    ceiling: int = ESEARCH_CEILING
+    lock_timeout_s: float = 60.0
+    # The last EDAT day to sync (None: today, UTC).
+    until: date | None = None
+
+
+DEFAULT_SYNC_OPTIONS = SyncOptions()
+
+
+@dataclass
+class SyncTally:
+    inserted: int = 0
+    updated: int = 0
+    skipped: int = 0
+    pmids_processed: int = 0
+    max_edat_seen: str | None = None
+    stale: int = 0
+    not_returned: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "inserted": self.inserted,
+            "updated": self.updated,
+            "skipped": self.skipped,
+            "pmids_processed": self.pmids_processed,
+        }
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    inserted: int
+    updated: int
+    skipped: int
+    processed: int
+    max_edat_seen: str | None
+    stale: int
+
+
+def commit_documents(store: MetadataStore, index: CorpusIndex, documents: Sequence[CorpusDocument]) -> BatchOutcome:
+    """Upsert documents and replace the chunks of the changed ones in one transaction, then index.
+
+    Every path that fills the corpus (sync, BEIR evaluation) goes through here.
+    """
+    by_pmid = {document.record.pmid: document for document in documents}
+    with index.lock:
+        with store.transaction() as tx:
+            result = tx.documents.upsert([document.record for document in by_pmid.values()])
+            sets = [
+                ChunkSet(pmid=pmid, version=result.versions[pmid], chunks=by_pmid[pmid].chunks)
+                for pmid in result.changed_pmids()
+            ]
+            replaced = tx.chunks.replace_many(sets)
+        index.apply(store, replaced.removed_uuids, replaced.to_index_uuids)
+    return BatchOutcome(
+        inserted=result.inserted,
+        updated=result.updated,
+        skipped=result.skipped,
+        processed=result.pmids_processed,
+        max_edat_seen=result.max_edat_seen,
+        stale=len(result.stale),
+    )
+
+
+def new_job_id(now: datetime) -> str:
+    return f"sync_{format_iso_utc(now)}_{uuid.uuid4().hex[:8]}"
+
+
+def _documents(articles: Sequence[Article], today: date, tally: SyncTally) -> list[CorpusDocument]:
+    documents = []
+    for article in articles:
+        try:
+            documents.append(corpus_document(article, today))
+        except ValidationError:
+            tally.unreadable.append(article.pmid)
+    return documents
+
+
+def _warnings(tally: SyncTally, plan_warnings: list[str], abandoned: list[str], pending: int) -> list[str]:
+    warnings = list(plan_warnings)
+    if abandoned:
+        warnings.append(f"an earlier sync of this query key did not finish (killed or crashed): {', '.join(abandoned)}")
+    if tally.stale:
+        warnings.append(f"{tally.stale} records were older revisions than the stored ones and were not applied")
+    if tally.not_returned:
+        warnings.append(f"{tally.not_returned} PMIDs listed by ESearch were not returned by EFetch")
+    if tally.unreadable:
+        warnings.append(f"{len(tally.unreadable)} records could not be normalised: {', '.join(tally.unreadable[:20])}")
+    if pending:
+        warnings.append(f"{pending} chunks are pending embedding (searchable by BM25 until embedded)")
+    return warnings
+
+
+async def sync_delta(
+    request: SyncDeltaRequest,
+    *,
+    store: MetadataStore,
+    index: CorpusIndex,
+    eutils: EutilsClient,
+    options: SyncOptions = DEFAULT_SYNC_OPTIONS,
+) -> SyncDeltaResponse:
+    now = datetime.now(UTC)
+    job_id = new_job_id(now)
+    with ExitStack() as stack:
+        # The lock may wait up to its timeout: wait in a thread, not on the event loop.
+        await asyncio.to_thread(stack.enter_context, store.sync_lock(request.query_key, options.lock_timeout_s))
+        with store.transaction() as tx:
+            abandoned = tx.jobs.abandon_running(request.query_key)
+            last = tx.checkpoints.get(request.query_key)
+        end = options.until or now.date()
+        if last is not None:
+            start = parse_iso_utc(last).date() - timedelta(days=request.overlap_days)
+        else:
+            start = options.since or ALL_TIME_START
+        with store.transaction() as tx:
+            tx.jobs.start(
+                job_id,
+                request.query_key,
+                request.term,
+                window_start=format_iso_utc(datetime.combine(start, datetime.min.time(), UTC)),
+                window_end=format_iso_utc(datetime.combine(end, datetime.max.time(), UTC)),
+            )
+        tally = SyncTally()
+        try:
+            plan = await plan_windows(
+                eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days
+            )
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally)
+            for window in plan.windows:
+                await _sync_window(run, window)
+            pending = index.pending_embeddings(store)
+            warnings = _warnings(tally, plan.warnings, abandoned, pending)
+        except BaseException as exc:
+            message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
+            with store.transaction() as tx:
+                tx.jobs.fail(job_id, message, tally.counts())
+            raise
+        with store.transaction() as tx:
+            tx.jobs.finish(job_id, tally.counts(), warnings)
+    return SyncDeltaResponse(job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, **tally.counts())
+
+
+@dataclass(frozen=True)
+class _Run:
+    request: SyncDeltaRequest
+    store: MetadataStore
+    index: CorpusIndex
+    eutils: EutilsClient
+    options: SyncOptions
+    today: date
+    job_id: str
+    tally: SyncTally
+
+
+async def _sync_window(run: _Run, window: Window) -> None:
+    tally = run.tally
+    ids = await window_ids(
+        run.eutils, run.request.term, window, page_size=run.options.id_page_size, ceiling=run.options.ceiling
+    )
+    for offset in range(0, len(ids), run.options.batch_size):
+        batch = ids[offset : offset + run.options.batch_size]
+        response = await run.eutils.efetch(batch)
+        articles = parse_efetch(response.body)
+        tally.not_returned += len(set(batch) - {article.pmid for article in articles})
+        documents = _documents(articles, run.today, tally)
+        if not documents:
+            continue
+        outcome = await asyncio.to_thread(commit_documents, run.store, run.index, documents)
+        tally.inserted += outcome.inserted
+        tally.updated += outcome.updated
+        tally.skipped += outcome.skipped
+        tally.pmids_processed += outcome.processed
+        tally.stale += outcome.stale
+        if outcome.max_edat_seen is not None and (
+            tally.max_edat_seen is None or outcome.max_edat_seen > tally.max_edat_seen
+        ):
+            tally.max_edat_seen = outcome.max_edat_seen
+    if tally.max_edat_seen is not None:
+        # Never past this window's last day, even if a record's history disagrees with ESearch's EDAT.
+        ceiling = format_iso_utc(datetime.combine(window.end, datetime.max.time(), UTC))
+        with run.store.transaction() as tx:
+            tx.checkpoints.advance(run.request.query_key, min(tally.max_edat_seen, ceiling), run.job_id)

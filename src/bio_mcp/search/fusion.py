@@ -1,0 +1,218 @@
+"""Hybrid fusion of BM25 and vector candidates, roll-up to documents, and the quality rerank.
+
+Pure functions over candidate lists; `HybridIndex` feeds them.
+
+1. **Candidates.** Each retriever returns its top chunks; `merge_candidates` joins them by UUID,
+   keeping `bm25` and `sim` (None when that retriever did not return the chunk).
+2. **Roll-up.** A document is as relevant as its best chunk *per retriever*: each list is rolled up
+   to documents (a document's BM25 is its best chunk's BM25, likewise its cosine) before fusing,
+   so a document whose BM25 evidence is in one chunk and whose semantic match is in another still
+   gets both. The representative chunk of a document is its best chunk by fused chunk score.
+3. **Fusion**, one of:
+   - ``"rrf"``: reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)``
+     with 1-based ranks among documents; a missing rank adds nothing.
+   - ``"score"``: normalised-score fusion, ``w_bm25 * bm25 / max(bm25) + w_vec * minmax(sim)``
+     over the candidate documents, a missing score counting as 0. BM25 is ratio-scaled from 0
+     (no term matched), so dividing by the best keeps "how much of the best match" and a matching
+     document never scores 0; candidate cosines sit in a narrow band whose floor is not "no
+     match", so min-max stretches them over [0, 1].
+   Relevance is then divided by the best document's, so the top document has relevance 1.
+4. **Quality rerank** (`quality_bias`): ``score = relevance * (1 + quality_weight * q / 8)``
+   with ``q`` the quality total (0 to 8, unknown counts as 0). Relevance is positive, so the
+   factor is non-decreasing in quality: a higher quality never lowers a result's score, and at
+   the default weight 0.1 a document must already be within about 9% of another's relevance to
+   pass it on quality alone (so quality breaks near-ties, it does not override relevance).
+   Without `quality_bias`, ``score = relevance``.
+
+The defaults (`DEFAULT_FUSION`) are the best of a grid on SciFact's *training* split
+(``bench/scifact_tune.py``); ties are broken by pmid and UUID so rankings are reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from bio_mcp.search.quality import QUALITY_MAX
+
+FusionMethod = Literal["rrf", "score"]
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    method: FusionMethod = "score"
+    bm25_weight: float = 0.5
+    vector_weight: float = 0.5
+    rrf_k: int = 60
+    quality_weight: float = 0.1
+    # Chunks fetched from each retriever per search (at least; see `candidate_depth`).
+    candidates: int = 100
+
+    def __post_init__(self) -> None:
+        if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight <= 0:
+            raise ValueError("fusion weights must be non-negative and not both zero")
+        if self.rrf_k < 1:
+            raise ValueError("rrf_k must be at least 1")
+        if self.quality_weight < 0:
+            raise ValueError("quality_weight must be non-negative")
+        if self.candidates < 1:
+            raise ValueError("candidates must be at least 1")
+
+    def candidate_depth(self, top_k: int) -> int:
+        """Enough chunks per retriever that `top_k` documents survive the roll-up."""
+        return max(self.candidates, 5 * top_k)
+
+
+DEFAULT_FUSION = FusionConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    uuid: str
+    pmid: str
+    bm25: float | None = None
+    sim: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FusedDoc:
+    """A document: its representative chunk, that chunk's retriever scores, its relevance."""
+
+    pmid: str
+    uuid: str
+    bm25: float | None
+    sim: float | None
+    relevance: float
+
+
+@dataclass(frozen=True, slots=True)
+class RankedDoc:
+    pmid: str
+    uuid: str
+    bm25: float | None
+    sim: float | None
+    quality: int | None
+    relevance: float
+    score: float
+
+
+def merge_candidates(
+    bm25_hits: Iterable[tuple[str, str, float]], vector_hits: Iterable[tuple[str, str, float]]
+) -> list[Candidate]:
+    """Joins (uuid, pmid, score) lists from each retriever into one candidate per chunk."""
+    merged: dict[str, Candidate] = {}
+    for uuid, pmid, score in bm25_hits:
+        merged[uuid] = Candidate(uuid, pmid, bm25=score)
+    for uuid, pmid, score in vector_hits:
+        found = merged.get(uuid)
+        merged[uuid] = Candidate(uuid, pmid, bm25=found.bm25 if found else None, sim=score)
+    return list(merged.values())
+
+
+def _best_per_doc(candidates: Iterable[Candidate], field: Literal["bm25", "sim"]) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for candidate in candidates:
+        value = getattr(candidate, field)
+        if value is not None and (candidate.pmid not in best or value > best[candidate.pmid]):
+            best[candidate.pmid] = value
+    return best
+
+
+def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    return {key: rank for rank, key in enumerate(ordered, start=1)}
+
+
+def _over_best(scores: Mapping[str, float]) -> dict[str, float]:
+    best = max(scores.values(), default=0.0)
+    return {key: value / best if best > 0 else 0.0 for key, value in scores.items()}
+
+
+def _min_max(scores: Mapping[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    # One candidate, or all equal: each is as good as the best.
+    return {key: (value - low) / span if span > 0 else 1.0 for key, value in scores.items()}
+
+
+def fuse_scores(
+    bm25: Mapping[str, float], sim: Mapping[str, float], config: FusionConfig
+) -> dict[str, float]:
+    """Fused score per key (a document or a chunk) from each retriever's scores."""
+    keys = set(bm25) | set(sim)
+    if config.method == "rrf":
+        bm25_rank, sim_rank = _ranks(bm25), _ranks(sim)
+        return {
+            key: (config.bm25_weight / (config.rrf_k + bm25_rank[key]) if key in bm25_rank else 0.0)
+            + (config.vector_weight / (config.rrf_k + sim_rank[key]) if key in sim_rank else 0.0)
+            for key in keys
+        }
+    bm25_norm, sim_norm = _over_best(bm25), _min_max(sim)
+    return {
+        key: config.bm25_weight * bm25_norm.get(key, 0.0) + config.vector_weight * sim_norm.get(key, 0.0)
+        for key in keys
+    }
+
+
+def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION) -> list[FusedDoc]:
+    """Documents ranked by fused relevance (best first, relevance of the best = 1)."""
+    items = list(candidates)
+    if not items:
+        return []
+    doc_scores = fuse_scores(_best_per_doc(items, "bm25"), _best_per_doc(items, "sim"), config)
+    chunk_scores = fuse_scores(
+        {c.uuid: c.bm25 for c in items if c.bm25 is not None},
+        {c.uuid: c.sim for c in items if c.sim is not None},
+        config,
+    )
+    representative: dict[str, Candidate] = {}
+    for candidate in items:
+        current = representative.get(candidate.pmid)
+        key = (chunk_scores.get(candidate.uuid, 0.0), candidate.uuid)
+        if current is None or key > (chunk_scores.get(current.uuid, 0.0), current.uuid):
+            representative[candidate.pmid] = candidate
+    top = max(doc_scores.values())
+    docs = [
+        FusedDoc(
+            pmid=pmid,
+            uuid=representative[pmid].uuid,
+            bm25=representative[pmid].bm25,
+            sim=representative[pmid].sim,
+            relevance=score / top if top > 0 else 0.0,
+        )
+        for pmid, score in doc_scores.items()
+    ]
+    docs.sort(key=lambda doc: (-doc.relevance, doc.pmid))
+    return docs
+
+
+def quality_factor(quality: int | None, weight: float) -> float:
+    """Non-decreasing in quality; 1 when quality is unknown or zero."""
+    level = min(max(quality or 0, 0), QUALITY_MAX)
+    return 1.0 + weight * level / QUALITY_MAX
+
+
+def rerank(
+    docs: Iterable[FusedDoc],
+    quality: Mapping[str, int | None],
+    quality_bias: bool,
+    weight: float = DEFAULT_FUSION.quality_weight,
+) -> list[RankedDoc]:
+    """Final scores (see the module docstring); `quality` maps a chunk UUID to its total."""
+    ranked = [
+        RankedDoc(
+            pmid=doc.pmid,
+            uuid=doc.uuid,
+            bm25=doc.bm25,
+            sim=doc.sim,
+            quality=quality.get(doc.uuid),
+            relevance=doc.relevance,
+            score=doc.relevance * quality_factor(quality.get(doc.uuid), weight) if quality_bias else doc.relevance,
+        )
+        for doc in docs
+    ]
+    ranked.sort(key=lambda doc: (-doc.score, doc.pmid, doc.uuid))
+    return ranked

@@ -1,0 +1,362 @@
+"""Exact-cosine vector index: a float32 NumPy matrix with one row per chunk, keyed by UUID.
+
+Each row also carries the few attributes a search filters or reports on (pmid, year, publication
+types, quality total), so a year or publication-type filter is a boolean mask over rows applied
+*before* the top-k is taken (a filtered search never comes back short because the unfiltered
+top-k happened to be filtered out), and a vector hit needs no second lookup. A row may exist
+without a vector yet (a chunk searchable by BM25 while its embedding is pending); such rows never
+match a vector search.
+
+Search is one matrix-vector product and `argpartition`: exact, about 10 ms at 100k rows and 50 ms
+at 500k on two cores (MEASUREMENTS.md). When a mask keeps under a quarter of the rows only those
+rows are scored. Ties are broken by UUID so equal scores come back in a stable order.
+
+Persistence: `save()` writes the live rows, compacted, into a new generation folder
+(``gen-000042/``: vectors.npy, has_vector.npy, years.npy, quality.npy, pub_types.npy, ids.tsv,
+meta.json) and then atomically repoints ``CURRENT`` at it, so a crash mid-save leaves the previous
+generation intact. `VectorIndex.open()` memory-maps vectors.npy read-only; the first change copies
+the matrix into memory. Saving rewrites the whole matrix (about 1.5 GB at a million 384-d rows), so
+callers save once per batch of changes, not per chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+FORMAT_VERSION = 1
+NO_YEAR = 0
+NO_QUALITY = -1
+_GATHER_FRACTION = 0.25
+_MIN_CAPACITY = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    uuid: str
+    pmid: str
+    year: int | None = None
+    pub_types: tuple[str, ...] = ()
+    quality: int | None = None
+    # None: the chunk is stored (and BM25-searchable) but has no embedding yet.
+    vector: Sequence[float] | np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RowInfo:
+    pmid: str
+    year: int | None
+    quality: int | None
+    has_vector: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    uuid: str
+    pmid: str
+    sim: float
+
+
+class VectorIndex:
+    def __init__(self, dim: int, model_id: str, folder: Path | None = None) -> None:
+        if dim < 1:
+            raise ValueError("dim must be positive")
+        self.dim = dim
+        self.model_id = model_id
+        self.folder = Path(folder) if folder is not None else None
+        # Set by `open` when the saved vectors came from another model and were dropped.
+        self.replaced_model_id: str | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        dim = self.dim
+        self._size = 0
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._has_vector = np.zeros(0, dtype=bool)
+        self._years = np.zeros(0, dtype=np.int16)
+        self._quality = np.zeros(0, dtype=np.int16)
+        self._pub_bits = np.zeros((0, 1), dtype=np.uint8)
+        self._pub_vocab: dict[str, int] = {}
+        self._uuids: list[str] = []
+        self._pmids: list[str] = []
+        self._rows: dict[str, int] = {}
+        self._free: list[int] = []
+
+    # ---- persistence -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, folder: Path, dim: int, model_id: str) -> VectorIndex:
+        """The saved index in `folder`, or an empty one bound to it when nothing is saved yet.
+
+        When the saved vectors come from another model (or dimension), the rows and their
+        attributes are kept but every vector is dropped, `replaced_model_id` names the old model,
+        and `pending_uuids()` lists what to re-embed: vectors of two models are never mixed.
+        """
+        index = cls(dim, model_id, folder)
+        current = Path(folder) / "CURRENT"
+        if not current.is_file():
+            return index
+        generation = Path(folder) / current.read_text().strip()
+        meta = json.loads((generation / "meta.json").read_text())
+        if meta["format"] != FORMAT_VERSION:
+            raise ValueError(f"vectors in {folder} have format {meta['format']}, not {FORMAT_VERSION}")
+        with (generation / "ids.tsv").open(encoding="utf-8") as ids:
+            pairs = [line.rstrip("\n").split("\t") for line in ids]
+        index._size = len(pairs)
+        index._uuids = [uuid for uuid, _ in pairs]
+        index._pmids = [pmid for _, pmid in pairs]
+        index._rows = {uuid: row for row, uuid in enumerate(index._uuids)}
+        index._years = np.load(generation / "years.npy")
+        index._quality = np.load(generation / "quality.npy")
+        index._pub_bits = np.load(generation / "pub_types.npy")
+        index._pub_vocab = {name: bit for bit, name in enumerate(meta["pub_types"])}
+        if meta["model_id"] == model_id and meta["dim"] == dim:
+            index._matrix = np.load(generation / "vectors.npy", mmap_mode="r")
+            index._has_vector = np.load(generation / "has_vector.npy")
+        else:
+            index.replaced_model_id = str(meta["model_id"])
+            index._matrix = np.zeros((index._size, dim), dtype=np.float32)
+            index._has_vector = np.zeros(index._size, dtype=bool)
+        return index
+
+    def save(self) -> None:
+        if self.folder is None:
+            raise ValueError("an in-memory index has no folder to save to")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        current = self.folder / "CURRENT"
+        previous = current.read_text().strip() if current.is_file() else None
+        number = int(previous.split("-")[1]) + 1 if previous else 1
+        name = f"gen-{number:06d}"
+        generation = self.folder / name
+        if generation.exists():
+            shutil.rmtree(generation)
+        generation.mkdir()
+        live = np.array([row for row in range(self._size) if self._uuids[row]], dtype=np.int64)
+        np.save(generation / "vectors.npy", np.asarray(self._matrix[live], dtype=np.float32))
+        np.save(generation / "has_vector.npy", self._has_vector[live])
+        np.save(generation / "years.npy", self._years[live])
+        np.save(generation / "quality.npy", self._quality[live])
+        np.save(generation / "pub_types.npy", self._pub_bits[live])
+        with (generation / "ids.tsv").open("w", encoding="utf-8") as ids:
+            ids.writelines(f"{self._uuids[row]}\t{self._pmids[row]}\n" for row in live)
+        vocab = sorted(self._pub_vocab, key=self._pub_vocab.__getitem__)
+        meta = {"format": FORMAT_VERSION, "dim": self.dim, "model_id": self.model_id, "rows": len(live),
+                "pub_types": vocab}
+        (generation / "meta.json").write_text(json.dumps(meta, indent=1))
+        pointer = self.folder / "CURRENT.tmp"
+        pointer.write_text(name)
+        os.replace(pointer, current)
+        for stale in self.folder.glob("gen-*"):
+            if stale.name != name:
+                shutil.rmtree(stale, ignore_errors=True)
+
+    # ---- writes ------------------------------------------------------------------------------
+
+    def _ensure_capacity(self, rows: int) -> None:
+        """Grows the columns geometrically; also turns a read-only memory map into an array."""
+        capacity = self._matrix.shape[0]
+        writable = isinstance(self._matrix, np.ndarray) and not isinstance(self._matrix, np.memmap)
+        if rows <= capacity and writable:
+            return
+        new_capacity = max(rows, _MIN_CAPACITY, capacity * 2 if rows > capacity else capacity)
+
+        def grown(column: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+            out = np.zeros(shape, dtype=column.dtype)
+            out[: self._size] = column[: self._size]
+            return out
+
+        self._matrix = grown(self._matrix, (new_capacity, self.dim))
+        self._has_vector = grown(self._has_vector, (new_capacity,))
+        self._years = grown(self._years, (new_capacity,))
+        self._quality = grown(self._quality, (new_capacity,))
+        self._pub_bits = grown(self._pub_bits, (new_capacity, self._pub_bits.shape[1]))
+
+    def _pub_type_bit(self, name: str) -> int:
+        bit = self._pub_vocab.get(name)
+        if bit is None:
+            bit = len(self._pub_vocab)
+            self._pub_vocab[name] = bit
+            if bit // 8 >= self._pub_bits.shape[1]:
+                wider = np.zeros((self._pub_bits.shape[0], self._pub_bits.shape[1] + 1), dtype=np.uint8)
+                wider[:, : self._pub_bits.shape[1]] = self._pub_bits
+                self._pub_bits = wider
+        return bit
+
+    def _check_vector(self, row: VectorRow) -> np.ndarray | None:
+        if row.vector is None:
+            return None
+        vector = np.asarray(row.vector, dtype=np.float32)
+        if vector.shape != (self.dim,):
+            raise ValueError(f"vector of {row.uuid} has shape {vector.shape}, expected ({self.dim},)")
+        norm = float(np.linalg.norm(vector))
+        if not abs(norm - 1.0) < 1e-3:
+            raise ValueError(f"vector of {row.uuid} is not L2-normalised (norm {norm:.4f})")
+        return vector
+
+    def upsert(self, rows: Iterable[VectorRow]) -> None:
+        """Adds rows, or replaces them (attributes and vector) when the UUID is present."""
+        items = list(rows)
+        vectors = [self._check_vector(item) for item in items]
+        new = sum(1 for item in dict.fromkeys(i.uuid for i in items) if item not in self._rows)
+        self._ensure_capacity(self._size + max(0, new - len(self._free)))
+        for item, vector in zip(items, vectors):
+            row = self._rows.get(item.uuid)
+            if row is None:
+                row = self._free.pop() if self._free else self._size
+                if row == self._size:
+                    self._size += 1
+                    self._uuids.append(item.uuid)
+                    self._pmids.append(item.pmid)
+                else:
+                    self._uuids[row] = item.uuid
+                self._rows[item.uuid] = row
+            self._pmids[row] = item.pmid
+            self._years[row] = item.year if item.year is not None else NO_YEAR
+            self._quality[row] = item.quality if item.quality is not None else NO_QUALITY
+            self._pub_bits[row] = 0
+            for name in item.pub_types:
+                bit = self._pub_type_bit(name)
+                self._pub_bits[row, bit // 8] |= np.uint8(1 << (bit % 8))
+            if vector is None:
+                self._matrix[row] = 0.0
+                self._has_vector[row] = False
+            else:
+                self._matrix[row] = vector
+                self._has_vector[row] = True
+
+    def set_vectors(self, uuids: Sequence[str], vectors: np.ndarray) -> None:
+        """Attaches embeddings to rows already present (e.g. once a pending embedding arrives)."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.shape != (len(uuids), self.dim):
+            raise ValueError(f"expected vectors of shape ({len(uuids)}, {self.dim}), got {matrix.shape}")
+        missing = [uuid for uuid in uuids if uuid not in self._rows]
+        if missing:
+            raise KeyError(f"unknown uuids: {missing[:5]}")
+        norms = np.linalg.norm(matrix, axis=1)
+        if not np.all(np.abs(norms - 1.0) < 1e-3):
+            raise ValueError("vectors must be L2-normalised")
+        self._ensure_capacity(self._size)
+        rows = np.array([self._rows[uuid] for uuid in uuids], dtype=np.int64)
+        self._matrix[rows] = matrix
+        self._has_vector[rows] = True
+
+    def delete(self, uuids: Iterable[str]) -> int:
+        """Frees the rows of these UUIDs (unknown ones are ignored); returns how many were freed."""
+        rows = [self._rows.pop(uuid) for uuid in set(uuids) if uuid in self._rows]
+        if rows:
+            self._ensure_capacity(self._size)
+        for row in rows:
+            self._uuids[row] = ""
+            self._pmids[row] = ""
+            self._has_vector[row] = False
+            self._matrix[row] = 0.0
+            self._free.append(row)
+        self._free.sort(reverse=True)
+        return len(rows)
+
+    def clear(self) -> None:
+        self._reset()
+
+    # ---- reads -------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, uuid: object) -> bool:
+        return uuid in self._rows
+
+    @property
+    def vector_count(self) -> int:
+        return int(self._has_vector[: self._size].sum())
+
+    def uuids(self) -> list[str]:
+        return sorted(self._rows)
+
+    def pending_uuids(self) -> list[str]:
+        """Rows still waiting for an embedding."""
+        return sorted(uuid for uuid, row in self._rows.items() if not self._has_vector[row])
+
+    def info(self, uuid: str) -> RowInfo | None:
+        row = self._rows.get(uuid)
+        if row is None:
+            return None
+        year = int(self._years[row])
+        quality = int(self._quality[row])
+        return RowInfo(
+            pmid=self._pmids[row],
+            year=None if year == NO_YEAR else year,
+            quality=None if quality == NO_QUALITY else quality,
+            has_vector=bool(self._has_vector[row]),
+        )
+
+    def vector(self, uuid: str) -> np.ndarray | None:
+        row = self._rows.get(uuid)
+        if row is None or not self._has_vector[row]:
+            return None
+        return np.array(self._matrix[row], dtype=np.float32)
+
+    def similarities(self, query: np.ndarray, uuids: Sequence[str]) -> dict[str, float]:
+        """Cosine of the query with each of these chunks that has a vector."""
+        rows = [(uuid, self._rows[uuid]) for uuid in uuids if uuid in self._rows]
+        rows = [(uuid, row) for uuid, row in rows if self._has_vector[row]]
+        if not rows:
+            return {}
+        scores = self._matrix[np.array([row for _, row in rows])] @ np.asarray(query, dtype=np.float32)
+        return {uuid: float(score) for (uuid, _), score in zip(rows, scores)}
+
+    def mask(
+        self, year_range: tuple[int | None, int | None] | None = None, pub_types: Iterable[str] | None = None
+    ) -> np.ndarray | None:
+        """Rows matching the filters (None when nothing filters). A row without a year never
+        matches a year range; `pub_types` matches rows carrying any of the named types, and an
+        empty list filters nothing."""
+        keep: np.ndarray | None = None
+        if year_range is not None:
+            low, high = year_range
+            years = self._years[: self._size]
+            keep = years != NO_YEAR
+            if low is not None:
+                keep &= years >= low
+            if high is not None:
+                keep &= years <= high
+        names = list(pub_types or ())
+        if names:
+            wanted = np.zeros(self._size, dtype=bool)
+            for name in names:
+                bit = self._pub_vocab.get(name)
+                if bit is not None:
+                    wanted |= (self._pub_bits[: self._size, bit // 8] & np.uint8(1 << (bit % 8))) != 0
+            keep = wanted if keep is None else keep & wanted
+        return keep
+
+    def search(self, query: np.ndarray | Sequence[float], limit: int, mask: np.ndarray | None = None) -> list[VectorHit]:
+        q = np.asarray(query, dtype=np.float32)
+        if q.shape != (self.dim,):
+            raise ValueError(f"query vector has shape {q.shape}, expected ({self.dim},)")
+        valid = self._has_vector[: self._size]
+        if mask is not None:
+            if mask.shape != (self._size,):
+                raise ValueError(f"mask has shape {mask.shape}, expected ({self._size},)")
+            valid = valid & mask
+        count = int(valid.sum())
+        k = min(limit, count)
+        if k <= 0:
+            return []
+        if count < _GATHER_FRACTION * self._size:
+            rows = np.flatnonzero(valid)
+            scores = self._matrix[rows] @ q
+        else:
+            rows = None
+            scores = self._matrix[: self._size] @ q
+            scores[~valid] = -np.inf
+        top = np.argpartition(-scores, k - 1)[:k] if k < scores.shape[0] else np.arange(scores.shape[0])
+        picked = [(float(scores[i]), int(rows[i]) if rows is not None else int(i)) for i in top]
+        picked = [(score, row) for score, row in picked if score != -np.inf]
+        picked.sort(key=lambda item: (-item[0], self._uuids[item[1]]))
+        return [VectorHit(self._uuids[row], self._pmids[row], score) for score, row in picked]

@@ -1,0 +1,92 @@
+"""The `corpus` toolset (seed 000): the local corpus kept fresh by EDAT-window syncs, hybrid search, documents, checkpoints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bio_mcp.features.corpus import documents, search
+from bio_mcp.features.corpus.documents import PAPER_RESOURCE_URI
+from bio_mcp.features.corpus.models import (
+    CheckpointGetRequest,
+    CheckpointGetResponse,
+    CheckpointSetRequest,
+    CheckpointSetResponse,
+    RagGetRequest,
+    RagGetResponse,
+    RagSearchRequest,
+    RagSearchResponse,
+    SyncDeltaRequest,
+    SyncDeltaResponse,
+)
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
+
+if TYPE_CHECKING:
+    from bio_mcp.server.runtime import Runtime
+
+
+def _sync_summary(response: SyncDeltaResponse) -> str:
+    return (
+        f"Sync {response.job_id}: {response.inserted} inserted, {response.updated} updated, "
+        f"{response.skipped} skipped of {response.pmids_processed}; max EDAT {response.max_edat_seen}"
+        + (f"; warnings: {'; '.join(response.warnings)}" if response.warnings else "")
+    )
+
+
+def build_corpus_toolset(service: CorpusService) -> Toolset:
+    async def read_paper(pmid: str) -> str:
+        return await service.read_paper(pmid)
+
+    return Toolset(
+        name="corpus",
+        tools=[
+            ToolSpec(
+                name="pubmed.sync_delta",
+                title="Sync PubMed records into the local corpus",
+                description="Incrementally syncs the PubMed records of a search term into the local corpus by "
+                "EDAT window (from the query key's watermark minus overlap_days): upserts versioned metadata, "
+                "chunks and indexes them (BM25 at once, embeddings in the background).",
+                input_model=SyncDeltaRequest, output_model=SyncDeltaResponse,
+                run=service.sync_delta, summarize=_sync_summary, read_only=False,
+            ),
+            ToolSpec(
+                name="rag.search",
+                title="Search the local corpus",
+                description="Hybrid BM25 + semantic search over the local corpus chunks, one result per document "
+                "(its best chunk), optionally reranked by evidence quality.",
+                input_model=RagSearchRequest, output_model=RagSearchResponse,
+                run=service.search, summarize=search.summarize,
+            ),
+            ToolSpec(
+                name="rag.get",
+                title="Get a corpus document",
+                description="The normalised metadata, quality breakdown and version of a corpus document (pmid:N).",
+                input_model=RagGetRequest, output_model=RagGetResponse,
+                run=service.get, summarize=documents.summarize,
+            ),
+            ToolSpec(
+                name="corpus.checkpoint.get",
+                title="Get a sync watermark",
+                description="The last processed EDAT of a sync query key, or null before its first sync.",
+                input_model=CheckpointGetRequest, output_model=CheckpointGetResponse,
+                run=service.checkpoint_get, summarize=lambda out: f"{out.query_key}: {out.last_edat}",
+            ),
+            ToolSpec(
+                name="corpus.checkpoint.set",
+                title="Set a sync watermark",
+                description="Sets a query key's watermark by hand (it may move backwards, for backfills); audited.",
+                input_model=CheckpointSetRequest, output_model=CheckpointSetResponse,
+                run=service.checkpoint_set, summarize=lambda out: "ok" if out.ok else "not set", read_only=False,
+            ),
+        ],
+        resources=[
+            ResourceSpec(
+                PAPER_RESOURCE_URI, "pubmedPaper",
+                "A corpus document's metadata and quality scores (the rag.get body)", "application/json", read_paper,
+            ),
+        ],
+    )
+
+
+def corpus_toolset(runtime: Runtime) -> Toolset:
+    return build_corpus_toolset(runtime.corpus)

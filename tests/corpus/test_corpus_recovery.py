@@ -1,0 +1,136 @@
+"""Crash safety and index repair: a sync killed mid-run, a model switch, a lost index folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+
+from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
+from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.store import open_metadata_store
+from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+
+pytestmark = pytest.mark.anyio
+
+REPO = Path(__file__).resolve().parents[2]
+
+SYNC_SCRIPT = textwrap.dedent(
+    f"""
+    import asyncio
+    from datetime import date
+    from bio_mcp.config import load_settings
+    from bio_mcp.features.corpus.models import SyncDeltaRequest
+    from bio_mcp.features.corpus.service import sync_once
+    from bio_mcp.features.corpus.sync import SyncOptions
+
+    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31)
+    asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="killed", term="{TERM}"), options))
+    """
+)
+
+
+def chunk_uuids(store) -> tuple[set[str], set[str]]:
+    """All chunk UUIDs, and those the flags say are missing from an index."""
+    with store.read() as tx:
+        chunks = [chunk for page in tx.chunks.iterate() for chunk in page]
+    return {c.uuid for c in chunks}, {c.uuid for c in chunks if not c.bm25_indexed or not c.vector_indexed}
+
+
+async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, fakes, bio_home) -> None:
+    settings = corpus_settings(bio_home, fakes)
+    env = {
+        **os.environ,
+        "BIO_MCP_HOME": str(settings.home),
+        "NCBI_EUTILS_BASE_URL": fakes.eutils_base_url,
+        "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
+        "NCBI_API_KEY": "test-key",
+    }
+    fakes.eutils.latency_s = 0.05
+    process = await anyio.open_process([sys.executable, "-c", SYNC_SCRIPT], env=env, cwd=REPO)
+    store = open_metadata_store(settings)
+    try:
+        with anyio.fail_after(60):
+            while True:
+                with store.read() as tx:
+                    if tx.documents.count() >= 120:
+                        break
+                assert process.returncode is None, "the sync subprocess ended before it was killed"
+                await anyio.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        with anyio.fail_after(10):
+            await process.wait()
+        fakes.eutils.latency_s = 0.0
+
+        with store.read() as tx:
+            stored = tx.documents.count()
+            watermark = tx.checkpoints.get("killed")
+            [job] = tx.jobs.recent(query_key="killed")
+            stored_pmids = set(tx.documents.get_many(fakes.eutils.records))
+        assert job.status == "running"
+        assert 0 < stored < len(fakes.eutils.records)
+        # The watermark is never ahead of the data: every record at or below it is stored.
+        assert watermark is not None
+        covered = {p for p, r in fakes.eutils.records.items() if r.entrez_date.strftime("%Y-%m-%dT%H:%M:%SZ") <= watermark}
+        assert covered <= stored_pmids
+
+        service = make_service()
+        rerun = await service.sync_delta(SyncDeltaRequest(query_key="killed", term=TERM))
+        assert any("did not finish" in warning for warning in rerun.warnings)
+        await service.drain()
+        with service.store.read() as tx:
+            assert tx.documents.count() == len(fakes.eutils.records)
+            statuses = sorted(job.status for job in tx.jobs.recent(query_key="killed"))
+        assert statuses == ["done", "failed"]
+        uuids, unindexed = chunk_uuids(service.store)
+        bm25_uuids, vector_uuids = service.index.uuids()
+        assert bm25_uuids == vector_uuids == uuids and not unindexed
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.aclose()
+        store.close()
+
+
+async def test_a_model_switch_forces_a_full_re_embed(make_service) -> None:
+    service = make_service()
+    await service.sync_delta(SyncDeltaRequest(query_key="m", term=TERM))
+    await service.drain()
+    with service.store.read() as tx:
+        total = tx.chunks.state_counts().total
+    await service.aclose()
+
+    switched = make_service(embeddings=HashEmbeddings(dim=256))
+    await switched.open()
+    assert switched.last_reconcile is not None and switched.last_reconcile.model_switch_reset == total
+    # Never a mixed index: no 384-d vector survives, and search falls back to BM25 until re-embedded.
+    assert len(switched.index.vectors) == 0
+    hits = await switched.search(RagSearchRequest(query="cancer"))
+    assert hits.results and all(result.sim is None for result in hits.results)
+    assert await switched.drain() == total
+    with switched.store.read() as tx:
+        counts = tx.chunks.state_counts("hash:v1:256")
+        assert counts.embedded == counts.vector_indexed == total
+    assert switched.index.vectors.dim == 256 and len(switched.index.vectors) == total
+
+
+async def test_lost_index_folders_are_rebuilt_from_the_store(make_service, bio_home) -> None:
+    service = make_service()
+    await service.sync_delta(SyncDeltaRequest(query_key="lost", term=TERM))
+    await service.drain()
+    uuids, _ = chunk_uuids(service.store)
+    await service.aclose()
+    shutil.rmtree(bio_home / "index")
+
+    reopened = make_service()
+    await reopened.open()
+    assert reopened.last_reconcile.rebuilt
+    assert reopened.index.uuids() == (uuids, uuids)
+    assert await reopened.rebuild_indexes() == len(uuids)
+    assert reopened.index.uuids() == (uuids, uuids)

@@ -1,0 +1,59 @@
+"""The EDAT window splitter: a window over ESearch's 9,999-id ceiling is halved until each part fits."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from bio_mcp.features.corpus.windows import ESEARCH_CEILING, count_window, plan_windows, window_ids
+from bio_mcp.sources.ncbi.client import EutilsClient
+from tests.corpus.conftest import corpus_settings
+
+pytestmark = pytest.mark.anyio
+
+CLONES = 10_050
+
+
+async def test_an_oversized_window_is_split_without_dropping_records(fakes, bio_home) -> None:
+    clones = fakes.eutils.replicate(CLONES, first_pmid=90_000_000)
+    fakes.eutils.spread_edats(datetime(2023, 3, 1), datetime(2023, 3, 21), pmids=clones)
+    eutils = EutilsClient(corpus_settings(bio_home, fakes))
+    try:
+        start, end = date(2023, 3, 1), date(2023, 3, 31)
+        total = await count_window(eutils, "all[sb]", start, end)
+        assert total == CLONES > ESEARCH_CEILING
+        plan = await plan_windows(eutils, "all[sb]", start, end)
+        assert len(plan.windows) > 1 and not plan.warnings
+        assert all(window.count <= ESEARCH_CEILING for window in plan.windows)
+        assert plan.total == total
+        for before, after in zip(plan.windows, plan.windows[1:]):
+            assert before.end < after.start
+        fetched = [pmid for window in plan.windows for pmid in await window_ids(eutils, "all[sb]", window, page_size=4000)]
+        assert len(fetched) == len(set(fetched)) == CLONES
+    finally:
+        await eutils.aclose()
+
+
+async def test_a_single_day_over_the_ceiling_is_reported(fakes, bio_home) -> None:
+    clones = fakes.eutils.replicate(CLONES, first_pmid=90_000_000)
+    for pmid in clones:
+        fakes.eutils.set_edat(pmid, datetime(2023, 5, 5, 12, 0))
+    eutils = EutilsClient(corpus_settings(bio_home, fakes))
+    try:
+        plan = await plan_windows(eutils, "all[sb]", date(2023, 5, 1), date(2023, 5, 31))
+        assert [(w.start, w.end, w.count) for w in plan.windows] == [(date(2023, 5, 5), date(2023, 5, 5), CLONES)]
+        assert plan.windows[0].truncated
+        assert len(plan.warnings) == 1 and str(CLONES) in plan.warnings[0]
+    finally:
+        await eutils.aclose()
+
+
+async def test_max_days_caps_window_spans(fakes, bio_home) -> None:
+    eutils = EutilsClient(corpus_settings(bio_home, fakes))
+    try:
+        plan = await plan_windows(eutils, "all[sb]", date(2024, 1, 1), date(2024, 12, 31), max_days=40)
+        assert all((w.end - w.start) <= timedelta(days=39) for w in plan.windows)
+        assert plan.total == len(fakes.eutils.records)
+    finally:
+        await eutils.aclose()
