@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     ctgov_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="CTGOV_MAX_RETRIES")
     ctgov_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="CTGOV_TIMEOUT_S")
 
+    # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
+    mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
+
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
     database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
@@ -109,7 +112,7 @@ class Settings(BaseSettings):
     @field_validator(
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
-        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", mode="before",
+        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:
