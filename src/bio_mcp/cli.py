@@ -205,3 +205,48 @@ def eval_beir(
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(result) + "\n")
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question, e.g. 'active phase 2/3 trials in non-small cell lung cancer'")],
+    fetch_policy: Annotated[str, typer.Option(help="cache_only, cache_then_network or network_only")] = "cache_then_network",
+    time_budget_ms: Annotated[int, typer.Option(min=100, max=600_000, help="The answer's time budget")] = 5000,
+    trace: Annotated[bool, typer.Option(help="Also print the plan and step timings as JSON")] = False,
+) -> None:
+    """Answer a question across PubMed and ClinicalTrials.gov with cited markdown tables (analyst.ask)."""
+    from typing import cast
+
+    from bio_mcp.features.analyst.models import FetchPolicy
+    from bio_mcp.features.analyst.service import ask_once
+
+    if fetch_policy not in ("cache_only", "cache_then_network", "network_only"):
+        err.print("[red]error:[/red] --fetch-policy must be cache_only, cache_then_network or network_only")
+        raise typer.Exit(2)
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status("planning and fetching"):
+        try:
+            response = anyio.run(lambda: ask_once(settings, question, cast(FetchPolicy, fetch_policy), time_budget_ms))
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(response.answer.rstrip() + f"\n\ncheckpoint_id: {response.checkpoint_id}\n")
+    if trace:
+        sys.stdout.write(json.dumps(response.trace, indent=2, default=str) + "\n")
+
+
+checkpoint_app = typer.Typer(help="The analyst's answer checkpoints.", no_args_is_help=True)
+app.add_typer(checkpoint_app, name="checkpoint")
+
+
+@checkpoint_app.command("show")
+def checkpoint_show(checkpoint_id: Annotated[str, typer.Argument(help="A checkpoint_id from an answer")]) -> None:
+    """Resolve a checkpoint_id to the tool versions, inputs, watermarks and blob URIs it referenced."""
+    from bio_mcp.features.analyst.service import show_checkpoint
+
+    settings = settings_or_exit()
+    try:
+        document = show_checkpoint(settings, checkpoint_id)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(json.dumps(document, indent=2, default=str) + "\n")

@@ -31,6 +31,7 @@ async def run_callers(limiter, callers: int) -> list[float]:
     async def one() -> None:
         await limiter.acquire()
         starts.append(time.monotonic())
+        limiter.note_sent()
 
     async with anyio.create_task_group() as tg:
         for _ in range(callers):
@@ -57,15 +58,37 @@ async def test_deadline_fails_fast_with_rate_limit_and_reserves_nothing() -> Non
     limiter = LocalRateLimiter("ncbi", limit=3)
     for _ in range(3):
         await limiter.acquire()
+        limiter.note_sent()
     started = time.monotonic()
     with pytest.raises(BioMcpError) as info:
         await limiter.acquire(deadline=time.monotonic() + 0.2)
     assert info.value.code is ErrorCode.RATE_LIMIT
     assert info.value.details["wait_s"] > 0.2
     assert time.monotonic() - started < 0.05
-    # The refused caller took no slot: the next one gets the first free slot, about 1 s after the burst.
+    # The refused caller took no slot: the next one gets the next one, a third of a second on.
     waited = await limiter.acquire()
-    assert waited < 1.1
+    limiter.note_sent()
+    assert waited < 0.4
+
+
+async def test_a_late_send_pushes_the_next_slot_back() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=10)
+    await limiter.acquire()
+    await anyio.sleep(0.3)  # the event loop was busy: the request leaves late
+    sent = time.monotonic()
+    limiter.note_sent()
+    await limiter.acquire()
+    assert time.monotonic() - sent >= 0.1
+    limiter.release()
+
+
+async def test_a_request_that_fails_before_sending_frees_its_slot() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=10)
+    await limiter.acquire()
+    limiter.release()
+    with anyio.fail_after(1):
+        await limiter.acquire()
+    limiter.release()
 
 
 async def test_redis_limiter_is_shared_by_every_instance_with_the_same_key(redis_url: str) -> None:

@@ -1,4 +1,4 @@
-"""The analyst's cache rows: CT.gov studies, PubMed searches, analyst checkpoints; idempotent upserts."""
+"""The analyst's cache rows: CT.gov studies and searches, PubMed searches, analyst checkpoints; idempotent upserts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.store import CtgovStudy, MetadataStore, pubmed_search_key
+from bio_mcp.store import CtgovStudy, MetadataStore, ctgov_search_key, pubmed_search_key
+from bio_mcp.store.canonical import canonical_sha256
 
 FETCHED = datetime(2026, 8, 11, 12, 0, tzinfo=UTC)
 
@@ -101,6 +102,35 @@ def test_pubmed_searches_are_cached_under_a_normalised_key(
     assert (stored.pmids, stored.count, stored.params) == (pmids, count, params)
     with store.read() as tx:
         assert tx.upstream.get_pubmed_search(f"{query} ", params) == stored
+
+
+def test_ctgov_searches_are_cached_apart_from_pubmed_searches(
+    store: MetadataStore, studies: list[dict[str, Any]], data_dir: Path
+) -> None:
+    body = (data_dir / "ctgov" / "biomcp" / "search_keytruda_limit3_20260811.json").read_bytes()
+    params = {"format": "json", "pageSize": 3, "query.intr": "Keytruda"}
+    nct_ids = [study["nct_id"] for study in studies]
+    digest = canonical_sha256(json.loads(body))
+    assert ctgov_search_key(params) == ctgov_search_key(dict(reversed(params.items())))
+    assert ctgov_search_key(params) != ctgov_search_key(params | {"pageSize": 4})
+    with store.transaction() as tx:
+        assert tx.upstream.get_ctgov_search(params) is None
+        stored = tx.upstream.put_ctgov_search(params, nct_ids, None, digest, blob_uri="file:///b/x", fetched_at=FETCHED)
+        again = tx.upstream.put_ctgov_search(params, nct_ids, None, digest, blob_uri="file:///b/x", fetched_at=FETCHED)
+        older = tx.upstream.put_ctgov_search(params, [], 0, "0" * 64, fetched_at=FETCHED - timedelta(hours=1))
+        newer = tx.upstream.put_ctgov_search(
+            params, nct_ids[:1], 1, "1" * 64, fetched_at=FETCHED + timedelta(hours=1)
+        )
+    assert stored == again == older
+    assert (stored.nct_ids, stored.total_count, stored.params, stored.content_sha256) == (nct_ids, None, params, digest)
+    assert (newer.nct_ids, newer.total_count) == (nct_ids[:1], 1)
+    with store.read() as tx:
+        assert tx.upstream.get_ctgov_search(params) == newer
+        # The PubMed search cache is a different table: the same parameters are not found there.
+        assert tx.upstream.get_pubmed_search("ctgov.search", params) is None
+    with store.transaction() as tx, pytest.raises(BioMcpError) as caught:
+        tx.upstream.put_ctgov_search(params, ["nct1"], 1, digest)
+    assert caught.value.code is ErrorCode.VALIDATION
 
 
 def test_analyst_checkpoints_resolve_and_never_change(

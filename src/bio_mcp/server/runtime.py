@@ -9,6 +9,8 @@ from typing import Any
 import httpx2
 
 from bio_mcp.config import Settings
+from bio_mcp.features.analyst.ask import Analyst
+from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.server.toolset import Toolset
@@ -24,6 +26,7 @@ class Runtime:
         self._transport = transport
         self._eutils: EutilsClient | None = None
         self._corpus: CorpusService | None = None
+        self._analyst: Analyst | None = None
 
     @property
     def eutils(self) -> EutilsClient:
@@ -37,6 +40,12 @@ class Runtime:
             self._corpus = CorpusService(self.settings, self.eutils)
         return self._corpus
 
+    @property
+    def analyst(self) -> Analyst:
+        if self._analyst is None:
+            self._analyst = build_analyst(self.settings, self.eutils)
+        return self._analyst
+
     def toolsets(self, names: list[str] | None = None) -> list[Toolset]:
         from bio_mcp.server.toolsets import registry
 
@@ -48,6 +57,8 @@ class Runtime:
         return [factories[name](self) for name in chosen]
 
     async def aclose(self) -> None:
+        if self._analyst is not None:
+            await self._analyst.aclose()
         if self._corpus is not None:
             await self._corpus.aclose()
         if self._eutils is not None:

@@ -3,7 +3,7 @@
 The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds. Starts
 are spaced evenly, `window_s / limit` apart (plus a small margin), rather than sent in bursts: a
 burst arrives bunched behind a slow server's queue and can look like more than `limit` in one
-window at the other end. Each caller reserves the earliest free slot, then sleeps until it. A caller
+window at the other end. A caller
 whose slot lies beyond its deadline reserves nothing and fails at once with RATE_LIMIT, so a
 slow upstream makes callers fail fast instead of queueing for minutes.
 
@@ -38,6 +38,18 @@ class RateLimiter(Protocol):
         """Callers of this process waiting for a slot right now."""
         ...
 
+    def note_sent(self) -> None:
+        """The request that holds the slot has just written its first byte to the wire."""
+        ...
+
+    async def pace(self, deadline: float | None = None) -> float:
+        """Wait for a slot and use it at once: for a caller that sends through another client."""
+        ...
+
+    def release(self) -> None:
+        """The request that holds the slot is done with it (sent, or failed before sending)."""
+        ...
+
 
 def limit_for_rate(rate_per_s: float) -> tuple[int, float]:
     """(limit, window) for a rate: 10/s is 10 per second; 0.5/s is 1 per 2 seconds."""
@@ -55,28 +67,60 @@ def _too_late(source: str, wait_s: float) -> BioMcpError:
 
 
 class LocalRateLimiter:
+    """A slot is held from `acquire` until its request really writes to the wire (`note_sent`),
+    and the next slot opens `spacing` after that write. However long a busy event loop delays a
+    send, the requests arrive spaced, never bunched together."""
+
     def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
         self.source = source
         self.limit = limit
         self.window_s = window_s
         self._spacing = (window_s + WINDOW_MARGIN_S) / limit
         self._last: float | None = None
+        self._gate = asyncio.Lock()
+        self._holder: asyncio.Task[object] | None = None
         self._waiting = 0
 
     async def acquire(self, deadline: float | None = None) -> float:
-        now = time.monotonic()
-        slot = now if self._last is None else max(now, self._last + self._spacing)
-        wait = slot - now
-        if deadline is not None and slot > deadline:
-            raise _too_late(self.source, wait)
-        self._last = slot
-        if wait > 0:
-            self._waiting += 1
-            try:
-                await asyncio.sleep(wait)
-            finally:
-                self._waiting -= 1
-        return max(wait, 0.0)
+        started = time.monotonic()
+        if deadline is not None:
+            earliest = started if self._last is None else max(started, self._last + self._spacing)
+            projected = earliest + self._waiting * self._spacing
+            if projected > deadline:
+                raise _too_late(self.source, projected - started)
+        self._waiting += 1
+        try:
+            await self._gate.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            if self._last is not None:
+                wait = self._last + self._spacing - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+        except BaseException:
+            self._gate.release()
+            raise
+        self._holder = asyncio.current_task()
+        self._last = time.monotonic()
+        return self._last - started
+
+    async def pace(self, deadline: float | None = None) -> float:
+        waited = await self.acquire(deadline)
+        self.note_sent()
+        return waited
+
+    def note_sent(self) -> None:
+        if self._holder is asyncio.current_task():
+            self._last = max(self._last or 0.0, time.monotonic())
+            self.release()
+
+    def release(self) -> None:
+        # Only the task that holds the slot may give it up: a late call from an earlier holder
+        # must not open the gate under the current one.
+        if self._holder is not None and self._holder is asyncio.current_task():
+            self._holder = None
+            self._gate.release()
 
     def queue_length(self) -> int:
         return self._waiting
@@ -141,6 +185,15 @@ class RedisRateLimiter:
 
     def queue_length(self) -> int:
         return self._waiting
+
+    async def pace(self, deadline: float | None = None) -> float:
+        return await self.acquire(deadline)
+
+    def note_sent(self) -> None:
+        """Slots are reserved in Redis on its clock; a late send is absorbed by the window margin."""
+
+    def release(self) -> None:
+        """Nothing is held locally between a reservation and its send."""
 
     async def aclose(self) -> None:
         await self._redis.aclose()

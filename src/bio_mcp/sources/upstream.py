@@ -94,6 +94,9 @@ class UpstreamClient:
             transport=transport,
             limits=httpx2.Limits(max_connections=20, max_keepalive_connections=10),
         )
+        # The transport's trace reports the moment a request's headers are written, which is
+        # when the rate-limit slot is really used.
+        self._extensions = {"trace": self._trace}
 
     def display_url(self, path: str, params: Params) -> str:
         """The request URL as a person may see it: fixed parameters included, secrets left out."""
@@ -121,10 +124,10 @@ class UpstreamClient:
             sent = time.monotonic()
             self.stats.requests += 1
             try:
-                if method == "GET":
-                    response = await self._http.get(url, params=all_params, headers=headers, timeout=remaining)
-                else:
-                    response = await self._http.post(url, data=all_params, headers=headers, timeout=remaining)
+                try:
+                    response = await self._send(method, url, all_params, headers, remaining)
+                finally:
+                    self.limiter.release()
             except httpx2.TimeoutException:
                 last_error = BioMcpError(
                     ErrorCode.UPSTREAM, f"{self.source} did not answer in time", {"url": shown_url, "attempt": attempt}
@@ -170,6 +173,18 @@ class UpstreamClient:
         self._record_failure(last_error)
         log_event(log, WARNING, "upstream failed", source=self.source, url=shown_url, code=last_error.code.value)
         raise last_error
+
+    async def _send(
+        self, method: str, url: str, params: dict[str, str], headers: dict[str, str], timeout: float
+    ) -> httpx2.Response:
+        if method == "GET":
+            return await self._http.get(url, params=params, headers=headers, timeout=timeout,
+                                        extensions=self._extensions)
+        return await self._http.post(url, data=params, headers=headers, timeout=timeout, extensions=self._extensions)
+
+    async def _trace(self, event: str, info: dict[str, object]) -> None:
+        if event.endswith("send_request_headers.started"):
+            self.limiter.note_sent()
 
     def _error_for(self, response: httpx2.Response, url: str, attempt: int) -> BioMcpError:
         specific = self.translate_error(response.status_code, response.content) if self.translate_error else None

@@ -26,10 +26,12 @@ from bio_mcp.store.metadata_store import MetadataStore, StoreTransaction, open_m
 from bio_mcp.store.schema import SCHEMA_VERSION
 from bio_mcp.store.timestamps import normalise_iso_utc, require_iso_utc
 from bio_mcp.store.upstream_cache import (
+    CachedCtgovSearch,
     CachedSearch,
     CachedStudy,
     CtgovStudy,
     UpstreamCache,
+    ctgov_search_key,
     pubmed_search_key,
 )
 
@@ -38,6 +40,7 @@ __all__ = [
     "AnalystCheckpoint",
     "AnalystCheckpointRepository",
     "BlobStore",
+    "CachedCtgovSearch",
     "CachedSearch",
     "CachedStudy",
     "CheckpointAuditEntry",
@@ -67,6 +70,7 @@ __all__ = [
     "UpsertResult",
     "UpstreamCache",
     "blob_key",
+    "ctgov_search_key",
     "normalise_iso_utc",
     "open_blob_store",
     "open_metadata_store",

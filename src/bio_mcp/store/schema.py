@@ -15,7 +15,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
-# Bump on any change to these tables; a later migration reads the stored value to know where to start.
+# Bump on any change to existing tables; a later migration reads the stored value to know where to
+# start. A new table needs no bump: `create_all` adds it to an existing database on open.
 SCHEMA_VERSION = 1
 
 Json = sa.JSON().with_variant(JSONB(), "postgresql")
@@ -171,6 +172,20 @@ pubmed_search_cache = sa.Table(
     sa.Column("params", Json, nullable=False),
     sa.Column("pmids", Json, nullable=False),
     sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("blob_uri", sa.Text),
+    sa.Column("fetched_at", UtcDateTime, nullable=False),
+)
+
+# One row per distinct `/studies` query (its request parameters, hashed); the studies themselves are
+# rows of `ctgov_studies`, so a study seen by two searches is stored once and read back normalised.
+ctgov_search_cache = sa.Table(
+    "ctgov_search_cache",
+    metadata,
+    sa.Column("cache_key", sa.String(64), primary_key=True),
+    sa.Column("params", Json, nullable=False),
+    sa.Column("nct_ids", Json, nullable=False),
+    sa.Column("total_count", sa.Integer),
+    sa.Column("content_sha256", sa.String(64), nullable=False),
     sa.Column("blob_uri", sa.Text),
     sa.Column("fetched_at", UtcDateTime, nullable=False),
 )

@@ -1,5 +1,6 @@
 """Normalised rows behind the analyst's cache-then-network clients (seed 004): ClinicalTrials.gov
-studies and PubMed search results. The raw responses live in the blob store; rows point at them.
+studies and searches, and PubMed search results. The raw responses live in the blob store; rows
+point at them.
 
 Writes are idempotent `INSERT ... ON CONFLICT DO UPDATE`, and an older fetch arriving late never
 overwrites a newer one.
@@ -19,7 +20,7 @@ from sqlalchemy.engine import Connection, Row, RowMapping
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.canonical import canonical_sha256
 from bio_mcp.store.database import in_batches, upsert_insert
-from bio_mcp.store.schema import ctgov_studies, pubmed_search_cache, utc_now
+from bio_mcp.store.schema import ctgov_search_cache, ctgov_studies, pubmed_search_cache, utc_now
 
 _NCT_ID = re.compile(r"^NCT[0-9]{8}$")
 
@@ -54,6 +55,19 @@ class CachedSearch:
     fetched_at: datetime
 
 
+@dataclass(frozen=True)
+class CachedCtgovSearch:
+    """One `/studies` query's answer: the NCT ids in the order served (rows of `ctgov_studies`)."""
+
+    cache_key: str
+    params: dict[str, Any]
+    nct_ids: list[str]
+    total_count: int | None
+    content_sha256: str
+    blob_uri: str | None
+    fetched_at: datetime
+
+
 def normalise_query(query: str) -> str:
     # Only whitespace is normalised: PubMed treats AND/OR/NOT as operators only in upper case, so
     # folding case could merge two different searches.
@@ -63,6 +77,14 @@ def normalise_query(query: str) -> str:
 def pubmed_search_key(query: str, params: Mapping[str, Any]) -> str:
     """The cache key of a search: SHA-256 of the canonical JSON of the normalised query and params."""
     return canonical_sha256({"query": normalise_query(query), "params": dict(params)})
+
+
+def ctgov_search_key(params: Mapping[str, Any]) -> str:
+    """The cache key of a `/studies` query: SHA-256 of the canonical JSON of its request parameters.
+
+    Paging parameters belong in `params` too: two pages of one query are two entries.
+    """
+    return canonical_sha256({"ctgov_params": dict(params)})
 
 
 def _study(row: Row[Any]) -> CachedStudy:
@@ -183,3 +205,60 @@ class UpstreamCache:
         query = sa.select(pubmed_search_cache).where(pubmed_search_cache.c.cache_key == cache_key)
         row = self._connection.execute(query).mappings().one_or_none()
         return None if row is None else _search(row)
+
+    def put_ctgov_search(
+        self,
+        params: Mapping[str, Any],
+        nct_ids: Sequence[str],
+        total_count: int | None,
+        content_sha256: str,
+        *,
+        blob_uri: str | None = None,
+        fetched_at: datetime | None = None,
+    ) -> CachedCtgovSearch:
+        """Cache one `/studies` query's answer; returns the row now stored under its key."""
+        bad = [nct_id for nct_id in nct_ids if not _NCT_ID.match(nct_id)]
+        if bad or (total_count is not None and total_count < 0):
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                "a CT.gov search result is NCT ids and a non-negative total",
+                {"invalid": bad[:20], "total_count": total_count},
+            )
+        key = ctgov_search_key(params)
+        statement = upsert_insert(self._connection, ctgov_search_cache).values(
+            cache_key=key,
+            params=dict(params),
+            nct_ids=list(nct_ids),
+            total_count=total_count,
+            content_sha256=content_sha256,
+            blob_uri=blob_uri,
+            fetched_at=fetched_at or utc_now(),
+        )
+        statement = statement.on_conflict_do_update(
+            index_elements=[ctgov_search_cache.c.cache_key],
+            set_={
+                name: statement.excluded[name]
+                for name in ("nct_ids", "total_count", "content_sha256", "blob_uri", "fetched_at")
+            },
+            where=statement.excluded.fetched_at >= ctgov_search_cache.c.fetched_at,
+        )
+        self._connection.execute(statement)
+        cached = self.get_ctgov_search(params)
+        if cached is None:
+            raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "a cached CT.gov search vanished inside its transaction")
+        return cached
+
+    def get_ctgov_search(self, params: Mapping[str, Any]) -> CachedCtgovSearch | None:
+        query = sa.select(ctgov_search_cache).where(ctgov_search_cache.c.cache_key == ctgov_search_key(params))
+        row = self._connection.execute(query).mappings().one_or_none()
+        if row is None:
+            return None
+        return CachedCtgovSearch(
+            cache_key=row["cache_key"],
+            params=dict(row["params"]),
+            nct_ids=list(row["nct_ids"]),
+            total_count=row["total_count"],
+            content_sha256=row["content_sha256"],
+            blob_uri=row["blob_uri"],
+            fetched_at=row["fetched_at"],
+        )

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -24,6 +25,8 @@ from bio_mcp.testing.eutils_fake import EUTILS_PATH, FakeEutils
 from bio_mcp.testing.faults import Receive, Scope, Send
 
 STARTUP_TIMEOUT_S = 10.0
+# Where a test that runs the fakes in another process reads their arrival logs.
+ARRIVALS_PATH = "/_fakes/arrivals"
 
 
 class FakesApp:
@@ -36,8 +39,26 @@ class FakesApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             return
+        if scope["path"] == ARRIVALS_PATH:
+            await self._send_arrivals(send)
+            return
         target = self.ctgov.app if scope["path"].startswith(CTGOV_PATH + "/") else self.eutils.app
         await target(scope, receive, send)
+
+    async def _send_arrivals(self, send: Send) -> None:
+        """Both arrival logs as JSON; `monotonic` is CLOCK_MONOTONIC, comparable across processes."""
+        body = json.dumps({
+            name: [
+                {"monotonic": a.monotonic, "wall": a.wall.isoformat(), "method": a.method, "path": a.path,
+                 "status": a.status, "fault": a.fault, "rate_limited": a.rate_limited,
+                 "params": [[k, "***" if k == "api_key" else v] for k, v in a.params]}
+                for a in fake.requests
+            ]
+            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov))
+        }).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     def reset(self) -> None:
         """Restore both fakes' records and clear their history, faults, settings and arrival logs."""

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bio_mcp.server.toolset import Toolset
+from bio_mcp.server.toolsets.analyst import analyst_toolset
 from bio_mcp.server.toolsets.corpus import corpus_toolset
 from bio_mcp.server.toolsets.pubmed import pubmed_toolset
 
@@ -15,4 +16,5 @@ if TYPE_CHECKING:
 FACTORIES: dict[str, Callable[[Runtime], Toolset]] = {
     "pubmed": pubmed_toolset,
     "corpus": corpus_toolset,
+    "analyst": analyst_toolset,
 }

@@ -115,7 +115,9 @@ class EutilsClient:
             params["id"] = ids or []
         return await self.call("efetch", params)
 
-    async def elink(self, pmid: str, *, linkname: str | None = None, cmd: str = "neighbor") -> UpstreamResponse:
+    async def elink(
+        self, pmid: str, *, linkname: str | None = None, cmd: str = "neighbor"
+    ) -> UpstreamResponse:
         params: dict[str, str] = {"dbfrom": "pubmed", "db": "pubmed", "id": pmid, "cmd": cmd}
         if linkname:
             params["linkname"] = linkname

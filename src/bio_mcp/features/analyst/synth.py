@@ -1,0 +1,106 @@
+"""Execution to copy-ready markdown (seed 004 M5): trial and publication tables with inline citations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bio_mcp.features.analyst.executor import Execution
+from bio_mcp.features.analyst.models import Frame
+
+MISSING = "—"
+_PHASE_LABEL = {"EARLY_PHASE1": "Early 1", "PHASE1": "1", "PHASE2": "2", "PHASE3": "3", "PHASE4": "4", "NA": "N/A"}
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "" or value == []:
+        return MISSING
+    text = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def trials_table(trials: list[dict[str, Any]]) -> str:
+    rows = [
+        [
+            f"[{t['nct_id']}]", _cell(t.get("brief_title")),
+            _cell("/".join(_PHASE_LABEL.get(p, p) for p in t.get("phases") or []) or None),
+            _cell((t.get("overall_status") or "").replace("_", " ").capitalize() or None),
+            _cell(t.get("sponsor")), _cell(t.get("conditions")),
+        ]
+        for t in trials
+    ]
+    return _table(["NCT ID", "Title", "Phase", "Status", "Sponsor", "Conditions"], rows)
+
+
+def publications_table(articles: list[dict[str, Any]]) -> str:
+    rows = [
+        [f"[PMID {a['pmid']}]", _cell(a.get("title")), _cell(a.get("journal")), _cell(a.get("date"))]
+        for a in articles
+    ]
+    return _table(["PMID", "Title", "Journal", "Date"], rows)
+
+
+def _describe(frame: Frame) -> str:
+    parts = []
+    if frame.filters.phase:
+        parts.append("phase " + "/".join(frame.filters.phase))
+    if frame.filters.status:
+        parts.append(" or ".join(s.lower() for s in frame.filters.status))
+    subject = frame.entities.indication or frame.entities.trial_nct or frame.entities.company or frame.entities.topic
+    return ", ".join(parts + ([subject] if subject else []))
+
+
+def synthesize(frame: Frame, execution: Execution) -> str:
+    outputs = execution.results
+    sections: list[str] = []
+    trials = [row for r in outputs.get("find_trials", []) for row in r.payload.get("results", [])]
+    articles = sorted(
+        (row for r in outputs.get("hydrate", []) for row in r.payload.get("results", [])),
+        key=lambda a: (a.get("date") or "", a["pmid"]), reverse=True,
+    )
+    if frame.intent != "recent_pubs_by_topic":
+        title = f"### Trials ({_describe(frame)})" if _describe(frame) else "### Trials"
+        body = trials_table(trials) if trials else "No matching trials found."
+        sections.append(f"{title}\n\n{body}")
+    if frame.intent != "indication_phase_trials":
+        within = frame.filters.published_within_days
+        title = "### Publications" + (f" (entered in the last {within} days)" if within else "")
+        if articles:
+            body = publications_table(articles)
+        elif frame.intent == "trials_with_pubs" and not trials:
+            body = "No trials, so no linked publications to look up."
+        else:
+            body = "No matching publications found."
+        sections.append(f"{title}\n\n{body}")
+        links = _trial_links(execution, articles)
+        if links:
+            sections.append("Linked: " + "; ".join(links))
+    summary = _summary(frame, trials, articles)
+    notes = [f"> Note: {note}" for note in execution.notes]
+    return "\n\n".join([summary, *sections, *notes])
+
+
+def _trial_links(execution: Execution, articles: list[dict[str, Any]]) -> list[str]:
+    known = {a["pmid"] for a in articles}
+    links = []
+    for entry in execution.outputs.get("pubs_by_nct", []) or []:
+        pmids = [p for p in entry.get("pmids") or [] if p in known]
+        if pmids:
+            links.append(f"[{entry['item']}] → " + ", ".join(f"[PMID {p}]" for p in pmids))
+    return links
+
+
+def _summary(frame: Frame, trials: list[dict[str, Any]], articles: list[dict[str, Any]]) -> str:
+    if frame.intent == "recent_pubs_by_topic":
+        cites = " ".join(f"[PMID {a['pmid']}]" for a in articles[:5])
+        return f"Found {len(articles)} publication(s) on {frame.entities.topic}. {cites}".strip()
+    cites = " ".join(f"[{t['nct_id']}]" for t in trials[:5])
+    text = f"Found {len(trials)} trial(s) ({_describe(frame)}). {cites}".strip()
+    if frame.intent == "trials_with_pubs":
+        text += f" Linked publications: {len(articles)}."
+    return text

@@ -1,0 +1,72 @@
+"""The `analyst` toolset (seed 004): `analyst.ask` and checkpoints as resources."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+from bio_mcp.features.analyst.ask import Analyst, orchestrate
+from bio_mcp.features.analyst.checkpoints import resolve_checkpoint
+from bio_mcp.features.analyst.models import AskRequest, AskResponse
+from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
+
+if TYPE_CHECKING:
+    from bio_mcp.server.runtime import Runtime
+
+CHECKPOINT_RESOURCE_URI = "analyst://checkpoint/{checkpoint_id}"
+SUMMARY_LINES = 3
+
+
+def utc_today() -> date:
+    return datetime.now(UTC).date()
+
+
+def summarize(response: AskResponse) -> str:
+    """The answer's first lines (its summary sentence and the first table rows) and the checkpoint."""
+    head = "\n".join(line for line in response.answer.splitlines() if line.strip())
+    lines = head.splitlines()[:SUMMARY_LINES]
+    partial = " (partial)" if response.trace.partial else ""
+    return "\n".join(lines) + f"\ncheckpoint_id: {response.checkpoint_id}{partial}"
+
+
+def build_analyst_toolset(analyst: Analyst, today: Callable[[], date] = utc_today) -> Toolset:
+    async def ask(request: AskRequest) -> AskResponse:
+        return await orchestrate(request, analyst, today=today())
+
+    async def read_checkpoint(checkpoint_id: str) -> str:
+        document = await asyncio.to_thread(resolve_checkpoint, analyst.store, checkpoint_id)
+        return json.dumps(document, ensure_ascii=False, sort_keys=True)
+
+    return Toolset(
+        name="analyst",
+        tools=[
+            ToolSpec(
+                name="analyst.ask",
+                title="Ask the biotech analyst",
+                description="Answers a question about clinical trials and/or recent publications (e.g. 'active "
+                "phase 2/3 trials in non-small cell lung cancer', 'recent publications on semaglutide', 'Phase 3 "
+                "melanoma trials and their publications in the last 180 days') by planning calls to "
+                "ClinicalTrials.gov and PubMed, cache first. Returns markdown tables with [NCT...] and "
+                "[PMID ...] citations, a checkpoint_id resolvable at analyst://checkpoint/{checkpoint_id}, and "
+                "the trace (frame, plan, per-step cache hits, latency, notes). Within time_budget_ms the "
+                "answer may be partial, and says so.",
+                input_model=AskRequest, output_model=AskResponse, run=ask, summarize=summarize,
+                # It writes only caches and content-addressed checkpoints: same question, same effect.
+                read_only=True,
+            ),
+        ],
+        resources=[
+            ResourceSpec(
+                CHECKPOINT_RESOURCE_URI, "analystCheckpoint",
+                "What an analyst answer rests on: tool and registry versions, inputs, source watermarks, blob URIs",
+                "application/json", read_checkpoint,
+            ),
+        ],
+    )
+
+
+def analyst_toolset(runtime: Runtime) -> Toolset:
+    return build_analyst_toolset(runtime.analyst)

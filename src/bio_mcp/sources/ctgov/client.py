@@ -1,0 +1,118 @@
+"""The async ClinicalTrials.gov API v2 client: `/studies` search with paging and `/studies/{nctId}`.
+
+It shares the house HTTP path (rate limit, one deadline per call, retries with jitter) and adds
+what is particular to CT.gov: its parameter names, phases through `filter.advanced` (the API has no
+phase filter of its own), and its 400/404 bodies as typed errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import httpx2
+
+from bio_mcp import __version__
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.sources.ctgov.models import StudyQuery
+from bio_mcp.sources.ratelimit import build_rate_limiter
+from bio_mcp.sources.upstream import UpstreamClient, UpstreamResponse
+
+SOURCE = "ctgov"
+MAX_PAGE_SIZE = 1000
+NCT_ID = re.compile(r"^NCT\d{8}$")
+STATUSES = frozenset({
+    "ACTIVE_NOT_RECRUITING", "COMPLETED", "ENROLLING_BY_INVITATION", "NOT_YET_RECRUITING", "RECRUITING",
+    "SUSPENDED", "TERMINATED", "WITHDRAWN", "AVAILABLE", "NO_LONGER_AVAILABLE", "TEMPORARILY_NOT_AVAILABLE",
+    "APPROVED_FOR_MARKETING", "WITHHELD", "UNKNOWN",
+})
+PHASES = frozenset({"NA", "EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4"})
+
+
+def _translate_error(status: int, body: bytes) -> BioMcpError | None:
+    text = body[:300].decode("utf-8", "replace").strip()
+    if status == 404:
+        return BioMcpError(ErrorCode.NOT_FOUND, "ClinicalTrials.gov has no such study", {"body": text})
+    if status == 400:
+        return BioMcpError(ErrorCode.VALIDATION, f"ClinicalTrials.gov rejected the query: {text}", {"body": text})
+    return None
+
+
+def phase_filter(phases: Sequence[str]) -> str:
+    """`filter.advanced` Essie expression matching any of `phases` (API enums)."""
+    unknown = sorted(set(phases) - PHASES)
+    if unknown:
+        raise BioMcpError(ErrorCode.VALIDATION, f"unknown phase(s) {unknown}", {"allowed": sorted(PHASES)})
+    clauses = [f"AREA[Phase]{phase}" for phase in sorted(set(phases))]
+    return clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"
+
+
+def any_of(terms: Sequence[str]) -> str:
+    """An Essie expression matching any of `terms` as phrases (quotes inside a term are dropped)."""
+    phrases = [" ".join(term.replace('"', " ").split()) for term in terms]
+    quoted = [f'"{phrase}"' for phrase in dict.fromkeys(phrases) if phrase]
+    return " OR ".join(quoted)
+
+
+def require_nct_id(nct_id: str) -> str:
+    value = nct_id.strip().upper()
+    if not NCT_ID.match(value):
+        raise BioMcpError(ErrorCode.VALIDATION, "an NCT id is 'NCT' and 8 digits", {"nct_id": nct_id})
+    return value
+
+
+class CtgovClient:
+    def __init__(self, settings: Settings, transport: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.settings = settings
+        self.limiter = build_rate_limiter(SOURCE, settings.ctgov_rps, settings.redis_url, None)
+        self.http = UpstreamClient(
+            SOURCE,
+            settings.ctgov_base_url,
+            self.limiter,
+            max_retries=settings.ctgov_max_retries,
+            timeout_s=settings.ctgov_timeout_s,
+            user_agent=f"bio-mcp/{__version__}",
+            translate_error=_translate_error,
+            transport=transport,
+        )
+
+    def search_params(self, query: StudyQuery) -> dict[str, str | int]:
+        unknown = sorted(set(query.statuses) - STATUSES)
+        if unknown:
+            raise BioMcpError(ErrorCode.VALIDATION, f"unknown overall status(es) {unknown}", {"allowed": sorted(STATUSES)})
+        if not 1 <= query.page_size <= MAX_PAGE_SIZE:
+            raise BioMcpError(
+                ErrorCode.VALIDATION, f"page_size must be 1..{MAX_PAGE_SIZE}", {"page_size": query.page_size}
+            )
+        params: dict[str, str | int] = {"format": "json", "pageSize": query.page_size}
+        for name, value in (
+            ("query.cond", query.condition), ("query.term", query.term),
+            ("query.intr", query.intervention), ("query.spons", query.sponsor),
+        ):
+            if value:
+                params[name] = value
+        if query.statuses:
+            params["filter.overallStatus"] = ",".join(sorted(set(query.statuses)))
+        if query.phases:
+            params["filter.advanced"] = phase_filter(query.phases)
+        if query.page_token:
+            params["pageToken"] = query.page_token
+        if query.count_total:
+            params["countTotal"] = "true"
+        if query.fields:
+            params["fields"] = ",".join(query.fields)
+        return params
+
+    async def search(self, query: StudyQuery, *, timeout_s: float | None = None) -> UpstreamResponse:
+        """One `/studies` page; parse it with `parse_study_page`, follow `next_page_token` for more."""
+        return await self.http.request("studies", self.search_params(query), timeout_s=timeout_s)
+
+    async def get_study(self, nct_id: str, *, timeout_s: float | None = None) -> UpstreamResponse:
+        return await self.http.request(f"studies/{require_nct_id(nct_id)}", {"format": "json"}, timeout_s=timeout_s)
+
+    def queue_length(self) -> int:
+        return self.limiter.queue_length()
+
+    async def aclose(self) -> None:
+        await self.http.aclose()

@@ -1,0 +1,86 @@
+"""The one way Bio-MCP turns E-utilities XML into an element tree.
+
+Upstream bodies are untrusted bytes, so the parser never resolves entities, never loads a DTD and
+never touches the network; a document that declares entities of its own is refused outright, since
+NCBI's responses never do and an internal subset is the vehicle of entity-expansion and
+external-entity attacks. Any parse failure becomes `BioMcpError(ENTREZ)` carrying libxml2's message.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from lxml import etree
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+
+_per_thread = threading.local()
+
+
+def make_parser() -> etree.XMLParser:
+    """A new parser with every network, DTD and entity feature switched off."""
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+    )
+
+
+def _thread_parser() -> etree.XMLParser:
+    # lxml parsers keep per-parse state, so each thread gets its own and reuses it.
+    parser = getattr(_per_thread, "parser", None)
+    if parser is None:
+        parser = _per_thread.parser = make_parser()
+    return parser
+
+
+def parse_xml(body: bytes | str) -> etree._Element:
+    """The root element of `body`, or `BioMcpError(ENTREZ)` when it is not safe, well-formed XML."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    try:
+        root = etree.fromstring(data, _thread_parser())
+    except etree.XMLSyntaxError as exc:
+        raise BioMcpError(
+            ErrorCode.ENTREZ,
+            "NCBI returned malformed or truncated XML",
+            {"parserMessage": str(exc), "line": exc.lineno, "column": exc.offset, "bytes": len(data)},
+        ) from None
+    if root is None:
+        raise BioMcpError(ErrorCode.ENTREZ, "NCBI returned an empty XML document", {"bytes": len(data)})
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None:
+        declared = [entity.name for entity in dtd.iterentities()]
+        if declared:
+            raise BioMcpError(
+                ErrorCode.ENTREZ,
+                "XML declaring its own entities is refused",
+                {"parserMessage": "entity declarations in the document type", "entities": declared[:10]},
+            )
+    return root
+
+
+def element_text(element: etree._Element | None) -> str:
+    """All text under `element` with inline markup (<i>, <sup>, MathML...) dropped and whitespace collapsed."""
+    if element is None:
+        return ""
+    if not len(element):
+        return leaf_text(element)
+    text = etree.tostring(element, method="text", encoding="unicode", with_tail=False)
+    return " ".join(text.split())
+
+
+def leaf_text(element: etree._Element) -> str:
+    """The text of a #PCDATA-only element (a name, a code, a date part), whitespace collapsed.
+
+    Cheaper than `element_text` on the parsers' hot paths; only for elements whose DTD content
+    model allows no child elements.
+    """
+    text: str | None = element.text
+    if not text:
+        return ""
+    # Most NCBI text is already clean, and checking that in C is cheaper than splitting and joining.
+    if text.isprintable() and text[0] != " " and text[-1] != " " and "  " not in text:
+        return text
+    return " ".join(text.split())

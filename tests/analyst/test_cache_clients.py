@@ -1,0 +1,50 @@
+"""The PubMed tools of the cache-then-network clients over the fake E-utilities (real records)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.analyst.ask import Analyst
+from bio_mcp.features.analyst.executor import CallContext
+from bio_mcp.features.analyst.models import FetchPolicy
+
+TERM = '(semaglutide) AND ("2017/07/01"[EDAT] : "2018/07/01"[EDAT])'
+
+
+def context(analyst: Analyst, policy: FetchPolicy) -> CallContext:
+    return CallContext(time.monotonic() + 10, policy, analyst.limiters["pubmed"])
+
+
+@pytest.mark.anyio
+async def test_pubmed_search_then_get_cold_warm_and_policies(fakes, analyst: Analyst) -> None:
+    search, get = analyst.tools["pubmed.search"], analyst.tools["pubmed.get"]
+    with pytest.raises(BioMcpError) as missed:
+        await search({"query": TERM, "top_k": 5}, context(analyst, "cache_only"))
+    assert missed.value.code is ErrorCode.NOT_FOUND and not fakes.eutils.requests
+
+    cold = await search({"query": TERM, "top_k": 5}, context(analyst, "cache_then_network"))
+    assert cold.payload == {"results": [{"pmid": "29915538"}], "count": 1} and not cold.cache_hit
+    warm = await search({"query": f"  {TERM} ", "top_k": 5}, context(analyst, "cache_only"))
+    assert warm.cache_hit and warm.payload == cold.payload
+    assert warm.watermarks == cold.watermarks and warm.blob_uris == cold.blob_uris
+    assert len(fakes.eutils.requests) == 1
+
+    fetched = await get({"pmids": ["29915538"]}, context(analyst, "cache_then_network"))
+    [article] = fetched.payload["results"]
+    assert article["pmid"] == "29915538" and article["title"].startswith("Efficacy and Safety of Once-Weekly")
+    assert article["journal"] == "Front Pharmacol" and not fetched.cache_hit
+    again = await get({"pmids": ["29915538"]}, context(analyst, "cache_only"))
+    assert again.cache_hit and again.payload == fetched.payload and again.watermarks == fetched.watermarks
+    assert [a.path.rsplit("/", 1)[-1] for a in fakes.eutils.requests] == ["esearch.fcgi", "efetch.fcgi"]
+
+    live = await search({"query": TERM, "top_k": 5}, context(analyst, "network_only"))
+    assert not live.cache_hit and live.watermarks == cold.watermarks and len(fakes.eutils.requests) == 3
+
+
+@pytest.mark.anyio
+async def test_pubmed_get_of_nothing_asks_nobody(fakes, analyst: Analyst) -> None:
+    result = await analyst.tools["pubmed.get"]({"pmids": []}, context(analyst, "network_only"))
+    assert result.payload == {"results": []} and not fakes.eutils.requests
