@@ -42,11 +42,8 @@ from bio_mcp.testing.essie_query import (
     parse_essie,
 )
 from bio_mcp.testing.faults import (
-    Arrival,
     Fault,
-    FaultingApp,
-    FaultPlan,
-    FaultRule,
+    FaultInjectingService,
     RateLimit,
     RequestInfo,
     request_info_of,
@@ -78,7 +75,7 @@ def _split_list(value: str) -> list[str]:
     return [part.strip() for part in re.split(r"[,|]", value) if part.strip()]
 
 
-class FakeClinicalTrials:
+class FakeClinicalTrials(FaultInjectingService):
     """The fake ClinicalTrials.gov API v2: studies, faults and the arrival log."""
 
     def __init__(self, data_dir: Path) -> None:
@@ -87,8 +84,7 @@ class FakeClinicalTrials:
         self._lock = threading.Lock()
         self._original = {nct_id(study): study for study in load_real_studies(self.data_dir)}
         self._studies: dict[str, Study] = dict(self._original)
-        self.faults = FaultPlan(self._too_many_requests)
-        self.app = FaultingApp(self._starlette(), self.faults)
+        super().__init__(self._starlette(), self._too_many_requests)
 
     # --- studies ----------------------------------------------------------------------------
 
@@ -139,46 +135,12 @@ class FakeClinicalTrials:
 
     # --- faults and the arrival log ---------------------------------------------------------
 
-    @property
-    def requests(self) -> list[Arrival]:
-        return self.faults.log.arrivals
-
-    def inject(
-        self,
-        fault: Fault,
-        *,
-        times: int | None = 1,
-        path: str | None = None,
-        when: Callable[[RequestInfo], bool] | None = None,
-    ) -> FaultRule:
-        return self.faults.inject(fault, times=times, path=path, when=when)
-
-    @property
-    def latency_s(self) -> float:
-        return self.faults.latency_s
-
-    @latency_s.setter
-    def latency_s(self, seconds: float) -> None:
-        self.faults.latency_s = seconds
-
     def limit_rate(self, *, per_second: int, enforce: bool) -> None:
         self.faults.rate_limit = RateLimit(per_window=per_second, enforce=enforce)
 
     @staticmethod
     def rate_limited() -> Fault:
         return Fault(name="rate_limited", status=429, body=b"Too Many Requests")
-
-    @staticmethod
-    def server_error(status: int = 503, body: bytes = b"") -> Fault:
-        return Fault.http_status(status, body)
-
-    @staticmethod
-    def slow(seconds: float) -> Fault:
-        return Fault.slow(seconds)
-
-    @staticmethod
-    def truncated(keep_fraction: float = 0.5) -> Fault:
-        return Fault.truncated(keep_fraction)
 
     @staticmethod
     def _too_many_requests(request: RequestInfo, count: int, limit: int) -> Fault:

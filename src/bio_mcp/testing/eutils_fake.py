@@ -41,11 +41,8 @@ from bio_mcp.testing.entrez_query import (
     translate,
 )
 from bio_mcp.testing.faults import (
-    Arrival,
     Fault,
-    FaultingApp,
-    FaultPlan,
-    FaultRule,
+    FaultInjectingService,
     RateLimit,
     RequestInfo,
     request_info_of,
@@ -105,7 +102,7 @@ class _Reply(Exception):
         self.response.headers["content-type"] = content_type
 
 
-class FakeEutils:
+class FakeEutils(FaultInjectingService):
     """The fake E-utilities: records, WebEnv history, faults and the arrival log."""
 
     def __init__(self, data_dir: Path, *, today: Callable[[], date] | None = None) -> None:
@@ -119,7 +116,6 @@ class FakeEutils:
         self._records: dict[str, PubmedRecord] = dict(self._original)
         self._index: RecordIndex | None = None
         self._history: dict[str, list[tuple[str, ...]]] = {}
-        self.faults = FaultPlan(self._too_many_requests)
         self._default_today: Callable[[], date] = today or (lambda: datetime.now(UTC).date())
         # What reldate counts back from and revise() stamps by default; tests may pin it.
         self.today = self._default_today
@@ -127,7 +123,7 @@ class FakeEutils:
         self.required_params: tuple[str, ...] = ()
         # NCBI has answered retstart > 9998 both in-band at HTTP 200 and as HTTP 400; tests can choose.
         self.retstart_error_status = 200
-        self.app = FaultingApp(self._starlette(), self.faults)
+        super().__init__(self._starlette(), self._too_many_requests)
 
     # --- records ----------------------------------------------------------------------------
 
@@ -254,29 +250,6 @@ class FakeEutils:
 
     # --- faults and the arrival log ---------------------------------------------------------
 
-    @property
-    def requests(self) -> list[Arrival]:
-        return self.faults.log.arrivals
-
-    def inject(
-        self,
-        fault: Fault,
-        *,
-        times: int | None = 1,
-        path: str | None = None,
-        when: Callable[[RequestInfo], bool] | None = None,
-    ) -> FaultRule:
-        """Apply `fault` to the next `times` requests (None: until reset) whose path ends with `path`."""
-        return self.faults.inject(fault, times=times, path=path, when=when)
-
-    @property
-    def latency_s(self) -> float:
-        return self.faults.latency_s
-
-    @latency_s.setter
-    def latency_s(self, seconds: float) -> None:
-        self.faults.latency_s = seconds
-
     def limit_rate(self, *, enforce: bool, per_second: int = 3, per_second_with_key: int = 10) -> None:
         """NCBI's limits: excess requests get Arrival.rate_limited and, with `enforce`, a 429."""
         self.faults.rate_limit = RateLimit(
@@ -305,18 +278,6 @@ class FakeEutils:
             return bodies.error_xml(utility, [message or self.recordings.error_messages["esummary"]])
 
         return Fault(name="ncbi_error", status=200, body_for=body_for, content_type=XML)
-
-    @staticmethod
-    def server_error(status: int = 503, body: bytes = b"") -> Fault:
-        return Fault.http_status(status, body)
-
-    @staticmethod
-    def slow(seconds: float) -> Fault:
-        return Fault.slow(seconds)
-
-    @staticmethod
-    def truncated(keep_fraction: float = 0.5) -> Fault:
-        return Fault.truncated(keep_fraction)
 
     def _too_many_requests(self, request: RequestInfo, count: int, limit: int) -> Fault:
         body = rate_limit_body(self.recordings.rate_limit_bodies[0], count, limit)

@@ -1,7 +1,8 @@
 """Fault injection and the arrival log shared by the fake E-utilities and ClinicalTrials.gov servers.
 
-Each fake owns one `FaultPlan` and wraps its ASGI app in `FaultingApp`. The plan is driven from
-the test thread while the app runs on the server thread, so every mutable piece sits behind a lock.
+Each fake owns one `FaultPlan`, offers it to tests through `FaultInjectingService`, and wraps its
+ASGI app in `FaultingApp`. The plan is driven from the test thread while the app runs on the server
+thread, so every mutable piece sits behind a lock.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 from urllib.parse import parse_qsl
 
 import anyio
@@ -293,6 +294,50 @@ class FaultPlan:
 
     def too_many_requests(self, request: RequestInfo, count: int, limit: int) -> Fault:
         return self._too_many_requests(request, count, limit)
+
+
+class FaultScope(TypedDict, total=False):
+    """Which requests `FaultPlan.inject` faults; its signature holds the defaults."""
+
+    times: int | None
+    path: str | None
+    when: Callable[[RequestInfo], bool] | None
+
+
+class FaultInjectingService:
+    """A fake's `faults` plan around its `app`, and what it offers tests: injection, latency, the log."""
+
+    def __init__(self, app: ASGIApp, too_many_requests: TooManyRequests) -> None:
+        self.faults = FaultPlan(too_many_requests)
+        self.app = FaultingApp(app, self.faults)
+
+    @property
+    def requests(self) -> list[Arrival]:
+        return self.faults.log.arrivals
+
+    def inject(self, fault: Fault, **scope: Unpack[FaultScope]) -> FaultRule:
+        """Apply `fault` to the next `times` requests (None: until reset) whose path ends with `path`."""
+        return self.faults.inject(fault, **scope)
+
+    @property
+    def latency_s(self) -> float:
+        return self.faults.latency_s
+
+    @latency_s.setter
+    def latency_s(self, seconds: float) -> None:
+        self.faults.latency_s = seconds
+
+    @staticmethod
+    def server_error(status: int = 503, body: bytes = b"") -> Fault:
+        return Fault.http_status(status, body)
+
+    @staticmethod
+    def slow(seconds: float) -> Fault:
+        return Fault.slow(seconds)
+
+    @staticmethod
+    def truncated(keep_fraction: float = 0.5) -> Fault:
+        return Fault.truncated(keep_fraction)
 
 
 @dataclass
