@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -63,6 +64,10 @@ class SyncTally:
     stale: int = 0
     not_returned: int = 0
     unreadable: list[str] = field(default_factory=list)
+    # Wall time per stage, kept with the job row so an operator can see where a sync spends it.
+    fetch_s: float = 0.0
+    parse_s: float = 0.0
+    store_s: float = 0.0
 
     def counts(self) -> dict[str, int]:
         return {
@@ -70,6 +75,14 @@ class SyncTally:
             "updated": self.updated,
             "skipped": self.skipped,
             "pmids_processed": self.pmids_processed,
+        }
+
+    def job_counts(self) -> dict[str, int]:
+        return {
+            **self.counts(),
+            "fetch_ms": round(self.fetch_s * 1000),
+            "parse_ms": round(self.parse_s * 1000),
+            "store_ms": round(self.store_s * 1000),
         }
 
 
@@ -179,10 +192,10 @@ async def sync_delta(
         except BaseException as exc:
             message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
             with store.transaction() as tx:
-                tx.jobs.fail(job_id, message, tally.counts())
+                tx.jobs.fail(job_id, message, tally.job_counts())
             raise
         with store.transaction() as tx:
-            tx.jobs.finish(job_id, tally.counts(), warnings)
+            tx.jobs.finish(job_id, tally.job_counts(), warnings)
     return SyncDeltaResponse(job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, **tally.counts())
 
 
@@ -205,13 +218,19 @@ async def _sync_window(run: _Run, window: Window) -> None:
     )
     for offset in range(0, len(ids), run.options.batch_size):
         batch = ids[offset : offset + run.options.batch_size]
+        started = time.perf_counter()
         response = await run.eutils.efetch(batch)
+        fetched = time.perf_counter()
         articles = parse_efetch(response.body)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
         documents = _documents(articles, run.today, tally)
+        parsed = time.perf_counter()
+        tally.fetch_s += fetched - started
+        tally.parse_s += parsed - fetched
         if not documents:
             continue
         outcome = await asyncio.to_thread(commit_documents, run.store, run.index, documents)
+        tally.store_s += time.perf_counter() - parsed
         tally.inserted += outcome.inserted
         tally.updated += outcome.updated
         tally.skipped += outcome.skipped
