@@ -76,8 +76,9 @@ class Settings(BaseSettings):
     auth_disabled: bool = Field(default=False, validation_alias="MCP_AUTH_DISABLED")
 
     # Embeddings (seed 000 adapter): the provider and model of every vector in the index.
+    # onnx by default: SciFact nDCG@10 within 0.005 of the full model's, about 2.7x faster (README).
     embeddings_provider: Literal["local", "onnx", "hf", "openai", "hash"] = Field(
-        default="local", validation_alias="BIO_MCP_EMBEDDINGS_PROVIDER"
+        default="onnx", validation_alias="BIO_MCP_EMBEDDINGS_PROVIDER"
     )
     embeddings_model: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_MODEL")
     embeddings_base_url: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_BASE_URL")

@@ -3,9 +3,10 @@
 Fields: ``uuid`` and ``pmid`` (raw, stored: the UUID is the delete key), ``year`` (integer fast
 field, for range filters), ``pub_types`` (raw, multi-valued, for filters) and ``text`` (the chunk
 text, title included, analysed by `ANALYZER_NAME`: tantivy's simple tokenizer, tokens over 40
-characters dropped, lower-cased, English Snowball stemming). On SciFact (train) one field holding
-title and body beat a separate, boosted title field, and stop-word removal made no clear
-difference, so there is neither.
+characters dropped, lower-cased, English Snowball stemming). On SciFact (train, BM25 alone over
+230-token chunks, nDCG@10) one field holding title and body scored 0.687 against 0.661 and 0.606
+for a separate title field boosted 1 and 2; stop-word removal lifted BM25 alone to 0.691 but not
+the hybrid (0.7395 against 0.7397), so there is neither.
 
 Queries never go through tantivy's query parser: the query text is run through the same analyzer
 and each distinct token becomes a term query, OR-ed together. So quotes, colons, parentheses,
@@ -127,13 +128,11 @@ class BM25Index:
     def commit(self) -> None:
         if self._writer is not None:
             self._writer.commit()
+            # Dropping the writer releases tantivy's lock (another process, e.g. a CLI rebuild,
+            # may write next); waiting for its merges first keeps segments from piling up.
             self._writer.wait_merging_threads()
             self._writer = None
         self._index.reload()
-
-    def rollback(self) -> None:
-        if self._writer is not None:
-            self._writer.rollback()
 
     @property
     def count(self) -> int:

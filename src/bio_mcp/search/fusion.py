@@ -24,8 +24,14 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
    pass it on quality alone (so quality breaks near-ties, it does not override relevance).
    Without `quality_bias`, ``score = relevance``.
 
-The defaults (`DEFAULT_FUSION`) are the best of a grid on SciFact's *training* split
-(``bench/scifact_tune.py``); ties are broken by pmid and UUID so rankings are reproducible.
+The defaults (`DEFAULT_FUSION`) come from a grid on SciFact's *training* split
+(``bench/scifact_tune.py``, 809 queries, 5,183 abstracts, all-MiniLM-L6-v2): score fusion at
+0.5 / 0.5 over 100 candidates per retriever scored nDCG@10 0.740 (local model) and 0.741 (onnx),
+within 0.0005 of the best weight for either; RRF scored 0.723 at k = 60 and 0.730 at k = 10;
+50 or 200 candidates changed nothing that matters. With a *random* quality total per document,
+`quality_bias` costs 0.002 nDCG@10 at weight 0.05, 0.006 at 0.1 and 0.013 at 0.2: 0.1 is the
+most a signal that carries no relevance information may cost. Ties are broken by pmid and UUID
+so rankings are reproducible.
 """
 
 from __future__ import annotations
@@ -210,7 +216,9 @@ def rerank(
             sim=doc.sim,
             quality=quality.get(doc.uuid),
             relevance=doc.relevance,
-            score=doc.relevance * quality_factor(quality.get(doc.uuid), weight) if quality_bias else doc.relevance,
+            score=doc.relevance * quality_factor(quality.get(doc.uuid), weight)
+            if quality_bias
+            else doc.relevance,
         )
         for doc in docs
     ]

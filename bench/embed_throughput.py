@@ -1,0 +1,84 @@
+"""Embedding throughput and single-query latency of each local provider, as JSON lines.
+
+    .venv/bin/python bench/embed_throughput.py --scratch /tmp/bio-mcp-embed [--passages 500]
+
+Passages are SciFact chunks as the index stores them (title + section text, <= 230 estimated
+tokens). The `onnx` provider exports its model into the scratch folder on first use. Also reports
+the cosine between the `onnx` and `local` vectors of the same passages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from bio_mcp.search.chunking import ChunkPolicy, chunk_record
+from bio_mcp.search.embeddings import Embeddings, HashEmbeddings
+from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+
+DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
+    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
+
+
+def passages(corpus: Path, count: int) -> list[str]:
+    texts: list[str] = []
+    with corpus.open(encoding="utf-8") as handle:
+        for line in handle:
+            doc = json.loads(line)
+            texts += [c.text for c in chunk_record(doc["_id"], doc["title"], doc["text"], ChunkPolicy())]
+            if len(texts) >= count:
+                return texts[:count]
+    return texts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scratch", type=Path, required=True, help="where the ONNX model is exported")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "bench" / "scifact")
+    parser.add_argument("--passages", type=int, default=500)
+    parser.add_argument("--queries", type=int, default=50)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    texts = passages(args.data / "corpus.jsonl", args.passages)
+    providers: dict[str, Embeddings] = {
+        "hash": HashEmbeddings(),
+        "local": SentenceTransformerEmbeddings.local(),
+        "onnx": OnnxEmbeddings(args.scratch),
+    }
+    vectors: dict[str, np.ndarray] = {}
+    for name, embeddings in providers.items():
+        embeddings.embed_array(texts[:8])  # load (and for onnx, export) outside the timing
+        params = {
+            "provider": name,
+            "model_id": embeddings.model_id,
+            "passages": len(texts),
+            "batch_size": embeddings.batch_size,
+            "threads": os.cpu_count(),
+        }
+        started = time.perf_counter()
+        vectors[name] = embeddings.embed_array(texts)
+        emit("embed_throughput", len(texts) / (time.perf_counter() - started), "passages/s", params)
+        samples = []
+        for text in texts[: args.queries]:
+            started = time.perf_counter()
+            embeddings.embed_query(text[:120])
+            samples.append(time.perf_counter() - started)
+        emit("embed_query_p50", float(np.percentile(samples, 50)) * 1000, "ms", params)
+    cosines = (vectors["onnx"] * vectors["local"]).sum(axis=1)
+    params = {"passages": len(texts), "a": providers["onnx"].model_id, "b": providers["local"].model_id}
+    emit("onnx_vs_local_cosine_mean", float(cosines.mean()), "cosine", params)
+    emit("onnx_vs_local_cosine_min", float(cosines.min()), "cosine", params)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.search.chunking import chunk_record
+from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
+
+EMBEDDINGS = HashEmbeddings()
+RECORDS = {
+    "101": (
+        "Metformin and type 2 diabetes",
+        "Metformin lowers fasting glucose in adults with type 2 diabetes.",
+        2021,
+        ("Randomized Controlled Trial",),
+        7,
+    ),
+    "102": (
+        "Metformin in type 2 diabetes: cohort",
+        "Metformin lowers fasting glucose in adults with type 2 diabetes.",
+        2012,
+        ("Journal Article",),
+        2,
+    ),
+    "103": (
+        "Statins and cardiovascular events",
+        "Statins reduce myocardial infarction and stroke.",
+        2018,
+        ("Meta-Analysis",),
+        6,
+    ),
+    "104": (
+        "Aspirin for stroke prevention",
+        "Low-dose aspirin and the risk of stroke in older adults.",
+        2005,
+        ("Letter",),
+        1,
+    ),
+    "105": ("Insulin pumps", "Continuous subcutaneous insulin infusion in type 1 diabetes.", None, (), None),
+}
+
+
+def _chunks(with_vectors: bool = True) -> list[IndexedChunk]:
+    out = []
+    for pmid, (title, abstract, year, pub_types, quality) in RECORDS.items():
+        for chunk in chunk_record(pmid, title, abstract):
+            vector = EMBEDDINGS.embed_array([chunk.text])[0] if with_vectors else None
+            out.append(IndexedChunk(chunk.uuid, pmid, chunk.text, year, pub_types, quality, vector))
+    return out
+
+
+@pytest.fixture
+def index() -> HybridIndex:
+    hybrid = HybridIndex(EMBEDDINGS)
+    hybrid.upsert(_chunks())
+    return hybrid
+
+
+def test_results_follow_the_rag_search_contract(index: HybridIndex) -> None:
+    hits = index.search("metformin glucose diabetes", top_k=3)
+    assert 1 <= len(hits) <= 3
+    for hit in hits:
+        item = hit.as_contract()
+        assert set(item) == {"doc_id", "uuid", "sim", "bm25", "quality", "score"}
+        assert re.fullmatch(r"pmid:[0-9]+", item["doc_id"])
+        assert len(item["uuid"]) >= 10
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert {hits[0].pmid, hits[1].pmid} == {"101", "102"}
+    assert len({h.pmid for h in hits}) == len(hits)  # one hit per document
+
+
+def test_quality_bias_orders_equally_relevant_documents(index: HybridIndex) -> None:
+    # 101 and 102 share the abstract; 101 is the recent RCT.
+    biased = index.search("metformin fasting glucose adults", top_k=2, quality_bias=True)
+    assert [h.pmid for h in biased] == ["101", "102"]
+    assert biased[0].quality == 7 and biased[1].quality == 2
+    plain = index.search("metformin fasting glucose adults", top_k=2, quality_bias=False)
+    assert {h.pmid for h in plain} == {"101", "102"}
+    assert biased[0].score >= plain[0].score
+
+
+def test_filters(index: HybridIndex) -> None:
+    query = "metformin statins aspirin insulin diabetes stroke"
+    assert {h.pmid for h in index.search(query, 10, year_range=(2015, None))} == {"101", "103"}
+    assert {h.pmid for h in index.search(query, 10, pub_types=["Letter", "Meta-Analysis"])} == {"103", "104"}
+    assert index.search(query, 10, year_range=(1990, 1999)) == []
+
+
+@pytest.mark.parametrize("query", ['"', "((**))", "?!", "   ", ":::", "-"])
+def test_queries_without_words_find_nothing(index: HybridIndex, query: str) -> None:
+    assert index.search(query) == []
+
+
+@pytest.mark.parametrize(
+    "query", ['metformin"', "(diabetes OR", "statins AND NOT", "title:aspirin^3", "β-cell 糖尿病"]
+)
+def test_nasty_queries_work(index: HybridIndex, query: str) -> None:
+    assert isinstance(index.search(query), list)
+
+
+def test_top_k_must_be_positive(index: HybridIndex) -> None:
+    with pytest.raises(BioMcpError) as info:
+        index.search("metformin", top_k=0)
+    assert info.value.code is ErrorCode.VALIDATION
+
+
+def test_a_chunk_is_searchable_by_bm25_before_its_vector_arrives() -> None:
+    index = HybridIndex(EMBEDDINGS)
+    chunks = _chunks(with_vectors=False)
+    index.upsert(chunks)
+    assert index.pending_uuids() == sorted(c.uuid for c in chunks)
+    [hit] = index.search("statins myocardial", top_k=1)
+    assert hit.pmid == "103" and hit.sim is None and hit.bm25 is not None
+    index.set_vectors([c.uuid for c in chunks], EMBEDDINGS.embed_array([c.text for c in chunks]))
+    assert index.pending_uuids() == []
+    [hit] = index.search("statins myocardial", top_k=1)
+    assert hit.pmid == "103" and hit.sim is not None and hit.sim > 0
+
+
+def test_vector_candidates_get_their_bm25_and_bm25_candidates_their_cosine(index: HybridIndex) -> None:
+    for hit in index.search("metformin diabetes", top_k=5):
+        assert hit.sim is not None  # every chunk has a vector
+        if hit.pmid in {"101", "102", "105"}:
+            assert hit.bm25 is not None
+
+
+def test_upsert_replaces_and_delete_removes(index: HybridIndex) -> None:
+    count = index.count
+    [first] = [c for c in _chunks() if c.pmid == "104"]
+    changed = IndexedChunk(
+        first.uuid,
+        "104",
+        "Warfarin and bleeding",
+        2024,
+        ("Editorial",),
+        0,
+        EMBEDDINGS.embed_array(["Warfarin and bleeding"])[0],
+    )
+    index.upsert([changed])
+    assert index.count == count
+    assert index.search("warfarin bleeding", 1)[0].pmid == "104"
+    assert all(h.pmid != "104" for h in index.search("aspirin", 5, year_range=(2000, 2010)))
+    assert index.delete([first.uuid, "not-a-uuid"]) == 1
+    assert index.count == count - 1
+    assert all(h.pmid != "104" for h in index.search("warfarin bleeding aspirin", 10))
+
+
+def test_invalid_chunks_are_validation_errors() -> None:
+    index = HybridIndex(EMBEDDINGS)
+    with pytest.raises(BioMcpError) as info:
+        index.upsert([IndexedChunk("u", "12", "text", vector=np.ones(384))])
+    assert info.value.code is ErrorCode.VALIDATION
+    with pytest.raises(BioMcpError):
+        index.upsert([IndexedChunk("u", "PMC12", "text")])
+
+
+def test_persistence_round_trip(tmp_path: Path) -> None:
+    with HybridIndex(EMBEDDINGS, tmp_path) as index:
+        index.upsert(_chunks())
+        expected = [h.as_contract() for h in index.search("diabetes glucose", 5)]
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert reopened.recovered_uuids == []
+    assert reopened.uuids() == sorted(c.uuid for c in _chunks())
+    assert [h.as_contract() for h in reopened.search("diabetes glucose", 5)] == expected
+
+
+def test_writes_not_flushed_before_a_crash_are_dropped_from_both_halves(tmp_path: Path) -> None:
+    chunks = _chunks()
+    first = HybridIndex(EMBEDDINGS, tmp_path)
+    first.upsert(chunks[:3])
+    first.flush()
+    first.upsert(chunks[3:])
+    first.delete([chunks[0].uuid])
+    # Crash: no flush. BM25 committed the later writes, the vectors were not saved.
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert reopened.recovered_uuids == sorted(c.uuid for c in [chunks[0], *chunks[3:]])
+    assert reopened.uuids() == sorted(c.uuid for c in chunks[1:3])
+    assert {h.uuid for h in reopened.search("metformin statins aspirin insulin diabetes", 10)} <= set(
+        reopened.uuids()
+    )
+    # The caller reconciles with the SQL store: upsert what is missing.
+    missing = [c for c in chunks if c.uuid not in set(reopened.uuids())]
+    reopened.upsert(missing)
+    reopened.flush()
+    assert reopened.uuids() == sorted(c.uuid for c in chunks)
+
+
+def test_a_provider_switch_drops_vectors_and_keeps_bm25(tmp_path: Path) -> None:
+    with HybridIndex(EMBEDDINGS, tmp_path) as index:
+        index.upsert(_chunks())
+    other = HashEmbeddings(dim=128)
+    switched = HybridIndex(other, tmp_path)
+    assert switched.replaced_model_id == EMBEDDINGS.model_id
+    assert switched.pending_uuids() == sorted(c.uuid for c in _chunks())
+    [hit] = switched.search("statins myocardial", 1)
+    assert hit.pmid == "103" and hit.sim is None
+    pending = switched.pending_uuids()
+    texts = {c.uuid: c.text for c in _chunks()}
+    switched.set_vectors(pending, other.embed_array([texts[u] for u in pending]))
+    switched.flush()
+    again = HybridIndex(other, tmp_path)
+    assert again.replaced_model_id is None and again.pending_uuids() == []
+
+
+@pytest.mark.parametrize("on_disk", [True, False])
+def test_rebuild_replaces_everything(tmp_path: Path, on_disk: bool) -> None:
+    index = HybridIndex(EMBEDDINGS, tmp_path if on_disk else None)
+    index.upsert(_chunks())
+    keep = [c for c in _chunks() if c.pmid in {"101", "103"}]
+    index.rebuild(iter(keep))
+    assert index.uuids() == sorted(c.uuid for c in keep)
+    hits = index.search("metformin statins aspirin insulin", 10)
+    assert {h.pmid for h in hits} == {"101", "103"}
+    assert all(h.bm25 is not None for h in hits)
+    if on_disk:
+        assert HybridIndex(EMBEDDINGS, tmp_path).count == len(keep)
