@@ -250,3 +250,21 @@ def checkpoint_show(checkpoint_id: Annotated[str, typer.Argument(help="A checkpo
     except BioMcpError as exc:
         fail(exc)
     sys.stdout.write(json.dumps(document, indent=2, default=str) + "\n")
+
+
+embeddings_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
+app.add_typer(embeddings_app, name="embeddings")
+
+
+@embeddings_app.command("export")
+def embeddings_export(force: Annotated[bool, typer.Option(help="Export again even if present")] = False) -> None:
+    """Export all-MiniLM-L6-v2 to ONNX int8 under BIO_MCP_HOME (the onnx provider does it on first use)."""
+    from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model
+
+    settings = settings_or_exit()
+    with err.status("exporting the ONNX model"):
+        try:
+            path = export_onnx_model(settings.home, force=force)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(f"{path}\n")
