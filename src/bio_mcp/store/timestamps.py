@@ -6,6 +6,8 @@ Sub-second parts are dropped: EDAT and LR have minute precision at most.
 
 from __future__ import annotations
 
+import contextlib
+
 import re
 from datetime import UTC, datetime
 
@@ -42,10 +44,8 @@ def normalise_iso_utc(value: str) -> str:
 def require_iso_utc(value: object, field: str) -> str:
     """Like `normalise_iso_utc` but raising BioMcpError(VALIDATION) that names the field."""
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             return normalise_iso_utc(value)
-        except ValueError:
-            pass
     raise BioMcpError(
         ErrorCode.VALIDATION,
         f"{field} must be an ISO 8601 UTC timestamp such as 2024-06-02T00:00:00Z, got {value!r}",

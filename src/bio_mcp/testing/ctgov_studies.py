@@ -214,7 +214,7 @@ def nct_id(study: Study) -> str:
 
 
 class UnknownField(ValueError):
-    pass
+    """A field path that is not in the API v2 study model."""
 
 
 def _module_paths(studies: list[Study]) -> dict[str, tuple[str, ...]]:

@@ -146,7 +146,7 @@ class ParsedQuery:
 
 
 class QuerySyntaxError(ValueError):
-    pass
+    """A term the fake cannot parse; NCBI answers such terms with a search error."""
 
 
 _TOKEN = re.compile(

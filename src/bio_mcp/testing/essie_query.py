@@ -18,7 +18,7 @@ from bio_mcp.testing.pubmed_records import normalize
 
 
 class EssieSyntaxError(ValueError):
-    pass
+    """A CT.gov query expression the fake cannot parse; the real API answers it with HTTP 400."""
 
 
 class UnknownArea(EssieSyntaxError):

@@ -115,8 +115,9 @@ def _scores(ranked: list[str], judged: dict[str, int]) -> dict[str, float]:
 def fill_scratch_corpus(store: MetadataStore, index: CorpusIndex, documents: list[CorpusDocument], batch: int) -> None:
     for offset in range(0, len(documents), COMMIT_BATCH):
         commit_documents(store, index, documents[offset : offset + COMMIT_BATCH])
-    while index.embed_pending(store, batch):
-        pass
+    embedded = True
+    while embedded:
+        embedded = bool(index.embed_pending(store, batch))
 
 
 def evaluate_beir(

@@ -14,6 +14,7 @@ worker thread and adds them to the vector index.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from pathlib import Path
 
@@ -104,10 +105,8 @@ class CorpusService:
     async def aclose(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
-            except asyncio.CancelledError:
-                pass
             self._worker = None
         async with self._embedding:
             if self._store is not None:
