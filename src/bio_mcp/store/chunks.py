@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Row
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.database import in_batches
+from bio_mcp.store.documents import lock_document_rows
 from bio_mcp.store.schema import chunks, documents, utc_now
 
 # Vectors are stored as little-endian float32 whatever the host's byte order.
@@ -313,7 +314,6 @@ class ChunkRepository:
         return sa.update(chunks).where(chunks.c.uuid == sa.bindparam("b_uuid")).values(values)
 
     def _documents(self, pmids: Sequence[str]) -> dict[str, _DocumentFacts]:
-        found: dict[str, _DocumentFacts] = {}
         columns = (
             documents.c.pmid,
             documents.c.version,
@@ -321,22 +321,13 @@ class ChunkRepository:
             documents.c.pub_types,
             documents.c.quality_total,
         )
-        for batch in in_batches(pmids):
-            # Locked, so two replacements of one document's chunks serialise instead of colliding.
-            query = (
-                sa.select(*columns)
-                .where(documents.c.pmid.in_(batch))
-                .order_by(documents.c.pmid)
-                .with_for_update()
+        # Locked, so two replacements of one document's chunks serialise instead of colliding.
+        return {
+            row.pmid: _DocumentFacts(
+                version=row.version, year=row.year, pub_types=list(row.pub_types), quality_total=row.quality_total
             )
-            for row in self._connection.execute(query):
-                found[row.pmid] = _DocumentFacts(
-                    version=row.version,
-                    year=row.year,
-                    pub_types=list(row.pub_types),
-                    quality_total=row.quality_total,
-                )
-        return found
+            for row in lock_document_rows(self._connection, columns, pmids)
+        }
 
     def _previous_chunks(self, pmids: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
         previous: dict[str, dict[str, dict[str, Any]]] = {}

@@ -6,14 +6,14 @@ content hash changed or its LR (last revised) advanced; anything else is skipped
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection, Row, RowMapping
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.canonical import canonical_sha256
@@ -227,6 +227,16 @@ def _require_pmids(pmids: Iterable[str]) -> list[str]:
     return checked
 
 
+def lock_document_rows(
+    connection: Connection, columns: Sequence[sa.ColumnElement[Any]], pmids: Sequence[str]
+) -> Iterator[Row[Any]]:
+    """The document rows of `pmids`, locked in PMID order (FOR UPDATE on PostgreSQL), so that two
+    writers touching the same documents serialise instead of deadlocking."""
+    for batch in in_batches(pmids):
+        query = sa.select(*columns).where(documents.c.pmid.in_(batch)).order_by(documents.c.pmid).with_for_update()
+        yield from connection.execute(query)
+
+
 class DocumentRepository:
     """Documents, bound to one transaction."""
 
@@ -277,18 +287,11 @@ class DocumentRepository:
         )
 
     def _lock_stored(self, pmids: Sequence[str]) -> dict[str, _Stored]:
-        stored: dict[str, _Stored] = {}
         columns = (documents.c.pmid, documents.c.version, documents.c.content_hash, documents.c.lr)
-        for batch in in_batches(pmids):
-            query = (
-                sa.select(*columns)
-                .where(documents.c.pmid.in_(batch))
-                .order_by(documents.c.pmid)
-                .with_for_update()
-            )
-            for row in self._connection.execute(query):
-                stored[row.pmid] = _Stored(version=row.version, content_hash=row.content_hash, lr=row.lr)
-        return stored
+        return {
+            row.pmid: _Stored(version=row.version, content_hash=row.content_hash, lr=row.lr)
+            for row in lock_document_rows(self._connection, columns, pmids)
+        }
 
     def _insert_absent(self, winners: Sequence[tuple[DocumentRecord, str]], now: datetime) -> set[str]:
         if not winners:
