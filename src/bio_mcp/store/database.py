@@ -6,6 +6,9 @@ text and bound parameters SQLAlchemy puts in its own messages never reach a clie
 
 from __future__ import annotations
 
+import sqlite3
+import time
+
 from collections.abc import Iterator, Sequence
 from typing import Literal, TypeVar
 
@@ -87,6 +90,21 @@ def create_store_engine(url: str, *, busy_timeout_ms: int = 30_000) -> Engine:
     return engine
 
 
+def _switch_to_wal(cursor: sqlite3.Cursor, busy_timeout_ms: int) -> None:
+    # Changing the journal mode needs an exclusive lock and ignores busy_timeout, so several first
+    # connections to a new file racing here would fail with "database is locked": retry until one
+    # of them has switched it (the mode is persistent) or the busy timeout has passed.
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: object, _record: object) -> None:
@@ -95,7 +113,8 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         dbapi_connection.isolation_level = None  # type: ignore[attr-defined]
         cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            _switch_to_wal(cursor, busy_timeout_ms)
         # NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
         # last commits, which a re-sync recovers.
         cursor.execute("PRAGMA synchronous = NORMAL")

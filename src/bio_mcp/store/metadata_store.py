@@ -33,7 +33,6 @@ from bio_mcp.store.sync_lock import advisory_key, file_sync_lock, postgres_sync_
 from bio_mcp.store.upstream_cache import UpstreamCache
 
 # Serialises schema creation when several processes start against one PostgreSQL at once.
-_SCHEMA_LOCK_NAME = "bio-mcp-schema"
 _SCHEMA_LOCK_KEY = advisory_key("bio-mcp:schema")
 
 
@@ -87,14 +86,6 @@ class MetadataStore:
 
     def create_schema(self) -> int:
         """Create missing tables and record the schema version; idempotent, safe to race."""
-        if self.dialect == "sqlite":
-            # Several first connections switching a new SQLite file to WAL at once can be answered
-            # "database is locked" without waiting; the cross-process file lock queues them instead.
-            with self.sync_lock(_SCHEMA_LOCK_NAME, timeout_s=60.0):
-                return self._create_schema()
-        return self._create_schema()
-
-    def _create_schema(self) -> int:
         with self._begin("creating the schema", read_only=False) as connection:
             if self.dialect == "postgresql":
                 connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY})
