@@ -1,5 +1,5 @@
-"""SciFact in BEIR layout (train split), its metrics, an on-disk cache of vectors, and a
-`HybridIndex` built over it.
+"""SciFact in BEIR layout (train split), an on-disk cache of vectors, and a `HybridIndex` built
+over it, scored with the metrics of `bio-mcp eval beir`.
 
 Shared by `scifact_eval.py` and `scifact_tune.py`. The cache lives in a scratch folder named on
 the command line (never in the repository): one sub-folder per embedding `model_id`, holding the
@@ -9,23 +9,21 @@ the chunks that changed.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
-import math
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bio_mcp.features.corpus.eval_beir import load_beir, query_metrics
 from bio_mcp.search.chunking import Chunk, ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings
 from bio_mcp.search.fusion import FusionConfig
-from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
+from bio_mcp.search.hybrid import HybridIndex, IndexedChunk, SearchMode
 
 
 @dataclass(frozen=True)
@@ -36,45 +34,15 @@ class SciFact:
 
     @classmethod
     def load(cls, folder: Path) -> SciFact:
-        docs = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
-        queries = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.train.jsonl").open())}
-        qrels: dict[str, dict[str, int]] = defaultdict(dict)
-        with (folder / "qrels" / "train.tsv").open(encoding="utf-8") as handle:
-            for row in csv.DictReader(handle, delimiter="\t"):
-                qrels[row["query-id"]][row["corpus-id"]] = int(row["score"])
-        judged = {qid: text for qid, text in queries.items() if qid in qrels}
-        return cls(docs, judged, dict(qrels))
+        dataset = load_beir(folder, "train")
+        docs = [
+            {"_id": str(d["_id"]), "title": d.get("title") or "", "text": d.get("text") or ""}
+            for d in dataset.corpus
+        ]
+        return cls(docs, dataset.queries, dataset.qrels)
 
     def chunks(self, policy: ChunkPolicy) -> list[Chunk]:
         return [c for d in self.docs for c in chunk_record(d["_id"], d["title"], d["text"], policy)]
-
-
-def ndcg_at(ranked: Sequence[str], relevant: dict[str, int], k: int = 10) -> float:
-    dcg = sum(relevant.get(doc, 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
-    ideal_gains = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
-    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(ideal_gains))
-    return dcg / ideal if ideal else 0.0
-
-
-def recall_at(ranked: Sequence[str], relevant: dict[str, int], k: int = 100) -> float:
-    wanted = {doc for doc, g in relevant.items() if g > 0}
-    return len(wanted & set(ranked[:k])) / len(wanted) if wanted else 0.0
-
-
-def mrr_at(ranked: Sequence[str], relevant: dict[str, int], k: int = 10) -> float:
-    for i, doc in enumerate(ranked[:k]):
-        if relevant.get(doc, 0) > 0:
-            return 1.0 / (i + 1)
-    return 0.0
-
-
-def evaluate(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
-    n = len(runs)
-    return {
-        "ndcg@10": sum(ndcg_at(r, qrels[q]) for q, r in runs.items()) / n,
-        "recall@100": sum(recall_at(r, qrels[q]) for q, r in runs.items()) / n,
-        "mrr@10": sum(mrr_at(r, qrels[q]) for q, r in runs.items()) / n,
-    }
 
 
 class VectorCache:
@@ -166,18 +134,16 @@ def build_index(
     return index
 
 
-def run_queries(
-    index: HybridIndex, scifact: SciFact, top_k: int, quality_bias: bool = False
-) -> dict[str, list[str]]:
-    return {
-        qid: [hit.pmid for hit in index.search(text, top_k, quality_bias)]
+def evaluate_index(
+    index: HybridIndex, scifact: SciFact, quality_bias: bool = False, mode: SearchMode = "hybrid"
+) -> dict[str, float]:
+    """The metrics of `bio-mcp eval beir` (`query_metrics`), averaged over the queries."""
+    per_query = [
+        query_metrics(
+            [hit.pmid for hit in index.search(text, 10, quality_bias, mode=mode)],
+            [hit.pmid for hit in index.search(text, 100, quality_bias, mode=mode)],
+            scifact.qrels[qid],
+        )
         for qid, text in scifact.queries.items()
-    }
-
-
-def evaluate_index(index: HybridIndex, scifact: SciFact, quality_bias: bool = False) -> dict[str, float]:
-    """nDCG@10 and MRR@10 from searches for 10 documents, Recall@100 from searches for 100, as a
-    caller would ask for them (the candidate depth grows with top_k)."""
-    top10 = evaluate(run_queries(index, scifact, 10, quality_bias), scifact.qrels)
-    top100 = evaluate(run_queries(index, scifact, 100, quality_bias), scifact.qrels)
-    return {"ndcg@10": top10["ndcg@10"], "mrr@10": top10["mrr@10"], "recall@100": top100["recall@100"]}
+    ]
+    return {name: sum(q[name] for q in per_query) / len(per_query) for name in per_query[0]}

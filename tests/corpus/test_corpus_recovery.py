@@ -1,4 +1,5 @@
-"""Crash safety and index repair: a sync killed mid-run, a model switch, a lost index folder."""
+"""Crash safety and index repair: a sync killed mid-run, unflushed index writes, a model switch, a
+lost index folder."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
 from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
 from bio_mcp.store import open_metadata_store
 from tests.corpus.conftest import TERM, UNTIL, corpus_settings
 
@@ -110,14 +112,14 @@ async def test_a_model_switch_forces_a_full_re_embed(make_service) -> None:
     await switched.open()
     assert switched.last_reconcile is not None and switched.last_reconcile.model_switch_reset == total
     # Never a mixed index: no 384-d vector survives, and search falls back to BM25 until re-embedded.
-    assert len(switched.index.vectors) == 0
+    assert switched.index.hybrid.vector_count == 0
     hits = await switched.search(RagSearchRequest(query="cancer"))
     assert hits.results and all(result.sim is None for result in hits.results)
     assert await switched.drain() == total
     with switched.store.read() as tx:
         counts = tx.chunks.state_counts("hash:v1:256")
         assert counts.embedded == counts.vector_indexed == total
-    assert switched.index.vectors.dim == 256 and len(switched.index.vectors) == total
+    assert switched.index.hybrid.embeddings.dim == 256 and switched.index.hybrid.vector_count == total
 
 
 async def test_lost_index_folders_are_rebuilt_from_the_store(make_service, bio_home) -> None:
@@ -134,3 +136,24 @@ async def test_lost_index_folders_are_rebuilt_from_the_store(make_service, bio_h
     assert reopened.index.uuids() == (uuids, uuids)
     assert await reopened.rebuild_indexes() == len(uuids)
     assert reopened.index.uuids() == (uuids, uuids)
+
+
+async def test_index_writes_a_crash_left_unflushed_are_redone_from_the_store(make_service, bio_home) -> None:
+    service = make_service()
+    await service.sync_delta(SyncDeltaRequest(query_key="journal", term=TERM))
+    await service.drain()
+    uuids, _ = chunk_uuids(service.store)
+    await service.aclose()
+
+    # A process dies between writing the index and flushing it: BM25 committed, vectors not saved.
+    first, second = sorted(uuids)[:2]
+    crashed = HybridIndex(HashEmbeddings(), bio_home / "index")
+    crashed.upsert([IndexedChunk(first, "1", "zymurgy xylophone quokka")], delete=[second])
+    del crashed
+
+    reopened = make_service()
+    await reopened.open()
+    assert reopened.last_reconcile is not None and reopened.last_reconcile.reindexed == 2
+    assert reopened.index.uuids() == (uuids, uuids)
+    assert chunk_uuids(reopened.store) == (uuids, set())
+    assert reopened.index.search("zymurgy xylophone quokka", 5, False, mode="bm25") == []

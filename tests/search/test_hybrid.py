@@ -91,6 +91,16 @@ def test_filters(index: HybridIndex) -> None:
     assert index.search(query, 10, year_range=(1990, 1999)) == []
 
 
+def test_each_retriever_can_run_alone(index: HybridIndex) -> None:
+    query = "metformin glucose diabetes"
+    bm25_only = index.search(query, 5, mode="bm25")
+    assert bm25_only and all(h.sim is None and h.bm25 is not None for h in bm25_only)
+    vector_only = index.search(query, 5, mode="vector")
+    assert vector_only and all(h.bm25 is None and h.sim is not None for h in vector_only)
+    hybrid = index.search(query, 5)
+    assert {h.pmid for h in hybrid} <= {h.pmid for h in bm25_only} | {h.pmid for h in vector_only}
+
+
 @pytest.mark.parametrize("query", ['"', "((**))", "?!", "   ", ":::", "-"])
 def test_queries_without_words_find_nothing(index: HybridIndex, query: str) -> None:
     assert index.search(query) == []
@@ -150,6 +160,17 @@ def test_upsert_replaces_and_delete_removes(index: HybridIndex) -> None:
     assert all(h.pmid != "104" for h in index.search("warfarin bleeding aspirin", 10))
 
 
+def test_upsert_can_delete_in_the_same_step(index: HybridIndex) -> None:
+    old = [c for c in _chunks() if c.pmid == "104"]
+    new = IndexedChunk(
+        "00000000-0000-5000-8000-000000000104", "104", "Warfarin and bleeding", 2024, (), 0,
+        EMBEDDINGS.embed_array(["Warfarin and bleeding"])[0],
+    )
+    index.upsert([new], delete=[c.uuid for c in old])
+    assert all(c.uuid not in index for c in old) and new.uuid in index
+    assert [h.uuid for h in index.search("warfarin aspirin", 5) if h.pmid == "104"] == [new.uuid]
+
+
 def test_invalid_chunks_are_validation_errors() -> None:
     index = HybridIndex(EMBEDDINGS)
     with pytest.raises(BioMcpError) as info:
@@ -188,6 +209,16 @@ def test_writes_not_flushed_before_a_crash_are_dropped_from_both_halves(tmp_path
     reopened.upsert(missing)
     reopened.flush()
     assert reopened.uuids() == sorted(c.uuid for c in chunks)
+
+
+def test_a_half_in_an_unreadable_format_is_started_empty(tmp_path: Path) -> None:
+    with HybridIndex(EMBEDDINGS, tmp_path) as index:
+        index.upsert(_chunks())
+    (tmp_path / "bm25" / "bm25.json").write_text('{"schema": "bm25-v0"}')
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert reopened.discarded
+    assert reopened.bm25_uuids() == []
+    assert not HybridIndex(EMBEDDINGS, tmp_path / "fresh").discarded
 
 
 def test_a_provider_switch_drops_vectors_and_keeps_bm25(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """`HybridIndex`: BM25 (tantivy) + exact cosine (NumPy) + fusion + quality, behind one facade.
 
-The index is derived data: the SQL store owns chunks, and everything here can be rebuilt from it
+It is the one search index of the product: the corpus keeps one in step with its SQL store
+(`features.corpus.indexing`), and the SciFact and latency benches measure this same class. The
+index is derived data: the SQL store owns chunks, and everything here can be rebuilt from it
 (`rebuild`). Embedding happens outside: `upsert` takes chunks with or without a vector, and a
 chunk without one is searchable by BM25 at once and by vector once `set_vectors` attaches it
 (`pending_uuids()` lists the chunks still waiting). The index embeds only the query, with the
@@ -9,9 +11,10 @@ chunk without one is searchable by BM25 at once and by vector once `set_vectors`
 Search: each retriever returns its top chunks (`FusionConfig.candidate_depth`), filtered by year
 and publication type inside the retriever; then both scores are completed for every candidate
 (the cosine of BM25-only candidates, the BM25 of vector-only ones: nDCG@10 on SciFact train
-0.7364 -> 0.7397 with the local model, 0.7330 -> 0.7408 with onnx), fused per document and reranked by quality (see `fusion`). One hit per document, carried
-by its best chunk. `sim` is None only for a chunk without a vector, `bm25` only for a chunk that
-contains no query term.
+0.7364 -> 0.7397 with the local model, 0.7330 -> 0.7408 with onnx), fused per document and
+reranked by quality (see `fusion`). One hit per document, carried by its best chunk. `sim` is None
+only for a chunk without a vector, `bm25` only for a chunk that contains no query term. A search
+in `mode` "bm25" or "vector" runs that retriever alone (for evaluation against the hybrid).
 
 Writes are visible to searches as soon as `upsert` / `delete` / `set_vectors` return. They are
 durable after `flush()` (also run by `close()` and after `rebuild`). A small journal makes the two
@@ -22,17 +25,23 @@ halves (`recovered_uuids` lists them) so the caller's reconciliation with the SQ
 
 Opening with an `Embeddings` whose `model_id` differs from the saved vectors' drops the vectors
 (never mixing two models), keeps every chunk searchable by BM25, and sets `replaced_model_id`;
-the caller re-embeds `pending_uuids()`.
+the caller re-embeds `pending_uuids()`. A half saved in a format this version cannot read is
+started empty (`discarded` says so): the caller rebuilds it from the store.
+
+`lock` (re-entrant) serialises every read and write of the index; a caller that must change the
+store and the index as one step holds it across both.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self, TypeVar
 
 import numpy as np
 
@@ -43,6 +52,11 @@ from bio_mcp.search.fusion import DEFAULT_FUSION, Candidate, FusionConfig, fuse,
 from bio_mcp.search.vectors import VectorHit, VectorIndex, VectorRow
 
 _REBUILD_BATCH = 10_000
+
+log = logging.getLogger("bio_mcp.search.hybrid")
+
+SearchMode = Literal["hybrid", "bm25", "vector"]
+_Half = TypeVar("_Half", BM25Index, VectorIndex)
 
 
 def complete_candidates(
@@ -115,18 +129,33 @@ class HybridIndex:
         self.embeddings = embeddings
         self.fusion = fusion
         self.folder = Path(folder) if folder is not None else None
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self.recovered_uuids: list[str] = []
+        self.discarded = False
         if self.folder is None:
             self._bm25 = BM25Index()
             self._vectors = VectorIndex(embeddings.dim, embeddings.model_id)
             self._journal: Path | None = None
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._bm25 = BM25Index(self.folder / "bm25")
-        self._vectors = VectorIndex.open(self.folder / "vectors", embeddings.dim, embeddings.model_id)
+        self._bm25 = self._open_half("bm25", BM25Index)
+        self._vectors = self._open_half(
+            "vectors", lambda path: VectorIndex.open(path, embeddings.dim, embeddings.model_id)
+        )
         self._journal = self.folder / "journal.log"
         self._recover()
+
+    def _open_half(self, name: str, opener: Callable[[Path], _Half]) -> _Half:
+        assert self.folder is not None
+        path = self.folder / name
+        try:
+            return opener(path)
+        except ValueError as exc:
+            # Derived data in a format this version cannot read: start empty, the store refills it.
+            log.warning("discarding the %s index in %s: %s", name, path, exc)
+            shutil.rmtree(path, ignore_errors=True)
+            self.discarded = True
+            return opener(path)
 
     @property
     def replaced_model_id(self) -> str | None:
@@ -162,7 +191,7 @@ class HybridIndex:
         self._journal.write_text("")
 
     def flush(self) -> None:
-        with self._lock:
+        with self.lock:
             self._save()
 
     def close(self) -> None:
@@ -182,23 +211,27 @@ class HybridIndex:
                 raise BioMcpError(ErrorCode.VALIDATION, f"pmid must be digits, got {chunk.pmid!r}")
         return [VectorRow(c.uuid, c.pmid, c.year, tuple(c.pub_types), c.quality, c.vector) for c in chunks]
 
-    def upsert(self, chunks: Iterable[IndexedChunk]) -> None:
-        """Adds chunks or replaces them (text, attributes and vector) by UUID."""
+    def upsert(self, chunks: Iterable[IndexedChunk], delete: Iterable[str] = ()) -> None:
+        """Deletes the UUIDs in `delete`, then adds chunks or replaces them (text, attributes and
+        vector) by UUID, in one BM25 commit."""
         items = list({chunk.uuid: chunk for chunk in chunks}.values())
-        if not items:
+        gone = list(dict.fromkeys(delete))
+        if not items and not gone:
             return
         rows = self._rows(items)
-        with self._lock:
-            self._log(c.uuid for c in items)
+        with self.lock:
+            self._log([*gone, *(c.uuid for c in items)])
+            self._vectors.delete(gone)
             try:
                 self._vectors.upsert(rows)
             except ValueError as exc:
                 raise BioMcpError(ErrorCode.VALIDATION, str(exc)) from None
+            self._bm25.delete(gone)
             self._bm25.replace(BM25Doc(c.uuid, c.pmid, c.text, c.year, tuple(c.pub_types)) for c in items)
             self._bm25.commit()
 
     def set_vectors(self, uuids: Sequence[str], vectors: np.ndarray | Sequence[Sequence[float]]) -> None:
-        with self._lock:
+        with self.lock:
             self._log(uuids)
             try:
                 self._vectors.set_vectors(uuids, np.asarray(vectors, dtype=np.float32))
@@ -206,18 +239,16 @@ class HybridIndex:
                 raise BioMcpError(ErrorCode.VALIDATION, str(exc)) from None
 
     def delete(self, uuids: Iterable[str]) -> int:
+        """Removes these chunks; returns how many were indexed."""
         items = list(dict.fromkeys(uuids))
-        if not items:
-            return 0
-        with self._lock:
-            self._log(items)
-            self._bm25.delete(items)
-            self._bm25.commit()
-            return self._vectors.delete(items)
+        with self.lock:
+            present = sum(1 for uuid in items if uuid in self._vectors)
+            self.upsert((), delete=items)
+            return present
 
     def rebuild(self, chunks: Iterable[IndexedChunk]) -> None:
         """Replaces the whole content with `chunks`, then flushes."""
-        with self._lock:
+        with self.lock:
             self._bm25.clear()
             self._vectors.clear()
             batch: list[IndexedChunk] = []
@@ -242,14 +273,26 @@ class HybridIndex:
     def count(self) -> int:
         return len(self._vectors)
 
+    @property
+    def vector_count(self) -> int:
+        return self._vectors.vector_count
+
+    def __contains__(self, uuid: object) -> bool:
+        return uuid in self._vectors
+
     def uuids(self) -> list[str]:
         """Every indexed chunk UUID, sorted: for reconciliation with the SQL store."""
-        with self._lock:
+        with self.lock:
             return self._vectors.uuids()
+
+    def bm25_uuids(self) -> list[str]:
+        """Every UUID in the BM25 half, sorted (reads every stored document: not for hot paths)."""
+        with self.lock:
+            return self._bm25.uuids()
 
     def pending_uuids(self) -> list[str]:
         """Chunks indexed without a vector yet."""
-        with self._lock:
+        with self.lock:
             return self._vectors.pending_uuids()
 
     def search(
@@ -259,6 +302,7 @@ class HybridIndex:
         quality_bias: bool = True,
         year_range: tuple[int | None, int | None] | None = None,
         pub_types: Sequence[str] | None = None,
+        mode: SearchMode = "hybrid",
     ) -> list[Hit]:
         """Up to `top_k` documents, best first; a query with no searchable word finds nothing."""
         if top_k < 1:
@@ -266,24 +310,21 @@ class HybridIndex:
         if not self._bm25.analyze(query):
             return []
         depth = self.fusion.candidate_depth(top_k)
+        use_vectors = mode != "bm25" and self._vectors.vector_count > 0
         # Embedded outside the lock: a remote provider may take a while, writers need not wait.
-        query_vector = self.embeddings.embed_query(query) if self._vectors.vector_count else None
-        with self._lock:
-            bm25_hits = self._bm25.search(query, depth, year_range, pub_types)
+        query_vector = self.embeddings.embed_query(query) if use_vectors else None
+        with self.lock:
+            bm25_hits = self._bm25.search(query, depth, year_range, pub_types) if mode != "vector" else []
             vector_hits: list[VectorHit] = []
             if query_vector is not None:
                 mask = self._vectors.mask(year_range, pub_types)
                 vector_hits = self._vectors.search(query_vector, depth, mask)
-            candidates = complete_candidates(
-                self._bm25,
-                self._vectors,
-                query,
-                query_vector,
-                merge_candidates(
-                    [(h.uuid, h.pmid, h.score) for h in bm25_hits],
-                    [(h.uuid, h.pmid, h.sim) for h in vector_hits],
-                ),
+            candidates = merge_candidates(
+                [(h.uuid, h.pmid, h.score) for h in bm25_hits],
+                [(h.uuid, h.pmid, h.sim) for h in vector_hits],
             )
+            if mode == "hybrid":
+                candidates = complete_candidates(self._bm25, self._vectors, query, query_vector, candidates)
             docs = fuse(candidates, self.fusion)
             quality = {}
             for doc in docs:

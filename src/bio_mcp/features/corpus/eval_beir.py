@@ -2,13 +2,15 @@
 
 The BEIR documents go into a scratch corpus (a temporary BIO_MCP_HOME with its own SQLite store
 and indexes) through the same path as a sync: `records.chunk_records`, `sync.commit_documents`,
-the embedding writer and `search.ranked_documents`. BEIR ids are not PMIDs, so each document gets
+the embedding writer and the corpus index's search. BEIR ids are not PMIDs, so each document gets
 a synthetic numeric id (its line number, from 1) inside the scratch store, mapped back when
 scoring. BEIR documents carry no publication types, MeSH or dates, so every quality component is
 null and the total 0: with `quality_bias` the rerank is a no-op here by construction.
 
 Metrics per query, averaged over the queries that have qrels: nDCG@10 (graded, linear gain),
-Recall@100 and MRR@10 (relevance > 0).
+Recall@100 and MRR@10 (relevance > 0). Each is taken as a caller would ask: the @10 metrics from a
+search for 10 documents, Recall@100 from a search for 100 (a search's candidate depth grows with
+`top_k`, see `FusionConfig.candidate_depth`, so the first ten of a search for 100 may differ).
 """
 
 from __future__ import annotations
@@ -25,14 +27,13 @@ from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
-from bio_mcp.features.corpus.search import SearchMode, SearchSettings, ranked_documents
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
-from bio_mcp.store import DocumentRecord, MetadataStore, QualityScores, open_metadata_store
+from bio_mcp.search.hybrid import SearchMode
+from bio_mcp.store import DocumentRecord, QualityScores, open_metadata_store
 
 COMMIT_BATCH = 500
-DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -95,29 +96,38 @@ def _documents(corpus: list[dict[str, Any]]) -> tuple[list[CorpusDocument], dict
     return documents, beir_ids
 
 
-def _ndcg(ranked: list[str], judged: dict[str, int], k: int) -> float:
+def ndcg_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
     dcg = sum(judged.get(doc, 0) / math.log2(rank + 2) for rank, doc in enumerate(ranked[:k]))
     ideal = sorted((grade for grade in judged.values() if grade > 0), reverse=True)[:k]
     best = sum(grade / math.log2(rank + 2) for rank, grade in enumerate(ideal))
     return dcg / best if best > 0 else 0.0
 
 
-def _scores(ranked: list[str], judged: dict[str, int]) -> dict[str, float]:
+def recall_at(ranked: list[str], judged: dict[str, int], k: int = 100) -> float:
     relevant = {doc for doc, grade in judged.items() if grade > 0}
-    first = next((rank for rank, doc in enumerate(ranked[:10], start=1) if doc in relevant), None)
+    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+def mrr_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
+    first = next((rank for rank, doc in enumerate(ranked[:k], start=1) if judged.get(doc, 0) > 0), None)
+    return 1.0 / first if first else 0.0
+
+
+def query_metrics(top10: list[str], top100: list[str], judged: dict[str, int]) -> dict[str, float]:
+    """nDCG@10 and MRR@10 of a search for 10 documents, Recall@100 of a search for 100."""
     return {
-        "ndcg@10": _ndcg(ranked, judged, 10),
-        "recall@100": len(relevant & set(ranked[:100])) / len(relevant) if relevant else 0.0,
-        "mrr@10": 1.0 / first if first else 0.0,
+        "ndcg@10": ndcg_at(top10, judged),
+        "recall@100": recall_at(top100, judged),
+        "mrr@10": mrr_at(top10, judged),
     }
 
 
-def fill_scratch_corpus(store: MetadataStore, index: CorpusIndex, documents: list[CorpusDocument], batch: int) -> None:
+def fill_scratch_corpus(index: CorpusIndex, documents: list[CorpusDocument], batch: int) -> None:
     for offset in range(0, len(documents), COMMIT_BATCH):
-        commit_documents(store, index, documents[offset : offset + COMMIT_BATCH])
+        commit_documents(index, documents[offset : offset + COMMIT_BATCH])
     embedded = True
     while embedded:
-        embedded = bool(index.embed_pending(store, batch))
+        embedded = bool(index.embed_pending(batch))
 
 
 def evaluate_beir(
@@ -139,12 +149,16 @@ def evaluate_beir(
         scratch_settings = settings.model_copy(update={"home": Path(scratch), "database_url": None})
         store = open_metadata_store(scratch_settings)
         try:
-            index = CorpusIndex(index_folder(scratch_settings), embedder)
-            fill_scratch_corpus(store, index, documents, settings.embeddings_batch_size)
-            per_query = []
-            for query_id, text in dataset.queries.items():
-                ranked = ranked_documents(store, index, text, DEPTH, quality_bias, SearchSettings(mode=mode))
-                per_query.append(_scores([beir_ids[doc.pmid] for doc in ranked], dataset.qrels[query_id]))
+            index = CorpusIndex(store, index_folder(scratch_settings), embedder)
+            fill_scratch_corpus(index, documents, settings.embeddings_batch_size)
+
+            def ranked(text: str, top_k: int) -> list[str]:
+                return [beir_ids[hit.pmid] for hit in index.search(text, top_k, quality_bias, mode)]
+
+            per_query = [
+                query_metrics(ranked(text, 10), ranked(text, 100), dataset.qrels[query_id])
+                for query_id, text in dataset.queries.items()
+            ]
         finally:
             store.close()
     count = len(per_query)

@@ -80,8 +80,8 @@ class CorpusService:
             store = await asyncio.to_thread(open_metadata_store, self.settings)
             try:
                 embeddings = self._embeddings or build_embeddings(self.settings)
-                index = await asyncio.to_thread(CorpusIndex, index_folder(self.settings), embeddings)
-                self.last_reconcile = await asyncio.to_thread(index.reconcile, store)
+                index = await asyncio.to_thread(CorpusIndex, store, index_folder(self.settings), embeddings)
+                self.last_reconcile = await asyncio.to_thread(index.reconcile)
             except BaseException:
                 store.close()
                 raise
@@ -130,9 +130,7 @@ class CorpusService:
         done = 0
         async with self._embedding:
             while True:
-                taken = await asyncio.to_thread(
-                    self.index.embed_pending, self.store, self.settings.embeddings_batch_size
-                )
+                taken = await asyncio.to_thread(self.index.embed_pending, self.settings.embeddings_batch_size)
                 if taken == 0:
                     return done
                 done += taken
@@ -155,7 +153,7 @@ class CorpusService:
 
     async def search(self, request: RagSearchRequest) -> RagSearchResponse:
         await self.open()
-        return await asyncio.to_thread(search_corpus, request, self.store, self.index)
+        return await asyncio.to_thread(search_corpus, request, self.index)
 
     async def get(self, request: RagGetRequest) -> RagGetResponse:
         await self.open()
@@ -174,10 +172,10 @@ class CorpusService:
         return await asyncio.to_thread(set_checkpoint, request, self.store)
 
     async def rebuild_indexes(self) -> int:
-        """Both derived indexes from the store's chunks (`bio-mcp index rebuild`); returns the chunk count."""
+        """The derived index from the store's chunks (`bio-mcp index rebuild`); returns the chunk count."""
         await self.open()
         async with self._embedding:
-            return await asyncio.to_thread(self.index.rebuild, self.store)
+            return await asyncio.to_thread(self.index.rebuild)
 
 
 async def rebuild_indexes(settings: Settings, eutils: EutilsClient) -> int:

@@ -96,21 +96,22 @@ class BatchOutcome:
     stale: int
 
 
-def commit_documents(store: MetadataStore, index: CorpusIndex, documents: Sequence[CorpusDocument]) -> BatchOutcome:
-    """Upsert documents and replace the chunks of the changed ones in one transaction, then index.
+def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) -> BatchOutcome:
+    """Upsert documents into the index's store and replace the chunks of the changed ones in one
+    transaction, then index them.
 
     Every path that fills the corpus (sync, BEIR evaluation) goes through here.
     """
     by_pmid = {document.record.pmid: document for document in documents}
     with index.lock:
-        with store.transaction() as tx:
+        with index.store.transaction() as tx:
             result = tx.documents.upsert([document.record for document in by_pmid.values()])
             sets = [
                 ChunkSet(pmid=pmid, version=result.versions[pmid], chunks=by_pmid[pmid].chunks)
                 for pmid in result.changed_pmids()
             ]
             replaced = tx.chunks.replace_many(sets)
-        index.apply(store, replaced.removed_uuids, replaced.to_index_uuids)
+        index.apply(replaced.removed_uuids, replaced.to_index_uuids)
     return BatchOutcome(
         inserted=result.inserted,
         updated=result.updated,
@@ -187,7 +188,7 @@ async def sync_delta(
             run = _Run(request, store, index, eutils, options, now.date(), job_id, tally)
             for window in plan.windows:
                 await _sync_window(run, window)
-            pending = index.pending_embeddings(store)
+            pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
         except BaseException as exc:
             message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
@@ -229,7 +230,7 @@ async def _sync_window(run: _Run, window: Window) -> None:
         tally.parse_s += parsed - fetched
         if not documents:
             continue
-        outcome = await asyncio.to_thread(commit_documents, run.store, run.index, documents)
+        outcome = await asyncio.to_thread(commit_documents, run.index, documents)
         tally.store_s += time.perf_counter() - parsed
         tally.inserted += outcome.inserted
         tally.updated += outcome.updated
