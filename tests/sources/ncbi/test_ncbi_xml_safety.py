@@ -9,7 +9,7 @@ from lxml import etree
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ncbi.parsers import parse_efetch, parse_einfo, parse_esearch
-from bio_mcp.sources.ncbi.xml import element_text, leaf_text, make_parser, parse_xml
+from bio_mcp.sources.ncbi.xml import collapsed, element_text, make_parser, parse_xml
 
 BILLION_LAUGHS = b"""<?xml version="1.0"?>
 <!DOCTYPE eSearchResult [
@@ -149,4 +149,4 @@ def test_inline_markup_becomes_clean_text() -> None:
     )
     assert element_text(element) == "CO2 and in vivo data, p < 0.05x=1 end"
     assert element_text(None) == ""
-    assert leaf_text(etree.fromstring(b"<LastName>  de la\n Cruz </LastName>")) == "de la Cruz"
+    assert collapsed(etree.fromstring(b"<LastName>  de la\n Cruz </LastName>").text) == "de la Cruz"

@@ -3,7 +3,9 @@
 Each container is read in one pass over its children, dispatching on the tag: `find()` would walk
 the children again for every field, and this loop is the parser's hot path (see
 bench/parse_throughput.py). Reference lists, half the bytes of a response, are reduced to their
-cited PMIDs before libxml2 sees them (`_condense_reference_lists`).
+cited PMIDs before libxml2 sees them (`_condense_reference_lists`). A record is gathered as plain
+dicts and lists and validated into its `Article` in one call: pydantic builds the nested models
+(authors, ids, sections...) far faster than as one Python-level call per model.
 """
 
 from __future__ import annotations
@@ -14,22 +16,10 @@ from typing import Any
 from lxml import etree
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.sources.ncbi.models import (
-    AbstractSection,
-    Article,
-    ArticleId,
-    Author,
-    BookInfo,
-    CommentCorrection,
-    DataBank,
-    Grant,
-    JournalInfo,
-    MeshHeading,
-    MeshQualifier,
-)
+from bio_mcp.sources.ncbi.models import Article, BookInfo, MeshHeading, MeshQualifier
 from bio_mcp.sources.ncbi.parsers.body import load_xml
 from bio_mcp.sources.ncbi.parsers.dates import parts_iso, publication_date
-from bio_mcp.sources.ncbi.xml import element_text, leaf_text
+from bio_mcp.sources.ncbi.xml import collapsed, element_text
 
 ROOT_TAG = "PubmedArticleSet"
 RETRACTED_PUBLICATION_TYPE = "Retracted Publication"
@@ -138,18 +128,18 @@ def _orcid(identifier: etree._Element) -> str | None:
     return f"{match[1]}-{match[2]}-{match[3]}-{match[4].upper()}" if match else identifier.text.strip()
 
 
-def _author(element: etree._Element) -> Author:
-    # Only the parts present are passed: pydantic fills absent ones from defaults faster.
+def _author(element: etree._Element) -> dict[str, Any]:
+    # Only the parts present are given: pydantic fills absent ones from defaults faster.
     fields: dict[str, Any] = {}
     affiliations: list[str] = []
     for child in element:
         tag = child.tag
         if tag == "LastName":
-            fields["last_name"] = leaf_text(child) or None
+            fields["last_name"] = collapsed(child.text) or None
         elif tag == "ForeName":
-            fields["first_name"] = leaf_text(child) or None
+            fields["first_name"] = collapsed(child.text) or None
         elif tag == "Initials":
-            fields["initials"] = leaf_text(child) or None
+            fields["initials"] = collapsed(child.text) or None
         elif tag == "AffiliationInfo":
             for part in child:
                 if part.tag == "Affiliation":
@@ -165,10 +155,10 @@ def _author(element: etree._Element) -> Author:
     if affiliations:
         fields["affiliation"] = affiliations[0]
         fields["affiliations"] = affiliations
-    return Author(**fields)
+    return fields
 
 
-def _authors(author_list: etree._Element) -> list[Author]:
+def _authors(author_list: etree._Element) -> list[dict[str, Any]]:
     # ValidYN="N" marks a name NLM later found wrong (e.g. corrected by an erratum); PubMed hides it.
     return [
         _author(element)
@@ -182,130 +172,113 @@ def _texts(container: etree._Element, tag: str) -> list[str]:
 
 
 def _leaf_texts(container: etree._Element, tag: str) -> list[str]:
-    return [text for child in container if child.tag == tag and (text := leaf_text(child))]
+    return [text for child in container if child.tag == tag and (text := collapsed(child.text))]
 
 
-def _abstract_sections(abstract: etree._Element) -> list[AbstractSection]:
+def _abstract_sections(abstract: etree._Element) -> list[dict[str, Any]]:
     sections = []
     for element in abstract:
         if element.tag == "AbstractText":
             text = element_text(element)
             if text:
                 sections.append(
-                    AbstractSection(
-                        label=element.get("Label") or None,
-                        nlm_category=element.get("NlmCategory") or None,
-                        text=text,
-                    )
+                    {
+                        "label": element.get("Label") or None,
+                        "nlm_category": element.get("NlmCategory") or None,
+                        "text": text,
+                    }
                 )
     return sections
 
 
-def _abstract_text(sections: list[AbstractSection]) -> str | None:
+def _abstract_text(sections: list[dict[str, Any]]) -> str | None:
     joined = "\n".join(
-        f"{section.label}: {section.text}" if section.label else section.text for section in sections
+        f"{section['label']}: {section['text']}" if section["label"] else section["text"]
+        for section in sections
     )
     return joined or None
 
 
-# A qualifier as read: (name, UI, major topic); a heading as read: descriptor parts and qualifiers.
-_QualifierParts = tuple[str, str | None, bool]
-_HeadingParts = tuple[str, str | None, bool, str | None, tuple[_QualifierParts, ...]]
+# A MeSH heading as it stands in the tree, flat: the text, UI, MajorTopicYN and Type of its
+# DescriptorName, then the text, UI and MajorTopicYN of each QualifierName. One flat tuple per
+# distinct heading is also the fewest objects for the garbage collector to track while parsing.
+_HeadingKey = tuple[str | None, ...]
 
 
 class _MeshValues:
     """The MeSH headings of one response, one instance per distinct heading.
 
     Headings repeat across records (Humans, Male, Animals...) and are deeply immutable, so the
-    records of a response share them: fewer objects to build, keep and garbage-collect.
+    records of a response share them: fewer objects to build, keep and garbage-collect. A heading
+    is looked up by its names' texts and attributes exactly as read, so a repeat costs neither
+    whitespace collapsing nor validation.
     """
 
     def __init__(self) -> None:
-        self._headings: dict[_HeadingParts, MeshHeading] = {}
-        self._qualifiers: dict[_QualifierParts, MeshQualifier] = {}
+        self._headings: dict[_HeadingKey, MeshHeading] = {}
+        self._qualifiers: dict[_HeadingKey, MeshQualifier] = {}
 
-    def heading(self, parts: _HeadingParts) -> MeshHeading:
-        heading = self._headings.get(parts)
+    def heading(self, key: _HeadingKey) -> MeshHeading:
+        heading = self._headings.get(key)
         if heading is None:
-            name, ui, is_major_topic, descriptor_type, qualifiers = parts
-            heading = self._headings[parts] = MeshHeading(
-                descriptor_name=name,
+            name, ui, major_topic, descriptor_type = key[:4]
+            heading = self._headings[key] = MeshHeading(
+                descriptor_name=collapsed(name),
                 descriptor_ui=ui,
-                is_major_topic=is_major_topic,
+                is_major_topic=major_topic == "Y",
                 descriptor_type=descriptor_type,
-                qualifiers=tuple(self._qualifier(qualifier) for qualifier in qualifiers),
+                qualifiers=tuple(self._qualifier(key[start : start + 3]) for start in range(4, len(key), 3)),
             )
         return heading
 
-    def _qualifier(self, parts: _QualifierParts) -> MeshQualifier:
-        qualifier = self._qualifiers.get(parts)
+    def _qualifier(self, key: _HeadingKey) -> MeshQualifier:
+        qualifier = self._qualifiers.get(key)
         if qualifier is None:
-            name, ui, is_major_topic = parts
-            qualifier = self._qualifiers[parts] = MeshQualifier(
-                name=name, ui=ui, is_major_topic=is_major_topic
+            name, ui, major_topic = key
+            qualifier = self._qualifiers[key] = MeshQualifier(
+                name=collapsed(name), ui=ui, is_major_topic=major_topic == "Y"
             )
         return qualifier
 
 
 def _mesh_headings(mesh_list: etree._Element, mesh: _MeshValues) -> list[MeshHeading]:
     # One flat pass over the names: the DTD puts each DescriptorName before its QualifierNames.
-    headings = []
-    descriptor: etree._Element | None = None
-    qualifiers: list[_QualifierParts] = []
+    keys: list[list[str | None]] = []
     for element in mesh_list.iter("DescriptorName", "QualifierName"):
-        if element.tag == "QualifierName":
-            qualifiers.append((leaf_text(element), element.get("UI"), element.get("MajorTopicYN") == "Y"))
-            continue
-        if descriptor is not None:
-            headings.append(mesh.heading(_heading_parts(descriptor, qualifiers)))
-        descriptor, qualifiers = element, []
-    if descriptor is not None:
-        headings.append(mesh.heading(_heading_parts(descriptor, qualifiers)))
-    return headings
-
-
-def _heading_parts(descriptor: etree._Element, qualifiers: list[_QualifierParts]) -> _HeadingParts:
-    return (
-        leaf_text(descriptor),
-        descriptor.get("UI"),
-        descriptor.get("MajorTopicYN") == "Y",
-        descriptor.get("Type"),
-        tuple(qualifiers),
-    )
+        if element.tag == "DescriptorName":
+            keys.append([element.text, element.get("UI"), element.get("MajorTopicYN"), element.get("Type")])
+        elif keys:  # a qualifier before any descriptor has no heading to belong to
+            keys[-1] += (element.text, element.get("UI"), element.get("MajorTopicYN"))
+    return [mesh.heading(tuple(key)) for key in keys]
 
 
 _GRANT_FIELDS = {"GrantID": "grant_id", "Agency": "agency", "Country": "country", "Acronym": "acronym"}
 
 
-def _grants(grant_list: etree._Element) -> list[Grant]:
-    grants = []
-    for grant in grant_list:
-        if grant.tag == "Grant":
-            grants.append(
-                Grant(
-                    **{
-                        _GRANT_FIELDS[child.tag]: leaf_text(child) or None
-                        for child in grant
-                        if child.tag in _GRANT_FIELDS
-                    }
-                )
-            )
-    return grants
+def _grants(grant_list: etree._Element) -> list[dict[str, Any]]:
+    return [
+        {
+            _GRANT_FIELDS[child.tag]: collapsed(child.text) or None
+            for child in grant
+            if child.tag in _GRANT_FIELDS
+        }
+        for grant in grant_list
+        if grant.tag == "Grant"
+    ]
 
 
-def _article_ids(id_list: etree._Element, into: dict[tuple[str, str], ArticleId]) -> None:
+def _article_ids(id_list: etree._Element, into: dict[tuple[str, str], None]) -> None:
+    """(IdType, value) of each id into `into`, an insertion-ordered set."""
     for element in id_list:
         value = (element.text or "").strip()
         if value:
-            id_type = element.get("IdType") or "unknown"
-            if (id_type, value) not in into:
-                into[(id_type, value)] = ArticleId(id_type=id_type, value=value)
+            into[(element.get("IdType") or "unknown", value)] = None
 
 
-def _first_id(article_ids: list[ArticleId], id_type: str) -> str | None:
-    for article_id in article_ids:
-        if article_id.id_type == id_type:
-            return article_id.value
+def _first_id(ids: dict[tuple[str, str], None], wanted: str) -> str | None:
+    for id_type, value in ids:
+        if id_type == wanted:
+            return value
     return None
 
 
@@ -325,7 +298,7 @@ def _history(history: etree._Element, into: dict[str, str]) -> None:
 
 
 def _pages(pagination: etree._Element) -> str | None:
-    parts = {child.tag: leaf_text(child) for child in pagination}
+    parts = {child.tag: collapsed(child.text) for child in pagination}
     if parts.get("MedlinePgn"):
         return parts["MedlinePgn"]
     start, end = parts.get("StartPage"), parts.get("EndPage")
@@ -340,15 +313,15 @@ def _journal(journal: etree._Element, fields: dict[str, Any]) -> None:
                 if part.tag == "PubDate":
                     fields["publication_date"] = publication_date(part)
                 elif part.tag == "Volume":
-                    fields["volume"] = leaf_text(part) or None
+                    fields["volume"] = collapsed(part.text) or None
                 elif part.tag == "Issue":
-                    fields["issue"] = leaf_text(part) or None
+                    fields["issue"] = collapsed(part.text) or None
         elif tag == "Title":
-            fields["title"] = leaf_text(child) or None
+            fields["title"] = collapsed(child.text) or None
         elif tag == "ISOAbbreviation":
-            fields["iso_abbreviation"] = leaf_text(child) or None
+            fields["iso_abbreviation"] = collapsed(child.text) or None
         elif tag == "ISSN":
-            fields["issn"] = leaf_text(child) or None
+            fields["issn"] = collapsed(child.text) or None
             fields["issn_type"] = child.get("IssnType")
 
 
@@ -360,21 +333,21 @@ _MEDLINE_JOURNAL_FIELDS = {
 }
 
 
-def _comments_corrections(comments_list: etree._Element) -> list[CommentCorrection]:
+def _comments_corrections(comments_list: etree._Element) -> list[dict[str, Any]]:
     comments = []
     for element in comments_list:
-        parts = {child.tag: leaf_text(child) or None for child in element}
+        parts = {child.tag: collapsed(child.text) or None for child in element}
         comments.append(
-            CommentCorrection(
-                ref_type=element.get("RefType") or "unknown",
-                ref_source=parts.get("RefSource"),
-                pmid=parts.get("PMID"),
-            )
+            {
+                "ref_type": element.get("RefType") or "unknown",
+                "ref_source": parts.get("RefSource"),
+                "pmid": parts.get("PMID"),
+            }
         )
     return comments
 
 
-def _data_banks(data_bank_list: etree._Element) -> list[DataBank]:
+def _data_banks(data_bank_list: etree._Element) -> list[dict[str, Any]]:
     banks = []
     for bank in data_bank_list:
         name = ""
@@ -384,7 +357,7 @@ def _data_banks(data_bank_list: etree._Element) -> list[DataBank]:
                 name = element_text(child)
             elif child.tag == "AccessionNumberList":
                 accession_numbers = _leaf_texts(child, "AccessionNumber")
-        banks.append(DataBank(name=name, accession_numbers=accession_numbers))
+        banks.append({"name": name, "accession_numbers": accession_numbers})
     return banks
 
 
@@ -405,7 +378,7 @@ def _read_article(article: etree._Element, fields: dict[str, Any], journal: dict
         elif tag == "PublicationTypeList":
             fields["publication_types"] = _leaf_texts(child, "PublicationType")
         elif tag == "Language":
-            fields.setdefault("languages", []).append(leaf_text(child))
+            fields.setdefault("languages", []).append(collapsed(child.text))
         elif tag == "ELocationID":
             fields["elocation_doi"] = fields.get("elocation_doi") or _elocation_doi(child)
         elif tag == "GrantList":
@@ -439,18 +412,16 @@ def _read_citation(
         elif tag == "MedlineJournalInfo":
             for part in child:
                 if part.tag in _MEDLINE_JOURNAL_FIELDS:
-                    journal[_MEDLINE_JOURNAL_FIELDS[part.tag]] = leaf_text(part) or None
+                    journal[_MEDLINE_JOURNAL_FIELDS[part.tag]] = collapsed(part.text) or None
         elif tag == "KeywordList":
             fields.setdefault("keywords", []).extend(_texts(child, "Keyword"))
         elif tag == "CitationSubset":
-            fields.setdefault("citation_subsets", []).append(leaf_text(child))
+            fields.setdefault("citation_subsets", []).append(collapsed(child.text))
         elif tag == "CommentsCorrectionsList":
             fields["comments_corrections"] = _comments_corrections(child)
 
 
-def _read_pubmed_data(
-    data: etree._Element, fields: dict[str, Any], ids: dict[tuple[str, str], ArticleId]
-) -> None:
+def _read_pubmed_data(data: etree._Element, fields: dict[str, Any], ids: dict[tuple[str, str], None]) -> None:
     """The children of <PubmedData> or <PubmedBookData>."""
     history: dict[str, str] = {}
     for child in data:
@@ -460,33 +431,34 @@ def _read_pubmed_data(
         elif tag == "ArticleIdList":
             _article_ids(child, ids)
         elif tag == "PublicationStatus":
-            fields["publication_status"] = leaf_text(child) or None
+            fields["publication_status"] = collapsed(child.text) or None
         elif tag == "ReferenceList":
             fields.setdefault("reference_pmids", []).extend(_reference_pmids(child))
     fields["history"] = history
 
 
-def _finish(fields: dict[str, Any], ids: dict[tuple[str, str], ArticleId]) -> None:
-    """The fields derived from others: abstract text, ids, lists without repeats, retraction."""
-    article_ids = list(ids.values())
+def _finish(fields: dict[str, Any], ids: dict[tuple[str, str], None]) -> Article:
+    """The Article, with the fields derived from others: abstract text, ids, lists without repeats,
+    retraction."""
     elocation_doi = fields.pop("elocation_doi", None)
-    fields["article_ids"] = article_ids
-    fields["doi"] = _first_id(article_ids, "doi") or elocation_doi
-    fields["pmcid"] = _first_id(article_ids, "pmc")
+    fields["article_ids"] = [{"id_type": id_type, "value": value} for id_type, value in ids]
+    fields["doi"] = _first_id(ids, "doi") or elocation_doi
+    fields["pmcid"] = _first_id(ids, "pmc")
     fields["abstract_text"] = _abstract_text(fields.get("abstract_sections", []))
     if "keywords" in fields:
         fields["keywords"] = _unique(fields["keywords"])
     if "reference_pmids" in fields:
         fields["reference_pmids"] = _unique(fields["reference_pmids"])
     fields["retracted"] = RETRACTED_PUBLICATION_TYPE in fields.get("publication_types", ()) or any(
-        comment.ref_type == "RetractionIn" for comment in fields.get("comments_corrections", ())
+        comment["ref_type"] == "RetractionIn" for comment in fields.get("comments_corrections", ())
     )
+    return Article.model_validate(fields)
 
 
 def _journal_article(record: etree._Element, mesh: _MeshValues) -> Article:
     fields: dict[str, Any] = {"record_type": "journal_article"}
     journal: dict[str, Any] = {}
-    ids: dict[tuple[str, str], ArticleId] = {}
+    ids: dict[tuple[str, str], None] = {}
     citation_found = False
     for child in record:
         if child.tag == "MedlineCitation":
@@ -499,14 +471,12 @@ def _journal_article(record: etree._Element, mesh: _MeshValues) -> Article:
         raise BioMcpError(ErrorCode.ENTREZ, "NCBI returned a PubMed record without a PMID", None)
     legacy_affiliation = fields.pop("legacy_affiliation", None)
     authors = fields.get("authors")
-    if legacy_affiliation and authors and not authors[0].affiliations:
+    if legacy_affiliation and authors and "affiliations" not in authors[0]:
         # Before 2014 MEDLINE kept one article-level affiliation: that of the first author.
-        authors[0] = authors[0].model_copy(
-            update={"affiliation": legacy_affiliation, "affiliations": [legacy_affiliation]}
-        )
-    fields["journal_info"] = JournalInfo(**journal)
-    _finish(fields, ids)
-    return Article(**fields)
+        authors[0]["affiliation"] = legacy_affiliation
+        authors[0]["affiliations"] = [legacy_affiliation]
+    fields["journal_info"] = journal
+    return _finish(fields, ids)
 
 
 _BOOK_TEXT_FIELDS = {
@@ -531,7 +501,7 @@ def _read_book(book: etree._Element, fields: dict[str, Any]) -> None:
                 if part.tag == "PublisherName":
                     fields["publisher_name"] = element_text(part) or None
                 elif part.tag == "PublisherLocation":
-                    fields["publisher_location"] = leaf_text(part) or None
+                    fields["publisher_location"] = collapsed(part.text) or None
         elif tag == "PubDate":
             fields["publication_date"] = publication_date(child)
         elif tag == "BeginningDate":
@@ -539,7 +509,7 @@ def _read_book(book: etree._Element, fields: dict[str, Any]) -> None:
         elif tag == "EndingDate":
             fields["ending_date"] = parts_iso(child)
         elif tag == "Isbn":
-            fields.setdefault("isbns", []).append(leaf_text(child))
+            fields.setdefault("isbns", []).append(collapsed(child.text))
         elif tag == "ELocationID":
             fields["elocation_doi"] = fields.get("elocation_doi") or _elocation_doi(child)
         elif tag in _BOOK_TEXT_FIELDS:
@@ -550,7 +520,7 @@ def _read_book_document(
     document: etree._Element,
     fields: dict[str, Any],
     book: dict[str, Any],
-    ids: dict[tuple[str, str], ArticleId],
+    ids: dict[tuple[str, str], None],
 ) -> None:
     """The children of <BookDocument>."""
     for child in document:
@@ -569,9 +539,9 @@ def _read_book_document(
         elif tag == "ArticleIdList":
             _article_ids(child, ids)
         elif tag == "PublicationType":
-            fields.setdefault("publication_types", []).append(leaf_text(child))
+            fields.setdefault("publication_types", []).append(collapsed(child.text))
         elif tag == "Language":
-            fields.setdefault("languages", []).append(leaf_text(child))
+            fields.setdefault("languages", []).append(collapsed(child.text))
         elif tag == "KeywordList":
             fields.setdefault("keywords", []).extend(_texts(child, "Keyword"))
         elif tag == "GrantList":
@@ -591,7 +561,7 @@ def _read_book_document(
 def _book_article(record: etree._Element) -> Article:
     fields: dict[str, Any] = {"record_type": "book_article"}
     book: dict[str, Any] = {}
-    ids: dict[tuple[str, str], ArticleId] = {}
+    ids: dict[tuple[str, str], None] = {}
     for child in record:
         if child.tag == "BookDocument":
             _read_book_document(child, fields, book, ids)
@@ -609,5 +579,4 @@ def _book_article(record: etree._Element) -> Article:
     fields.setdefault("authors", info.authors)
     fields["title"] = info.chapter_title or info.book_title
     fields["book"] = info
-    _finish(fields, ids)
-    return Article(**fields)
+    return _finish(fields, ids)
