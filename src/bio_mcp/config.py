@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     embeddings_base_url: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_BASE_URL")
     embeddings_api_key: str | None = Field(default=None, validation_alias="BIO_MCP_EMBEDDINGS_API_KEY")
     embeddings_batch_size: int = Field(default=64, ge=1, le=4096, validation_alias="BIO_MCP_EMBEDDINGS_BATCH_SIZE")
+    # Embedded chunks from which vector search walks an HNSW graph instead of scanning exactly
+    # (None: the index's default, a million, where exact search nears its latency budget).
+    ann_threshold: int | None = Field(default=None, ge=1, validation_alias="BIO_MCP_ANN_THRESHOLD")
 
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")

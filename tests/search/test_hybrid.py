@@ -171,6 +171,20 @@ def test_upsert_can_delete_in_the_same_step(index: HybridIndex) -> None:
     assert [h.uuid for h in index.search("warfarin aspirin", 5) if h.pmid == "104"] == [new.uuid]
 
 
+@pytest.mark.parametrize("on_disk", [True, False])
+def test_an_hnsw_graph_serves_past_the_threshold_with_the_same_results(tmp_path: Path, on_disk: bool) -> None:
+    exact = HybridIndex(EMBEDDINGS)
+    exact.upsert(_chunks())
+    graph = HybridIndex(EMBEDDINGS, tmp_path if on_disk else None, ann_threshold=1)
+    graph.upsert(_chunks())
+    assert graph._vectors.uses_ann and not exact._vectors.uses_ann
+    for query in ("metformin glucose", "statins stroke", "insulin pumps"):
+        found, expected = graph.search(query, 3), exact.search(query, 3)
+        assert [h.uuid for h in found] == [h.uuid for h in expected]
+        # Cosines of a gathered block and of the whole matrix may differ in the last float bits.
+        assert [h.score for h in found] == pytest.approx([h.score for h in expected], abs=1e-5)
+
+
 def test_invalid_chunks_are_validation_errors() -> None:
     index = HybridIndex(EMBEDDINGS)
     with pytest.raises(BioMcpError) as info:

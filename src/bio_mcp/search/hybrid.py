@@ -121,10 +121,17 @@ class Hit:
 
 
 class HybridIndex:
-    """Lives in `folder` (``bm25/``, ``vectors/``, ``journal.log``), or in memory when None."""
+    """Lives in `folder` (``bm25/``, ``vectors/``, ``journal.log``), or in memory when None.
+
+    `ann_threshold`: vectors from which the vector half searches an HNSW graph (None: the
+    default of `search.vectors`)."""
 
     def __init__(
-        self, embeddings: Embeddings, folder: Path | None = None, fusion: FusionConfig = DEFAULT_FUSION
+        self,
+        embeddings: Embeddings,
+        folder: Path | None = None,
+        fusion: FusionConfig = DEFAULT_FUSION,
+        ann_threshold: int | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.fusion = fusion
@@ -134,13 +141,13 @@ class HybridIndex:
         self.discarded = False
         if self.folder is None:
             self._bm25 = BM25Index()
-            self._vectors = VectorIndex(embeddings.dim, embeddings.model_id)
+            self._vectors = VectorIndex(embeddings.dim, embeddings.model_id, ann_threshold=ann_threshold)
             self._journal: Path | None = None
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         self._bm25 = self._open_half("bm25", BM25Index)
         self._vectors = self._open_half(
-            "vectors", lambda path: VectorIndex.open(path, embeddings.dim, embeddings.model_id)
+            "vectors", lambda path: VectorIndex.open(path, embeddings.dim, embeddings.model_id, ann_threshold)
         )
         self._journal = self.folder / "journal.log"
         self._recover()

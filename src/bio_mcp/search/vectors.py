@@ -1,4 +1,5 @@
-"""Exact-cosine vector index: a float32 NumPy matrix with one row per chunk, keyed by UUID.
+"""Vector index: a float32 NumPy matrix with one row per chunk, keyed by UUID, searched exactly,
+or through an HNSW graph (`ann`) once it holds more vectors than exact search serves in time.
 
 Each row also carries the few attributes a search filters or reports on (pmid, year, publication
 types, quality total), so a year or publication-type filter is a boolean mask over rows applied
@@ -9,14 +10,32 @@ match a vector search.
 
 Search is one matrix-vector product and `argpartition`: exact, about 10 ms at 100k rows and 60 to
 80 ms at a million on two cores (``bench/search_latency.py``). When a mask keeps under a quarter of
-the rows only those rows are scored, gathered in cache-sized blocks. Ties are broken by UUID so equal scores come back in a stable order.
+the rows only those rows are scored, gathered in cache-sized blocks. Ties are broken by UUID so
+equal scores come back in a stable order.
+
+Past `ann_threshold` rows with vectors (default `DEFAULT_ANN_THRESHOLD`, a million: where exact
+search's P95 nears the 100 ms budget of a hybrid search) an `AnnGraph` over those rows answers
+instead, in a few milliseconds, unless the mask keeps under `_ANN_MIN_FRACTION` of the rows, where
+the exact gathered scan is both fast and exact. The graph applies the mask inside its walk, never
+returns a deleted row or a replaced vector (their labels are tombstoned; a reused row gets a fresh
+label), and its hits are rescored from the matrix, so `sim` is always the exact cosine. A walk
+that comes back short of the limit falls back to the scan. The graph follows every write: vectors
+are added as they arrive (a vector rewritten unchanged costs nothing); it is built afresh from
+the live rows when more than `_ANN_MAX_DEAD` of its labels are tombstones, and dropped when the
+rows with vectors fall below the threshold (crossing back builds it again). Builds run inside
+the write that triggers them, about 7 to 10 minutes at a million rows on one thread.
 
 Persistence: `save()` writes the live rows, compacted, into a new generation folder
 (``gen-000042/``: vectors.npy, has_vector.npy, years.npy, quality.npy, pub_types.npy, ids.tsv,
-meta.json) and then atomically repoints ``CURRENT`` at it, so a crash mid-save leaves the previous
-generation intact. `VectorIndex.open()` memory-maps vectors.npy read-only; the first change copies
-the matrix into memory. Saving rewrites the whole matrix (about 1.5 GB at a million 384-d rows), so
-callers save once per batch of changes, not per chunk.
+meta.json, and ann.faiss with ann_rows.npy while a graph is on) and then atomically repoints
+``CURRENT`` at it, so a crash mid-save leaves the previous generation intact. `VectorIndex.open()`
+memory-maps vectors.npy read-only; the first change copies the matrix into memory. It loads the
+generation's graph, which was written with the rows it indexes and so is never stale; it builds
+the graph when the generation has none but needs one (a threshold lowered, or a generation saved
+before graphs existed) rather than serving a large corpus by slow exact search. Saving rewrites
+the whole matrix (about 1.5 GB at a million 384-d rows) and the graph when it changed (another
+1.8 GB: faiss keeps its own copy of the vectors; an unchanged graph is hard-linked), so callers
+save once per batch of changes, not per chunk.
 """
 
 from __future__ import annotations
@@ -30,7 +49,20 @@ from pathlib import Path
 
 import numpy as np
 
+from bio_mcp.search.ann import AnnGraph
+
 FORMAT_VERSION = 1
+# Rows with vectors from which searches go through the HNSW graph, unless an index is given its
+# own `ann_threshold` (BIO_MCP_ANN_THRESHOLD for the corpus).
+DEFAULT_ANN_THRESHOLD = 1_000_000
+# Tombstoned share of the graph's labels past which it is built afresh: dead labels still cost
+# hops in every walk.
+_ANN_MAX_DEAD = 0.25
+# Below this share of the rows kept by a mask, the exact scan of the kept rows serves instead of a
+# filtered walk. At a million rows (search top 100): keeping 20%, walk 9 ms against scan 64 ms at
+# the walk's usual recall (0.95); 10%, 18 against 34 ms but recall 0.94; 5%, the walk is slower
+# (28 against 20 ms) and misses (0.77).
+_ANN_MIN_FRACTION = 0.15
 NO_YEAR = 0
 NO_QUALITY = -1
 _GATHER_FRACTION = 0.25
@@ -82,10 +114,15 @@ class VectorHit:
 
 
 class VectorIndex:
-    def __init__(self, dim: int, model_id: str, folder: Path | None = None) -> None:
+    def __init__(
+        self, dim: int, model_id: str, folder: Path | None = None, ann_threshold: int | None = None
+    ) -> None:
         if dim < 1:
             raise ValueError("dim must be positive")
         self.dim = dim
+        self.ann_threshold = DEFAULT_ANN_THRESHOLD if ann_threshold is None else ann_threshold
+        if self.ann_threshold < 1:
+            raise ValueError("ann_threshold must be positive")
         self.model_id = model_id
         self.folder = Path(folder) if folder is not None else None
         # Set by `open` when the saved vectors came from another model and were dropped.
@@ -105,18 +142,19 @@ class VectorIndex:
         self._pmids: list[str] = []
         self._rows: dict[str, int] = {}
         self._free: list[int] = []
+        self._ann: AnnGraph | None = None
 
     # ---- persistence -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, folder: Path, dim: int, model_id: str) -> VectorIndex:
+    def open(cls, folder: Path, dim: int, model_id: str, ann_threshold: int | None = None) -> VectorIndex:
         """The saved index in `folder`, or an empty one bound to it when nothing is saved yet.
 
         When the saved vectors come from another model (or dimension), the rows and their
         attributes are kept but every vector is dropped, `replaced_model_id` names the old model,
         and `pending_uuids()` lists what to re-embed: vectors of two models are never mixed.
         """
-        index = cls(dim, model_id, folder)
+        index = cls(dim, model_id, folder, ann_threshold)
         current = Path(folder) / "CURRENT"
         if not current.is_file():
             return index
@@ -137,10 +175,15 @@ class VectorIndex:
         if meta["model_id"] == model_id and meta["dim"] == dim:
             index._matrix = np.load(generation / "vectors.npy", mmap_mode="r")
             index._has_vector = np.load(generation / "has_vector.npy")
+            graph = AnnGraph.load(generation, dim)
+            # Written in the same generation as the rows, so this holds unless files were damaged.
+            if graph is not None and np.array_equal(graph.rows(), np.flatnonzero(index._has_vector)):
+                index._ann = graph
         else:
             index.replaced_model_id = str(meta["model_id"])
             index._matrix = np.zeros((index._size, dim), dtype=np.float32)
             index._has_vector = np.zeros(index._size, dtype=bool)
+        index._refresh_ann(np.zeros(0, dtype=np.int64))
         return index
 
     def save(self) -> None:
@@ -163,6 +206,10 @@ class VectorIndex:
         _write_npy(generation / "pub_types.npy", self._pub_bits[live])
         ids = "".join(f"{self._uuids[row]}\t{self._pmids[row]}\n" for row in live)
         _write_text(generation / "ids.tsv", ids)
+        if self._ann is not None:
+            remap = np.full(self._size, -1, dtype=np.int64)
+            remap[live] = np.arange(live.shape[0], dtype=np.int64)
+            self._ann.save(generation, remap)
         vocab = sorted(self._pub_vocab, key=self._pub_vocab.__getitem__)
         meta = {
             "format": FORMAT_VERSION,
@@ -228,6 +275,7 @@ class VectorIndex:
         vectors = [self._check_vector(item) for item in items]
         new = sum(1 for item in dict.fromkeys(i.uuid for i in items) if item not in self._rows)
         self._ensure_capacity(self._size + max(0, new - len(self._free)))
+        changed: list[int] = []
         for item, vector in zip(items, vectors):
             row = self._rows.get(item.uuid)
             if row is None:
@@ -246,12 +294,18 @@ class VectorIndex:
             for name in item.pub_types:
                 bit = self._pub_type_bit(name)
                 self._pub_bits[row, bit // 8] |= np.uint8(1 << (bit % 8))
+            had_vector = bool(self._has_vector[row])
             if vector is None:
+                if had_vector:
+                    changed.append(row)
                 self._matrix[row] = 0.0
                 self._has_vector[row] = False
             else:
+                if not had_vector or not np.array_equal(self._matrix[row], vector):
+                    changed.append(row)
                 self._matrix[row] = vector
                 self._has_vector[row] = True
+        self._refresh_ann(np.array(changed, dtype=np.int64))
 
     def set_vectors(self, uuids: Sequence[str], vectors: np.ndarray) -> None:
         """Attaches embeddings to rows already present (e.g. once a pending embedding arrives)."""
@@ -266,8 +320,10 @@ class VectorIndex:
             raise ValueError("vectors must be L2-normalised")
         self._ensure_capacity(self._size)
         rows = np.array([self._rows[uuid] for uuid in uuids], dtype=np.int64)
+        differs = ~self._has_vector[rows] | np.any(self._matrix[rows] != matrix, axis=1)
         self._matrix[rows] = matrix
         self._has_vector[rows] = True
+        self._refresh_ann(rows[differs])
 
     def delete(self, uuids: Iterable[str]) -> int:
         """Frees the rows of these UUIDs (unknown ones are ignored); returns how many were freed."""
@@ -281,7 +337,23 @@ class VectorIndex:
             self._matrix[row] = 0.0
             self._free.append(row)
         self._free.sort(reverse=True)
+        self._refresh_ann(np.array(rows, dtype=np.int64))
         return len(rows)
+
+    def _refresh_ann(self, changed: np.ndarray) -> None:
+        """Brings the graph in step with the rows whose vector was added, replaced or removed:
+        none below the threshold, a fresh one on crossing it or when tombstones pile up, else
+        the changed rows tombstoned and their current vectors added."""
+        if self.vector_count < self.ann_threshold:
+            self._ann = None
+            return
+        if self._ann is not None:
+            rows = np.unique(changed)
+            self._ann.remove(rows)
+            self._ann.add(rows[self._has_vector[rows]], self._matrix)
+            if self._ann.dead_fraction <= _ANN_MAX_DEAD:
+                return
+        self._ann = AnnGraph.build(self.dim, np.flatnonzero(self._has_vector[: self._size]), self._matrix)
 
     def clear(self) -> None:
         self._reset()
@@ -297,6 +369,11 @@ class VectorIndex:
     @property
     def vector_count(self) -> int:
         return int(self._has_vector[: self._size].sum())
+
+    @property
+    def uses_ann(self) -> bool:
+        """Whether searches go through the HNSW graph (masks keeping few rows still scan)."""
+        return self._ann is not None
 
     def uuids(self) -> list[str]:
         return sorted(self._rows)
@@ -352,6 +429,15 @@ class VectorIndex:
             keep = wanted if keep is None else keep & wanted
         return keep
 
+    def _ann_rows(self, q: np.ndarray, k: int, mask: np.ndarray | None, count: int) -> np.ndarray | None:
+        """The graph's `k` nearest rows, or None where the exact scan serves instead: no graph,
+        a mask keeping under `_ANN_MIN_FRACTION` of the rows, or a walk that came back short of
+        `k` (so a filtered search still never returns fewer hits than there are matching rows)."""
+        if self._ann is None or count < _ANN_MIN_FRACTION * self._size:
+            return None
+        rows = self._ann.search(q, k, mask)
+        return rows if rows.shape[0] == k else None
+
     def search(
         self, query: np.ndarray | Sequence[float], limit: int, mask: np.ndarray | None = None
     ) -> list[VectorHit]:
@@ -367,7 +453,11 @@ class VectorIndex:
         k = min(limit, count)
         if k <= 0:
             return []
-        if count < _GATHER_FRACTION * self._size:
+        ann_rows = self._ann_rows(q, k, mask, count)
+        if ann_rows is not None:
+            rows = ann_rows
+            scores = self._matrix[rows] @ q
+        elif count < _GATHER_FRACTION * self._size:
             rows = np.flatnonzero(valid)
             scores = np.empty(rows.shape[0], dtype=np.float32)
             for start in range(0, rows.shape[0], _GATHER_BLOCK):

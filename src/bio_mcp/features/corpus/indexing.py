@@ -39,11 +39,17 @@ class ReconcileReport:
 class CorpusIndex:
     """The hybrid index of `store`'s chunks in `folder` (in memory when None), for `embeddings`."""
 
-    def __init__(self, store: MetadataStore, folder: Path | None, embeddings: Embeddings) -> None:
+    def __init__(
+        self,
+        store: MetadataStore,
+        folder: Path | None,
+        embeddings: Embeddings,
+        ann_threshold: int | None = None,
+    ) -> None:
         self.store = store
         self.embeddings = embeddings
         self.model_id = embeddings.model_id
-        self.hybrid = HybridIndex(embeddings, folder)
+        self.hybrid = HybridIndex(embeddings, folder, ann_threshold=ann_threshold)
         self.lock = self.hybrid.lock
 
     def _has_current_vector(self, chunk: StoredChunk) -> bool:

@@ -80,7 +80,9 @@ class CorpusService:
             store = await asyncio.to_thread(open_metadata_store, self.settings)
             try:
                 embeddings = self._embeddings or build_embeddings(self.settings)
-                index = await asyncio.to_thread(CorpusIndex, store, index_folder(self.settings), embeddings)
+                index = await asyncio.to_thread(
+                    CorpusIndex, store, index_folder(self.settings), embeddings, self.settings.ann_threshold
+                )
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
             except BaseException:
                 store.close()
