@@ -86,13 +86,15 @@ class CorpusIndex:
         # A chunk whose text changed lost its embedding: upserting it without one drops the old vector.
         self.hybrid.upsert((self._indexed(chunk) for chunk in chunks), delete=removed)
         self.hybrid.flush()
-        self._mark(chunks)
+        self._mark(
+            embedded=[chunk.uuid for chunk in chunks if self._has_current_vector(chunk)],
+            pending=[chunk.uuid for chunk in chunks if not self._has_current_vector(chunk)],
+        )
 
-    def _mark(self, chunks: Sequence[StoredChunk]) -> None:
-        embedded = [chunk.uuid for chunk in chunks if self._has_current_vector(chunk)]
-        pending = [chunk.uuid for chunk in chunks if not self._has_current_vector(chunk)]
+    def _mark(self, embedded: Sequence[str], pending: Sequence[str]) -> None:
+        """Flags chunks as in the index, with their vector (`embedded`) or waiting for one."""
         with self.store.transaction() as tx:
-            tx.chunks.mark_indexed([chunk.uuid for chunk in chunks], bm25=True)
+            tx.chunks.mark_indexed([*embedded, *pending], bm25=True)
             if embedded:
                 tx.chunks.mark_indexed(embedded, vector=True)
             if pending:
@@ -186,12 +188,7 @@ class CorpusIndex:
                             yield self._indexed(chunk)
 
             self.hybrid.rebuild(from_store())
-            with self.store.transaction() as tx:
-                tx.chunks.mark_indexed([*embedded, *pending], bm25=True)
-                if embedded:
-                    tx.chunks.mark_indexed(embedded, vector=True)
-                if pending:
-                    tx.chunks.mark_indexed(pending, vector=False)
+            self._mark(embedded, pending)
             return len(embedded) + len(pending)
 
     def uuids(self) -> tuple[set[str], set[str]]:
