@@ -45,6 +45,15 @@ def chunk_uuids(store) -> tuple[set[str], set[str]]:
     return {c.uuid for c in chunks}, {c.uuid for c in chunks if not c.bm25_indexed or not c.vector_indexed}
 
 
+async def synced_chunk_uuids(service, query_key: str) -> set[str]:
+    """Syncs and embeds the fake corpus under `query_key`, closes the service; returns the chunk UUIDs."""
+    await service.sync_delta(SyncDeltaRequest(query_key=query_key, term=TERM))
+    await service.drain()
+    uuids, _ = chunk_uuids(service.store)
+    await service.aclose()
+    return uuids
+
+
 async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, fakes, bio_home) -> None:
     settings = corpus_settings(bio_home, fakes)
     env = {
@@ -123,11 +132,7 @@ async def test_a_model_switch_forces_a_full_re_embed(make_service) -> None:
 
 
 async def test_lost_index_folders_are_rebuilt_from_the_store(make_service, bio_home) -> None:
-    service = make_service()
-    await service.sync_delta(SyncDeltaRequest(query_key="lost", term=TERM))
-    await service.drain()
-    uuids, _ = chunk_uuids(service.store)
-    await service.aclose()
+    uuids = await synced_chunk_uuids(make_service(), "lost")
     shutil.rmtree(bio_home / "index")
 
     reopened = make_service()
@@ -139,11 +144,7 @@ async def test_lost_index_folders_are_rebuilt_from_the_store(make_service, bio_h
 
 
 async def test_index_writes_a_crash_left_unflushed_are_redone_from_the_store(make_service, bio_home) -> None:
-    service = make_service()
-    await service.sync_delta(SyncDeltaRequest(query_key="journal", term=TERM))
-    await service.drain()
-    uuids, _ = chunk_uuids(service.store)
-    await service.aclose()
+    uuids = await synced_chunk_uuids(make_service(), "journal")
 
     # A process dies between writing the index and flushing it: BM25 committed, vectors not saved.
     first, second = sorted(uuids)[:2]
