@@ -29,6 +29,7 @@ from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engin
 from bio_mcp.store.documents import DocumentRepository
 from bio_mcp.store.jobs import SyncJobRepository
 from bio_mcp.store.schema import SCHEMA_VERSION, metadata, schema_version, utc_now
+from bio_mcp.store.scratch import ScratchRepository
 from bio_mcp.store.sync_lock import advisory_key, file_sync_lock, postgres_sync_lock
 from bio_mcp.store.upstream_cache import UpstreamCache
 
@@ -47,6 +48,7 @@ class StoreTransaction:
     jobs: SyncJobRepository
     upstream: UpstreamCache
     analyst_checkpoints: AnalystCheckpointRepository
+    scratch: ScratchRepository
 
     @classmethod
     def bind(cls, connection: Connection) -> StoreTransaction:
@@ -58,6 +60,7 @@ class StoreTransaction:
             jobs=SyncJobRepository(connection),
             upstream=UpstreamCache(connection),
             analyst_checkpoints=AnalystCheckpointRepository(connection),
+            scratch=ScratchRepository(connection),
         )
 
 

@@ -197,3 +197,15 @@ analyst_checkpoints = sa.Table(
     sa.Column("document", Json, nullable=False),
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
+
+# Text too large for one tool result (seed 002's scratch resources): content-addressed, so the same
+# text always gets the same id, and kept until `expires_at`.
+scratch = sa.Table(
+    "scratch",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("mime_type", sa.String(128), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("expires_at", UtcDateTime, nullable=False, index=True),
+)

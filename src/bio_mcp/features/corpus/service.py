@@ -19,6 +19,7 @@ import logging
 from pathlib import Path
 
 from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.checkpoints import get_checkpoint, set_checkpoint
 from bio_mcp.features.corpus.documents import get_document, read_paper
 from bio_mcp.features.corpus.indexing import CorpusIndex, ReconcileReport
@@ -164,6 +165,22 @@ class CorpusService:
     async def read_paper(self, pmid: str) -> str:
         await self.open()
         return await asyncio.to_thread(read_paper, pmid, self.store)
+
+    async def read_scratch(self, scratch_id: str) -> str:
+        """A scratch text (`bio-mcp://scratch/{id}`) that a tool result pointed to."""
+        await self.open()
+
+        def read() -> str:
+            with self.store.read() as tx:
+                entry = tx.scratch.get(scratch_id)
+            if entry is None:
+                raise BioMcpError(
+                    ErrorCode.NOT_FOUND, f"no scratch text {scratch_id}: it never existed or has expired",
+                    {"scratch_id": scratch_id},
+                )
+            return entry.text
+
+        return await asyncio.to_thread(read)
 
     async def checkpoint_get(self, request: CheckpointGetRequest) -> CheckpointGetResponse:
         await self.open()

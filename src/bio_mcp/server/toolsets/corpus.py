@@ -20,6 +20,7 @@ from bio_mcp.features.corpus.models import (
 )
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
+from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
 if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime
@@ -83,6 +84,11 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
             ResourceSpec(
                 PAPER_RESOURCE_URI, "pubmedPaper",
                 "A corpus document's metadata and quality scores (the rag.get body)", "application/json", read_paper,
+            ),
+            ResourceSpec(
+                SCRATCH_URI_PREFIX + "{scratch_id}", "scratchText",
+                "The full text of a tool result part that was too large to return inline", "text/plain",
+                service.read_scratch,
             ),
         ],
     )
