@@ -88,6 +88,15 @@ class Settings(BaseSettings):
     # (None: the index's default, a million, where exact search nears its latency budget).
     ann_threshold: int | None = Field(default=None, ge=1, validation_alias="BIO_MCP_ANN_THRESHOLD")
 
+    # Several processes on one corpus: how often each polls the store's change log (0: never), and
+    # how much of the log is kept (rows beyond the newest `keep` and older than `min age` are pruned;
+    # a process further behind rebuilds its index from the store).
+    corpus_follow_interval_s: float = Field(
+        default=1.0, ge=0, le=3600, validation_alias="BIO_MCP_CORPUS_FOLLOW_INTERVAL_S"
+    )
+    changelog_keep_rows: int = Field(default=10_000, ge=1, validation_alias="BIO_MCP_CHANGELOG_KEEP_ROWS")
+    changelog_min_age_s: float = Field(default=86_400.0, ge=0, validation_alias="BIO_MCP_CHANGELOG_MIN_AGE_S")
+
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")

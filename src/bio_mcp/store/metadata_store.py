@@ -23,6 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.analyst_checkpoints import AnalystCheckpointRepository
+from bio_mcp.store.changelog import ChangeLogRepository
 from bio_mcp.store.checkpoints import CheckpointRepository
 from bio_mcp.store.chunks import ChunkRepository
 from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engine, store_error
@@ -49,6 +50,7 @@ class StoreTransaction:
     upstream: UpstreamCache
     analyst_checkpoints: AnalystCheckpointRepository
     scratch: ScratchRepository
+    changes: ChangeLogRepository
 
     @classmethod
     def bind(cls, connection: Connection) -> StoreTransaction:
@@ -61,6 +63,7 @@ class StoreTransaction:
             upstream=UpstreamCache(connection),
             analyst_checkpoints=AnalystCheckpointRepository(connection),
             scratch=ScratchRepository(connection),
+            changes=ChangeLogRepository(connection),
         )
 
 

@@ -209,3 +209,19 @@ scratch = sa.Table(
     sa.Column("created_at", UtcDateTime, nullable=False),
     sa.Column("expires_at", UtcDateTime, nullable=False, index=True),
 )
+
+# The corpus's change log: one row per transaction that changed chunks or their vectors, written in
+# that transaction. Every process's derived index follows it (`store.changelog`), so a sync in one
+# process becomes searchable in all. AUTOINCREMENT on SQLite: an id is never reused after a prune.
+corpus_changes = sa.Table(
+    "corpus_changes",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    # Chunk UUIDs to read again from `chunks`: present ones are (re)indexed, absent ones dropped.
+    sa.Column("uuids", Json, nullable=False),
+    sa.Column("pmids", Json, nullable=False),
+    sa.Column("at", UtcDateTime, nullable=False),
+    sa.CheckConstraint("kind IN ('chunks', 'vectors', 'rebuild')", name="corpus_changes_kind"),
+    sqlite_autoincrement=True,
+)

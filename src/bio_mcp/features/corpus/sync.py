@@ -111,7 +111,7 @@ def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) ->
                 for pmid in result.changed_pmids()
             ]
             replaced = tx.chunks.replace_many(sets)
-        index.apply(replaced.removed_uuids, replaced.to_index_uuids)
+        index.apply(replaced.removed_uuids, replaced.to_index_uuids, replaced.change_id)
     return BatchOutcome(
         inserted=result.inserted,
         updated=result.updated,
