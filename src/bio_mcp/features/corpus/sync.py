@@ -122,6 +122,13 @@ def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) ->
     )
 
 
+def overlap_start(watermark: date, overlap_days: int) -> date:
+    """The first day to re-read: `overlap_days` before the watermark, never before PubMed's first
+    EDAT (which also keeps the subtraction clear of `date.min`)."""
+    reach = max((watermark - ALL_TIME_START).days, 0)
+    return watermark - timedelta(days=min(overlap_days, reach))
+
+
 def new_job_id(now: datetime) -> str:
     return f"sync_{format_iso_utc(now)}_{uuid.uuid4().hex[:8]}"
 
@@ -169,7 +176,7 @@ async def sync_delta(
             last = tx.checkpoints.get(request.query_key)
         end = options.until or now.date()
         if last is not None:
-            start = parse_iso_utc(last).date() - timedelta(days=request.overlap_days)
+            start = overlap_start(parse_iso_utc(last).date(), request.overlap_days)
         else:
             start = options.since or ALL_TIME_START
         with store.transaction() as tx:

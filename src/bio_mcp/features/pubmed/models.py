@@ -27,11 +27,13 @@ class DateRange(SeedInput):
 
 
 class SearchRequest(SeedInput):
-    query_term: str = Field(alias="queryTerm", min_length=3, description="PubMed query (Entrez syntax allowed)")
+    query_term: str = Field(
+        alias="queryTerm", min_length=3, max_length=4000, description="PubMed query (Entrez syntax allowed)"
+    )
     max_results: int = Field(default=20, alias="maxResults", gt=0, le=1000, description="ESearch retmax")
     sort_by: Literal["relevance", "pub_date", "author", "journal_name"] = Field(default="relevance", alias="sortBy")
     date_range: DateRange | None = Field(default=None, alias="dateRange", description="A date range for the search")
-    filter_by_publication_types: list[str] | None = Field(
+    filter_by_publication_types: list[Annotated[str, StringConstraints(max_length=100)]] | None = Field(
         default=None, alias="filterByPublicationTypes", max_length=20,
         description="e.g. ['Review', 'Clinical Trial'], mapped to \"Review\"[Publication Type]",
     )
@@ -113,7 +115,7 @@ class RelationshipsRequest(SeedInput):
     source_pmid: Pmid = Field(alias="sourcePmid", description="Primary PMID for relationship lookup")
     relationship_type: RelationshipType = Field(default="pubmed_similar_articles", alias="relationshipType")
     max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50)
-    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1)
+    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1, max_length=10)
 
 
 class RelatedArticle(ToolOutput):
