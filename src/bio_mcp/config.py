@@ -46,12 +46,23 @@ class Settings(BaseSettings):
         default="https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_EUTILS_BASE_URL"
     )
     ncbi_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="NCBI_TIMEOUT_S")
+    # One attempt's share of a call's deadline (NCBI_TIMEOUT_S): a slow answer leaves time to retry.
+    ncbi_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="NCBI_ATTEMPT_TIMEOUT_S")
+    # Answers larger than this are refused (UPSTREAM). 32 MiB is several times a 200-record EFetch.
+    ncbi_max_body_bytes: int = Field(
+        default=32 * 1024 * 1024, ge=1024, le=2**31, validation_alias="NCBI_MAX_BODY_BYTES"
+    )
 
     # ClinicalTrials.gov API v2 (seed 004).
     ctgov_base_url: str = Field(default="https://clinicaltrials.gov/api/v2", validation_alias="CTGOV_BASE_URL")
     ctgov_rps: float = Field(default=1.0, gt=0, le=50, validation_alias="CTGOV_RPS")
     ctgov_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="CTGOV_MAX_RETRIES")
     ctgov_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="CTGOV_TIMEOUT_S")
+    ctgov_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="CTGOV_ATTEMPT_TIMEOUT_S")
+    # A 1,000-study page with every field is the largest answer the client asks for.
+    ctgov_max_body_bytes: int = Field(
+        default=64 * 1024 * 1024, ge=1024, le=2**31, validation_alias="CTGOV_MAX_BODY_BYTES"
+    )
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
@@ -72,6 +83,11 @@ class Settings(BaseSettings):
     auth_jwks_url: str | None = Field(default=None, validation_alias="MCP_AUTH_JWKS_URL")
     auth_audience: str | None = Field(default=None, validation_alias="MCP_AUTH_AUDIENCE")
     auth_issuer: str | None = Field(default=None, validation_alias="MCP_AUTH_ISSUER")
+    # Tokens meant to live longer than this (exp - iat, or exp - now) are refused; `bio-mcp token`
+    # will not mint them either.
+    auth_max_token_lifetime_s: int = Field(
+        default=24 * 3600, ge=60, le=366 * 24 * 3600, validation_alias="MCP_AUTH_MAX_TOKEN_LIFETIME_S"
+    )
     # Loud, explicit, loopback-only opt-out of bearer auth for local development.
     auth_disabled: bool = Field(default=False, validation_alias="MCP_AUTH_DISABLED")
 

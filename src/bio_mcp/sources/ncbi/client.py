@@ -2,8 +2,9 @@
 
 Sends `tool`, `email` and (when set) `api_key` on every request; shares one rate limit per API
 key (in-process, or across replicas through Redis); chooses GET or POST by payload size; keeps
-the history server (`usehistory=y`, WebEnv/query_key) for multi-step calls; and turns NCBI's own
-error bodies into typed errors.
+the history server (`usehistory=y`, WebEnv/query_key) for multi-step calls; fetches again an XML
+answer cut short; refuses answers past NCBI_MAX_BODY_BYTES; and turns NCBI's own error bodies into
+typed errors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import httpx2
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.sources.ratelimit import build_rate_limiter
+from bio_mcp.sources.ncbi.xml import truncated_xml
 from bio_mcp.sources.upstream import Params, UpstreamClient, UpstreamResponse
 
 SOURCE = "ncbi"
@@ -50,6 +52,9 @@ class EutilsClient:
             self.limiter,
             max_retries=settings.ncbi_max_retries,
             timeout_s=settings.ncbi_timeout_s,
+            attempt_timeout_s=settings.ncbi_attempt_timeout_s,
+            max_body_bytes=settings.ncbi_max_body_bytes,
+            check_body=truncated_xml,
             fixed_params=fixed,
             secret_params=frozenset({"api_key"}),
             user_agent=settings.ncbi_tool,
