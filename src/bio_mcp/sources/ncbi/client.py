@@ -90,11 +90,15 @@ class EutilsClient:
         return await self.call("esearch", params)
 
     async def esummary(
-        self, ids: list[str] | None = None, history: HistoryRef | None = None, retmax: int | None = None
+        self,
+        ids: list[str] | None = None,
+        history: HistoryRef | None = None,
+        retmax: int | None = None,
+        retstart: int = 0,
     ) -> UpstreamResponse:
         params: dict[str, str | int | list[str]] = {"db": "pubmed", "version": "2.0"}
         if history is not None:
-            params.update({"WebEnv": history.webenv, "query_key": history.query_key, "retstart": 0})
+            params.update({"WebEnv": history.webenv, "query_key": history.query_key, "retstart": retstart})
             if retmax is not None:
                 params["retmax"] = retmax
         else:
@@ -127,6 +131,9 @@ class EutilsClient:
         if linkname:
             params["linkname"] = linkname
         return await self.call("elink", params)
+
+    async def espell(self, term: str) -> UpstreamResponse:
+        return await self.call("espell", {"db": "pubmed", "term": term})
 
     async def einfo(self, db: str | None = "pubmed") -> UpstreamResponse:
         return await self.call("einfo", {"db": db} if db else {})
