@@ -77,10 +77,15 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
 
 
 def summarize(response: SearchResponse) -> str:
-    lines = [f"{response.total_found} PubMed records match {response.effective_esearch_term!r}; "
+    lines = [f"**{response.total_found} PubMed records** match `{response.effective_esearch_term}`; "
              f"{response.retrieved_pmid_count} PMIDs returned."]
-    for brief in response.brief_summaries[:10]:
-        lines.append(f"- PMID {brief.pmid}: {brief.title or '(no title)'} ({brief.source or '?'})")
     if response.warnings:
         lines.append("Warnings: " + "; ".join(response.warnings))
+    if response.brief_summaries:
+        lines += ["", "| PMID | title | authors | source | date |", "|---|---|---|---|---|"]
+        lines += ["| " + " | ".join((value or "").replace("|", "/") for value in (
+            brief.pmid, brief.title, brief.authors, brief.source, brief.pub_date or brief.epub_date)) + " |"
+            for brief in response.brief_summaries]
+    if response.pmids:
+        lines += ["", "PMIDs: " + ", ".join(response.pmids)]
     return "\n".join(lines)
