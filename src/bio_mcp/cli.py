@@ -60,13 +60,13 @@ def serve(
             if settings.transport == "stdio":
                 from bio_mcp.server.app import build_server
 
-                await build_server(runtime.toolsets()).run_stdio_async()
+                await build_server(runtime.toolsets(), options=runtime.server_options()).run_stdio_async()
                 return
             import uvicorn
 
             from bio_mcp.server.http import build_http_app
 
-            http_app = build_http_app(settings, runtime.toolsets())
+            http_app = build_http_app(settings, runtime.toolsets(), runtime.server_options())
             config = uvicorn.Config(
                 http_app, host=settings.http_host, port=settings.http_port,
                 log_level=settings.log_level, access_log=False,

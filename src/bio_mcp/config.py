@@ -82,12 +82,15 @@ class Settings(BaseSettings):
     auth_secret_key: str | None = Field(default=None, validation_alias="MCP_AUTH_SECRET_KEY")
     auth_jwks_url: str | None = Field(default=None, validation_alias="MCP_AUTH_JWKS_URL")
     auth_audience: str | None = Field(default=None, validation_alias="MCP_AUTH_AUDIENCE")
+    # An external OAuth issuer: named in the protected-resource metadata (RFC 9728) and checked in tokens.
     auth_issuer: str | None = Field(default=None, validation_alias="MCP_AUTH_ISSUER")
     # Tokens meant to live longer than this (exp - iat, or exp - now) are refused; `bio-mcp token`
     # will not mint them either.
     auth_max_token_lifetime_s: int = Field(
         default=24 * 3600, ge=60, le=366 * 24 * 3600, validation_alias="MCP_AUTH_MAX_TOKEN_LIFETIME_S"
     )
+    # The URL clients reach this server at (behind a proxy); default http://MCP_HTTP_HOST:MCP_HTTP_PORT.
+    public_url: str | None = Field(default=None, validation_alias="MCP_PUBLIC_URL")
     # Loud, explicit, loopback-only opt-out of bearer auth for local development.
     auth_disabled: bool = Field(default=False, validation_alias="MCP_AUTH_DISABLED")
 
@@ -117,6 +120,11 @@ class Settings(BaseSettings):
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")
 
+    # What MCP clients see: tool names (portable: dots become underscores, as Claude Desktop requires;
+    # seed: the seeds' dotted names) and the size budget of each result's text, in characters.
+    tool_names: Literal["portable", "seed"] = Field(default="portable", validation_alias="BIO_MCP_TOOL_NAMES")
+    text_budget: int = Field(default=65_536, ge=4_096, le=10_000_000, validation_alias="BIO_MCP_TEXT_BUDGET")
+
     # Logs.
     log_level: Literal["debug", "info", "warning", "error", "critical"] = Field(
         default="info", validation_alias="MCP_LOG_LEVEL"
@@ -141,7 +149,8 @@ class Settings(BaseSettings):
     @field_validator(
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
-        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", mode="before",
+        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "public_url",
+        mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:

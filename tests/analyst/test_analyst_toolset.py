@@ -21,7 +21,7 @@ async def test_ask_over_mcp_matches_the_output_schema_and_resolves_its_checkpoin
     toolset = build_analyst_toolset(analyst, today=lambda: date(2026, 8, 11))
     async with Client(build_server([toolset])) as client:
         [tool] = (await client.list_tools()).tools
-        assert tool.name == "analyst.ask" and tool.input_schema["required"] == ["question"]
+        assert tool.name == "analyst_ask" and tool.input_schema["required"] == ["question"]
         result = await client.call_tool("analyst.ask", {"question": QUESTION, "time_budget_ms": 5000})
         assert not result.is_error
         jsonschema.validate(result.structured_content, tool.output_schema)
@@ -38,6 +38,6 @@ async def test_ask_over_mcp_matches_the_output_schema_and_resolves_its_checkpoin
         assert document["registry_version"] == analyst.registry.registry_version and document["blob_uris"]
 
         bad = await client.call_tool("analyst.ask", {"question": "What's the weather in Paris?"})
-        assert bad.is_error and bad.structured_content["error"]["code"] == "VALIDATION"
+        assert bad.is_error and bad.meta["error"]["code"] == "VALIDATION"
         extra = await client.call_tool("analyst.ask", {"question": QUESTION, "fetch_policy": "sometimes"})
-        assert extra.is_error and extra.structured_content["error"]["code"] == "VALIDATION"
+        assert extra.is_error and extra.meta["error"]["code"] == "VALIDATION"

@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from bio_mcp.features.corpus import models
@@ -133,14 +134,18 @@ def test_defaults_are_the_seeds() -> None:
 
 async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     result = await client.call_tool(name, arguments)
-    return bool(result.is_error), result.structured_content
+    if result.is_error:
+        # A failed call carries the envelope as JSON text (and in _meta), never as structured content.
+        assert result.structured_content is None
+        return True, json.loads(result.content[0].text)
+    return False, result.structured_content
 
 
 async def test_every_tool_through_mcp_matches_the_seed(make_service, fakes) -> None:
     service = make_service()
     async with Client(build_server([build_corpus_toolset(service)])) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
-        assert listed == {"pubmed.sync_delta", "rag.search", "rag.get", "corpus.checkpoint.get", "corpus.checkpoint.set"}
+        assert listed == {"pubmed_sync_delta", "rag_search", "rag_get", "corpus_checkpoint_get", "corpus_checkpoint_set"}
 
         error, body = await call(client, "corpus.checkpoint.get", {"query_key": "mcp"})
         assert not error and body == {"query_key": "mcp", "last_edat": None}
@@ -166,8 +171,8 @@ async def test_every_tool_through_mcp_matches_the_seed(make_service, fakes) -> N
         error, body = await call(client, "rag.get", {"doc_id": "pmid:999999999"})
         assert error and body["error"]["code"] == "NOT_FOUND"
         jsonschema.validate(body, ERROR_ENVELOPE)
-        missing = await client.read_resource("resource://pubmed/paper/999999999")
-        assert json.loads(missing.contents[0].text)["error"]["code"] == "NOT_FOUND"
+        with pytest.raises(MCPError, match="not in the local corpus"):
+            await client.read_resource("resource://pubmed/paper/999999999")
 
         error, body = await call(client, "rag.search", {"query": "x", "top_k": 500})
         assert error and body["error"]["code"] == "VALIDATION"

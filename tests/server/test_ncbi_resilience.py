@@ -69,7 +69,7 @@ async def test_fifty_concurrent_calls_never_exceed_the_keyed_limit(fakes_process
             async def one(i: int) -> None:
                 arguments = {"queryTerm": "asthma", "fetchBriefSummaries": 1 if i % 2 else 0}
                 result = await client.call_tool("searchPubMedArticles", arguments)
-                outcomes.append("ok" if not result.is_error else result.structured_content["error"]["code"])
+                outcomes.append("ok" if not result.is_error else result.meta["error"]["code"])
 
             started = time.monotonic()
             async with anyio.create_task_group() as tg:
@@ -101,7 +101,7 @@ async def test_deadline_includes_queue_time_so_callers_fail_fast(fakes, bio_home
 
             async def one() -> None:
                 result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
-                codes.append("ok" if not result.is_error else result.structured_content["error"]["code"])
+                codes.append("ok" if not result.is_error else result.meta["error"]["code"])
 
             started = time.monotonic()
             async with anyio.create_task_group() as tg:
@@ -133,7 +133,7 @@ async def test_exhausted_retries_give_typed_errors(fakes, bio_home, fault_name, 
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
     assert result.is_error
-    error = result.structured_content["error"]
+    error = result.meta["error"]
     assert error["code"] == code and error["details"]["attempts"] == 3
     if code == "RATE_LIMIT":
         assert "API rate limit exceeded" in error["details"]["ncbiMessages"][0]
@@ -155,7 +155,7 @@ async def test_xml_truncated_on_every_attempt_is_an_entrez_error(fakes, bio_home
     async with await gateway_for(fakes, NCBI_MAX_RETRIES=2) as runtime:
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
-    error = result.structured_content["error"]
+    error = result.meta["error"]
     assert result.is_error and error["code"] == "ENTREZ" and error["details"]["attempts"] == 3
     assert "truncated" in error["message"] and len(fakes.eutils.requests) == 3
 
@@ -178,7 +178,7 @@ async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:
     async with await gateway_for(fakes) as runtime:
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
-    error = result.structured_content["error"]
+    error = result.meta["error"]
     assert result.is_error and error["code"] == "ENTREZ"
     assert "Invalid uid 0" in error["details"]["ncbiMessages"][0]
 
@@ -190,5 +190,5 @@ async def test_slow_upstream_times_out_with_upstream_error(fakes, bio_home) -> N
             started = time.monotonic()
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
             elapsed = time.monotonic() - started
-    assert result.is_error and result.structured_content["error"]["code"] in {"UPSTREAM", "RATE_LIMIT"}
+    assert result.is_error and result.meta["error"]["code"] in {"UPSTREAM", "RATE_LIMIT"}
     assert elapsed < 1.6

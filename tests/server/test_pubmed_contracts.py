@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -65,7 +66,7 @@ def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_tool_and_resource_names(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    assert tools == {"searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships"}
+    assert tools == {"searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "formatCitations"}
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert resources == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
 
@@ -99,6 +100,7 @@ async def test_details_and_relationships_input_schemas_match_seed(client: Client
         "pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]
     assert prop(rel, "maxRelatedResults")["default"] == 5 and prop(rel, "maxRelatedResults")["maximum"] == 50
     assert prop(rel, "citationStyles")["default"] == ["ris"]
+    assert set(prop(rel, "citationStyles")["items"]["enum"]) == {"ris", "bibtex", "apa_string", "mla_string", "vancouver"}
 
 
 @pytest.mark.parametrize(
@@ -118,9 +120,10 @@ async def test_details_and_relationships_input_schemas_match_seed(client: Client
 async def test_bad_input_gives_validation_envelope(client: Client, tool: str, arguments: dict, bad_field: str) -> None:
     result = await client.call_tool(tool, arguments)
     assert result.is_error
-    jsonschema.validate(result.structured_content, ERROR_ENVELOPE)
-    assert result.structured_content["error"]["code"] == "VALIDATION"
-    assert bad_field in {d["loc"] for d in result.structured_content["error"]["details"]}
+    assert result.structured_content is None
+    jsonschema.validate(json.loads(result.content[0].text), ERROR_ENVELOPE)
+    assert result.meta["error"]["code"] == "VALIDATION"
+    assert bad_field in {d["loc"] for d in result.meta["error"]["details"]}
     jsonschema.validate(result.meta["audit"], AUDIT)
     assert result.meta["audit"]["status"] == "error"
     assert "Traceback" not in result.content[0].text
@@ -129,6 +132,7 @@ async def test_bad_input_gives_validation_envelope(client: Client, tool: str, ar
 async def test_unreachable_ncbi_gives_upstream_envelope_not_a_trace(client: Client) -> None:
     result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma", "sortBy": "", "maxResults": ""})
     assert result.is_error
-    jsonschema.validate(result.structured_content, ERROR_ENVELOPE)
-    assert result.structured_content["error"]["code"] == "UPSTREAM"
+    assert result.structured_content is None
+    jsonschema.validate(json.loads(result.content[0].text), ERROR_ENVELOPE)
+    assert result.meta["error"]["code"] == "UPSTREAM"
     assert "Traceback" not in result.content[0].text

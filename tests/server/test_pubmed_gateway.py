@@ -3,7 +3,6 @@ server that serves real recorded records."""
 
 from __future__ import annotations
 
-import base64
 import json
 
 import jsonschema
@@ -23,7 +22,7 @@ SEMAGLUTIDE = "29915538"  # real record: structured abstract, systematic review 
 async def gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_ADMIN_EMAIL="ops@example.org")
     async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())) as client:
             yield client
 
 
@@ -32,7 +31,7 @@ async def call(client: Client, name: str, arguments: dict) -> dict:
     assert not result.is_error, result.structured_content
     tool = next(t for t in (await client.list_tools()).tools if t.name == name)
     jsonschema.validate(result.structured_content, tool.output_schema)
-    assert len(result.content[0].text) <= 1500
+    assert len(result.content[0].text) <= 65_536
     assert result.meta["audit"]["status"] == "ok"
     return result.structured_content
 
@@ -100,8 +99,14 @@ async def test_fetch_details_other_levels_and_not_found(gateway) -> None:
 async def test_long_pmid_lists_go_by_post(gateway, fakes) -> None:
     pmids = fakes.eutils.pmids[:200]
     out = await call(gateway, "fetchArticleDetails", {"pmids": pmids, "detailLevel": "citation_data"})
-    assert out["eFetchDetails"]["requestMethod"] == "POST"
-    assert len(out["articles"]) == 200 and out["notFoundPmids"] == []
+    assert out["eFetchDetails"]["requestMethod"] == "POST" and out["notFoundPmids"] == []
+    assert all(set(author) <= {"lastName", "firstName", "initials", "suffix", "collectiveName", "orcid"}
+               for article in out["articles"] for author in article["authors"])
+    # What does not fit the budget is in a scratch text, in order, and nothing is lost.
+    kept = [a["pmid"] for a in out["articles"]]
+    overflow = out.get("overflow")
+    rest = json.loads((await gateway.read_resource(overflow["uri"])).contents[0].text) if overflow else []
+    assert kept + [a["pmid"] for a in rest] == pmids and (overflow is None or overflow["pmids"] == pmids[len(kept):])
 
 
 async def test_relationships_similar_citedin_references(gateway, fakes) -> None:
@@ -134,16 +139,17 @@ async def test_citation_formats(gateway) -> None:
 async def test_citation_formats_for_unknown_pmid_is_not_found(gateway) -> None:
     result = await gateway.call_tool("getArticleRelationships",
                                      {"sourcePmid": "99999999", "relationshipType": "citation_formats"})
-    assert result.is_error and result.structured_content["error"]["code"] == "NOT_FOUND"
+    assert result.is_error and result.structured_content is None
+    assert json.loads(result.content[0].text)["error"]["code"] == "NOT_FOUND" == result.meta["error"]["code"]
 
 
 async def test_resources_info_and_stats(gateway) -> None:
     await call(gateway, "searchPubMedArticles", {"queryTerm": "asthma"})
-    info = json.loads(base64.b64decode((await gateway.read_resource("pubmed-connect://info")).contents[0].blob))
+    info = json.loads((await gateway.read_resource("pubmed-connect://info")).contents[0].text)
     assert info["supportedEutilities"] == ["ESearch", "EFetch", "ESummary", "ELink", "EInfo"]
     assert info["ncbiCompliance"]["toolIdentifier"].startswith("bio-mcp/")
     assert info["operationalStatus"]["ncbiStatus"] == "Nominal"
-    stats = json.loads(base64.b64decode((await gateway.read_resource("pubmed-connect://stats/pubmed")).contents[0].blob))
+    stats = json.loads((await gateway.read_resource("pubmed-connect://stats/pubmed")).contents[0].text)
     assert stats["databaseName"] == "pubmed" and stats["totalRecordCount"] > 1_000_000
     names = {f["name"] for f in stats["availableSearchFields"]}
     assert {"ALL", "UID", "EDAT"} <= names

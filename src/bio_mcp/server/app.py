@@ -1,27 +1,66 @@
-"""The MCP server: toolsets registered by name on the official SDK's `MCPServer`."""
+"""The MCP server: toolsets registered by name on the official SDK's `MCPServer`.
+
+Tool names: Claude Desktop and claude.ai withhold a server's tools when one name fails
+`^[a-zA-Z0-9_-]{1,64}$`, so tools are listed under portable names (each dot of a seed name
+becomes an underscore) unless `BIO_MCP_TOOL_NAMES=seed`; a call by either spelling works, and a
+call to an unknown tool answers the VALIDATION envelope naming the tools there are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ConfigDict
 
 from bio_mcp import __version__
-from bio_mcp.server.toolset import ToolSpec, Toolset, call_tool
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.server.prompts import register_prompts
+from bio_mcp.server.toolset import CallContext, ResourceSpec, ToolSpec, Toolset, call_tool, error_result
+from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
 SERVER_NAME = "bio-mcp"
 INSTRUCTIONS = (
-    "Evidence-grade access to biomedical literature and trials. Tool results carry their data in "
-    "structured content; the text content is a short summary. Failures return isError with an "
-    "envelope {error: {code, message, details}}; every result has _meta.audit."
+    "Evidence-grade access to biomedical literature and trials. Each tool result carries its whole answer "
+    "as Markdown text (within a size budget; what was cut is named with a bio-mcp://scratch/ URI to read) "
+    "and its data as structured content. Failures return isError with the JSON envelope "
+    "{error: {code, message, details}} as text; every result has _meta.audit."
 )
+PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+ToolNames = Literal["portable", "seed"]
+
+# The protocol version negotiated with the client of the request being served (resources read it).
+negotiated_protocol_version: ContextVar[str | None] = ContextVar("negotiated_protocol_version", default=None)
+
+
+def portable_name(name: str) -> str:
+    return name.replace(".", "_")
+
+
+def listed_name(name: str, style: ToolNames) -> str:
+    return name if style == "seed" else portable_name(name)
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """Server-wide behaviour the runtime decides: tool name style, text budget, the scratch resource."""
+
+    tool_names: ToolNames = "portable"
+    call_context: CallContext = field(default_factory=CallContext)
+    read_scratch: Callable[[str], Awaitable[str]] | None = None
 
 
 class _RawArguments(ArgModelBase):
@@ -34,13 +73,13 @@ class _RawArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
-def _as_sdk_tool(spec: ToolSpec[Any, Any]) -> Tool:
+def _as_sdk_tool(spec: ToolSpec[Any, Any], name: str, context: CallContext) -> Tool:
     async def run(arguments: dict[str, Any]) -> CallToolResult:
-        return await call_tool(spec, arguments)
+        return await call_tool(spec, arguments, context)
 
     return Tool(
         fn=run,
-        name=spec.name,
+        name=name,
         title=spec.title,
         description=spec.description,
         parameters=spec.input_schema(),
@@ -50,14 +89,70 @@ def _as_sdk_tool(spec: ToolSpec[Any, Any]) -> Tool:
     )
 
 
+class BioMcpServer(MCPServer[Any]):
+    """`MCPServer` that accepts every spelling of a tool name and answers unknown tools with the envelope."""
+
+    def __init__(self, *args: Any, aliases: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._aliases = aliases
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        listed = self._aliases.get(name)
+        if listed is None:
+            available = sorted(set(self._aliases.values()))
+            error = BioMcpError(ErrorCode.VALIDATION, f"unknown tool {name!r}; available tools: {', '.join(available)}",
+                                {"tool": name, "available": available})
+            return error_result(arguments, error, 0.0)
+        return await super().call_tool(listed, arguments, context)
+
+
+async def _remember_protocol_version(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    token = negotiated_protocol_version.set(ctx.protocol_version)
+    try:
+        return await call_next(ctx)
+    finally:
+        negotiated_protocol_version.reset(token)
+
+
+def _as_resource_reader(read: Callable[..., Awaitable[str | bytes]]) -> Callable[..., Awaitable[str]]:
+    """Text (JSON) contents, and a missing or failing resource as the SDK's resource error."""
+
+    @functools.wraps(read)
+    async def reader(**params: Any) -> str:
+        try:
+            content = await read(**params)
+        except BioMcpError as error:
+            if error.code == ErrorCode.NOT_FOUND:
+                raise ResourceNotFoundError(error.message) from None
+            raise ResourceError(f"{error.code.value}: {error.message}") from None
+        return content.decode() if isinstance(content, bytes) else content
+
+    return reader
+
+
+def scratch_resource(read_scratch: Callable[[str], Awaitable[str]]) -> ResourceSpec:
+    return ResourceSpec(
+        SCRATCH_URI_PREFIX + "{scratch_id}", "scratchText",
+        "The full text of a tool result part that was too large to return inline (named in that result)",
+        "text/plain", read_scratch,
+    )
+
+
 def build_server(
     toolsets: Sequence[Toolset],
     *,
+    options: ServerOptions | None = None,
     auth: AuthSettings | None = None,
     token_verifier: TokenVerifier | None = None,
 ) -> MCPServer[Any]:
-    tools = [_as_sdk_tool(spec) for toolset in toolsets for spec in toolset.tools]
-    server: MCPServer[Any] = MCPServer(
+    options = options or ServerOptions()
+    specs = [spec for toolset in toolsets for spec in toolset.tools]
+    tools = [_as_sdk_tool(spec, listed_name(spec.name, options.tool_names), options.call_context) for spec in specs]
+    aliases = {alias: listed_name(spec.name, options.tool_names)
+               for spec in specs for alias in (spec.name, portable_name(spec.name))}
+    server = BioMcpServer(
         SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -65,10 +160,15 @@ def build_server(
         auth=auth,
         token_verifier=token_verifier,
         warn_on_duplicate_tools=True,
+        aliases=aliases,
+        middleware=[_remember_protocol_version],
     )
-    for toolset in toolsets:
-        for resource in toolset.resources:
-            server.resource(
-                resource.uri, name=resource.name, description=resource.description, mime_type=resource.mime_type
-            )(resource.read)
+    resources = [resource for toolset in toolsets for resource in toolset.resources]
+    if options.read_scratch is not None:
+        resources.append(scratch_resource(options.read_scratch))
+    for resource in resources:
+        server.resource(
+            resource.uri, name=resource.name, description=resource.description, mime_type=resource.mime_type
+        )(_as_resource_reader(resource.read))
+    register_prompts(server, {spec.name: listed_name(spec.name, options.tool_names) for spec in specs})
     return server

@@ -3,6 +3,12 @@
 Stateless Streamable HTTP, so any replica behind a load balancer can serve any request. Bearer
 authentication is mandatory; the only opt-out (MCP_AUTH_DISABLED=true) is refused unless the
 server listens on a loopback address, and it is announced on every start.
+
+OAuth metadata: this server is never an authorization server. With static bearer tokens it
+advertises nothing (a client then just sends its token). With an external issuer
+(MCP_AUTH_ISSUER) it serves RFC 9728 protected-resource metadata naming that issuer, at
+`/.well-known/oauth-protected-resource/mcp` (and at the bare well-known path), and every 401
+carries the `resource_metadata` hint, so an OAuth client (the Inspector's, Claude's) can find it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from bio_mcp import __version__
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import get_logger
-from bio_mcp.server.app import build_server
+from bio_mcp.server.app import ServerOptions, build_server
 from bio_mcp.server.auth import DEFAULT_SCOPES, JwtVerifier
 from bio_mcp.server.toolset import Toolset
 
@@ -29,6 +35,7 @@ log = get_logger("http")
 
 MCP_PATH = "/mcp"
 MCP_ALIAS = "/_mcp"  # seed 002's path, served by the same endpoint
+PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource"
 
 
 def is_loopback(host: str) -> bool:
@@ -59,8 +66,25 @@ def _allowed_hosts(settings: Settings) -> list[str]:
     return hosts + settings.allowed_hosts
 
 
-def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
-    base_url = f"http://{settings.http_host}:{settings.http_port}"
+def public_base_url(settings: Settings) -> str:
+    return settings.public_url or f"http://{settings.http_host}:{settings.http_port}"
+
+
+def auth_settings(settings: Settings) -> AuthSettings:
+    """Resource-server settings: protected-resource metadata only when an external issuer exists."""
+    resource = f"{public_base_url(settings)}{MCP_PATH}"
+    return AuthSettings(
+        # Required by the SDK's model; published only through the protected-resource metadata.
+        issuer_url=settings.auth_issuer or public_base_url(settings),
+        resource_server_url=resource if settings.auth_issuer else None,
+        required_scopes=list(DEFAULT_SCOPES),
+        # The verifier checks the audience itself (MCP_AUTH_AUDIENCE).
+        validate_token_resource=False,
+    )
+
+
+def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: ServerOptions | None = None) -> ASGIApp:
+    base_url = public_base_url(settings)
     if settings.auth_disabled:
         if not is_loopback(settings.http_host):
             raise BioMcpError(
@@ -71,7 +95,7 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
             "AUTHENTICATION IS DISABLED (MCP_AUTH_DISABLED=true): anyone who can reach "
             f"{base_url}{MCP_PATH} can call every tool. Development use only."
         )
-        server = build_server(toolsets)
+        server = build_server(toolsets, options=options)
     else:
         if not settings.auth_secret_key and not settings.auth_jwks_url:
             raise BioMcpError(
@@ -82,12 +106,7 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
         verifier = JwtVerifier(
             settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer
         )
-        auth = AuthSettings(
-            issuer_url=settings.auth_issuer or base_url,
-            resource_server_url=f"{base_url}{MCP_PATH}",
-            required_scopes=list(DEFAULT_SCOPES),
-        )
-        server = build_server(toolsets, auth=auth, token_verifier=verifier)
+        server = build_server(toolsets, options=options, auth=auth_settings(settings), token_verifier=verifier)
 
     @server.custom_route("/healthz", methods=["GET"])
     async def healthz(_: Request) -> JSONResponse:
@@ -103,8 +122,11 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
         ),
         host=settings.http_host,
     )
+    aliased: ASGIApp = PathAlias(app, MCP_ALIAS, MCP_PATH)
+    if settings.auth_issuer and not settings.auth_disabled:
+        aliased = PathAlias(aliased, PROTECTED_RESOURCE_PATH, PROTECTED_RESOURCE_PATH + MCP_PATH)
     cors = CORSMiddleware(
-        PathAlias(app, MCP_ALIAS, MCP_PATH),
+        aliased,
         allow_origins=settings.allowed_origins,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
@@ -13,8 +15,13 @@ from bio_mcp.features.analyst.ask import Analyst
 from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.server.toolset import Toolset
+from bio_mcp.features.overflow import Overflow
+from bio_mcp.server.toolset import CallContext, Toolset
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.store import MetadataStore, open_metadata_store
+
+if TYPE_CHECKING:
+    from bio_mcp.server.app import ServerOptions
 
 
 class Runtime:
@@ -27,6 +34,8 @@ class Runtime:
         self._eutils: EutilsClient | None = None
         self._corpus: CorpusService | None = None
         self._analyst: Analyst | None = None
+        self._store: MetadataStore | None = None
+        self._store_lock = threading.Lock()
 
     @property
     def eutils(self) -> EutilsClient:
@@ -46,6 +55,48 @@ class Runtime:
             self._analyst = build_analyst(self.settings, self.eutils)
         return self._analyst
 
+    def _scratch_store(self) -> MetadataStore:
+        """The metadata store for scratch texts, opened on first use (any toolset may need it)."""
+        with self._store_lock:
+            if self._store is None:
+                self._store = open_metadata_store(self.settings)
+            return self._store
+
+    async def put_scratch(self, text: str, mime_type: str) -> str:
+        """Keeps `text` behind a `bio-mcp://scratch/{id}` URI (24 h) and returns the URI."""
+        def put() -> str:
+            with self._scratch_store().transaction() as tx:
+                return tx.scratch.put(text, mime_type).uri
+
+        return await asyncio.to_thread(put)
+
+    async def read_scratch(self, scratch_id: str) -> str:
+        def read() -> str:
+            with self._scratch_store().read() as tx:
+                entry = tx.scratch.get(scratch_id)
+            if entry is None:
+                raise BioMcpError(
+                    ErrorCode.NOT_FOUND, f"no scratch text {scratch_id}: it never existed or has expired",
+                    {"scratch_id": scratch_id},
+                )
+            return entry.text
+
+        return await asyncio.to_thread(read)
+
+    @property
+    def overflow(self) -> Overflow:
+        """Where a feature puts what does not fit the result budget."""
+        return Overflow(self.settings.text_budget, self.put_scratch)
+
+    def server_options(self) -> ServerOptions:
+        from bio_mcp.server.app import ServerOptions
+
+        return ServerOptions(
+            tool_names=self.settings.tool_names,
+            call_context=CallContext(self.settings.text_budget, self.put_scratch),
+            read_scratch=self.read_scratch,
+        )
+
     def toolsets(self, names: list[str] | None = None) -> list[Toolset]:
         from bio_mcp.server.toolsets import registry
 
@@ -63,6 +114,9 @@ class Runtime:
             await self._corpus.aclose()
         if self._eutils is not None:
             await self._eutils.aclose()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     async def __aenter__(self) -> Runtime:
         return self

@@ -4,6 +4,10 @@ A `ToolSpec` names a pure async feature function with its pydantic input and out
 `call_tool` is the one wrapper every tool goes through: it validates the arguments against the
 contract, runs the function under a correlation id, maps any `BioMcpError` (and anything
 unexpected) to seed 000's error envelope, and attaches `_meta.audit` (seed 003).
+
+The text content carries the whole answer as Markdown (the tool's `summarize`, else the generic
+JSON renderer) within the text budget; a failed call carries the envelope as JSON text and in
+`_meta.error`, never as structured content, which would violate the tool's output schema.
 """
 
 from __future__ import annotations
@@ -23,14 +27,22 @@ from bio_mcp.errors import BioMcpError, ErrorCode, validation_error_details
 from bio_mcp.input_schema import schema_violations
 from bio_mcp.logs import correlation_scope, get_logger, log_event
 from bio_mcp.models import ToolOutput
+from bio_mcp.server.markdown import ScratchPut, fit_text, render_json
 
 log = get_logger("tools")
 
 InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=ToolOutput)
 
-# Text content is for a person skimming a transcript; structured content carries the data.
-MAX_TEXT_CHARS = 1500
+DEFAULT_TEXT_BUDGET = 65_536
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What every call shares: the text budget (characters) and where overflow goes."""
+
+    text_budget: int = DEFAULT_TEXT_BUDGET
+    put_scratch: ScratchPut | None = None
 
 
 @dataclass(frozen=True)
@@ -40,11 +52,14 @@ class ToolSpec(Generic[InT, OutT]):
     input_model: type[InT]
     output_model: type[OutT]
     run: Callable[[InT], Awaitable[OutT]]
-    summarize: Callable[[OutT], str]
+    # Renders the whole result as compact Markdown; None uses the generic JSON renderer.
+    summarize: Callable[[OutT], str] | None = None
     # Seed 003 tools carry the audit in their body as well as in _meta.
     audit_in_body: bool = False
     read_only: bool = True
     title: str | None = None
+    # False for tools that touch only local state (the corpus, the graph, caches).
+    open_world: bool = True
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema(by_alias=True)
@@ -55,8 +70,13 @@ class ToolSpec(Generic[InT, OutT]):
     def annotations(self) -> ToolAnnotations:
         return ToolAnnotations(
             title=self.title, read_only_hint=self.read_only, destructive_hint=False,
-            idempotent_hint=True, open_world_hint=True,
+            idempotent_hint=True, open_world_hint=self.open_world,
         )
+
+    def render(self, output: OutT, body: dict[str, Any]) -> str:
+        if self.summarize is not None:
+            return self.summarize(output)
+        return render_json(body, self.title or self.name)
 
 
 @dataclass(frozen=True)
@@ -75,22 +95,24 @@ class Toolset:
     resources: list[ResourceSpec] = field(default_factory=list)
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1] + "…"
-
-
-def error_result(spec: ToolSpec[Any, Any], arguments: Any, error: BioMcpError, started: float) -> CallToolResult:
+def error_result(arguments: Any, error: BioMcpError, started: float, correlation_id: str | None = None) -> CallToolResult:
+    """isError with the envelope as JSON text and in `_meta.error`; no structured content."""
     envelope = error.envelope()
     audit = audit_record(arguments, envelope, (time.perf_counter() - started) * 1000, "error")
+    meta: dict[str, Any] = {"audit": audit.model_dump(), "error": envelope["error"]}
+    if correlation_id:
+        meta["correlation_id"] = correlation_id
     return CallToolResult(
-        content=[TextContent(type="text", text=_short(json.dumps(envelope, ensure_ascii=False)))],
-        structured_content=envelope,
+        content=[TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
         is_error=True,
-        _meta={"audit": audit.model_dump()},
+        _meta=meta,
     )
 
 
-async def call_tool(spec: ToolSpec[Any, Any], arguments: dict[str, Any]) -> CallToolResult:
+async def call_tool(
+    spec: ToolSpec[Any, Any], arguments: dict[str, Any], context: CallContext | None = None
+) -> CallToolResult:
+    context = context or CallContext()
     started = time.perf_counter()
     with correlation_scope() as cid:
         try:
@@ -109,16 +131,17 @@ async def call_tool(spec: ToolSpec[Any, Any], arguments: dict[str, Any]) -> Call
             if spec.audit_in_body:
                 body["audit"] = audit.model_dump()
             log_event(log, INFO, "tool ok", tool=spec.name, latency_ms=audit.latency_ms, in_hash=audit.in_hash)
+            text = await fit_text(spec.render(output, body), context.text_budget, context.put_scratch)
             return CallToolResult(
-                content=[TextContent(type="text", text=_short(spec.summarize(output)))],
+                content=[TextContent(type="text", text=text)],
                 structured_content=body,
                 _meta={"audit": audit.model_dump(), "correlation_id": cid},
             )
         except BioMcpError as error:
             log_event(log, INFO, "tool error", tool=spec.name, code=error.code.value, message=error.message)
-            return error_result(spec, arguments, error, started)
+            return error_result(arguments, error, started, cid)
         except Exception as exc:  # the last line of defence: a client never sees a stack trace
             log.log(ERROR, "tool crashed", exc_info=exc, extra={"fields": {"tool": spec.name}})
             unknown = BioMcpError(ErrorCode.UNKNOWN, f"{spec.name} failed unexpectedly; see the server log",
                                   {"correlation_id": cid})
-            return error_result(spec, arguments, unknown, started)
+            return error_result(arguments, unknown, started, cid)

@@ -63,9 +63,22 @@ class Plan(AnalystModel):
 class AskRequest(ToolInput):
     """The `analyst.ask` tool's input."""
 
-    question: str = Field(min_length=3, max_length=1000)
-    fetch_policy: FetchPolicy = "cache_then_network"
-    time_budget_ms: int = Field(default=5000, ge=100, le=120_000)
+    question: str = Field(
+        min_length=3, max_length=1000,
+        description="A question in plain English about trials and/or publications, e.g. 'active phase 2/3 trials "
+        "in non-small cell lung cancer' or 'recent publications on semaglutide'",
+    )
+    fetch_policy: FetchPolicy = Field(
+        default="cache_then_network",
+        description="cache_then_network: local cache first, upstream for what is missing (default); cache_only: "
+        "no network at all, answers from what earlier calls cached (offline, fastest); network_only: always "
+        "fresh from ClinicalTrials.gov and PubMed",
+    )
+    time_budget_ms: int = Field(
+        default=5000, ge=100, le=120_000,
+        description="Wall-clock budget in milliseconds; steps not done by then are dropped and the answer says "
+        "it is partial",
+    )
 
 
 class StepTrace(AnalystModel):

@@ -40,15 +40,20 @@ def get_document(request: RagGetRequest, store: MetadataStore) -> RagGetResponse
 
 
 def read_paper(pmid: str, store: MetadataStore) -> str:
-    """The resource body: the `rag.get` document, or the error envelope for an unknown or bad PMID."""
-    try:
-        if not (pmid.isascii() and pmid.isdigit()):
-            raise BioMcpError(ErrorCode.VALIDATION, "a PMID is a string of digits", {"pmid": pmid})
-        body = get_document(RagGetRequest(doc_id=f"pmid:{pmid}"), store).to_json()
-    except BioMcpError as error:
-        body = error.envelope()
+    """The resource body: the `rag.get` document; an unknown PMID raises NOT_FOUND (a resource error)."""
+    if not (pmid.isascii() and pmid.isdigit()):
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"{pmid!r} is not a PMID (a string of digits)", {"pmid": pmid})
+    body = get_document(RagGetRequest(doc_id=f"pmid:{pmid}"), store).to_json()
     return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
 
 def summarize(response: RagGetResponse) -> str:
-    return f"{response.doc_id} v{response.version}: {response.title or '(no title)'} (quality {response.quality.total})"
+    q = response.quality
+    lines = [f"### {response.doc_id}: {response.title or '(no title)'}",
+             " · ".join(p for p in (response.journal, response.pdat, ", ".join(response.pub_types) or None,
+                                    response.pmcid, f"version {response.version}") if p),
+             f"Quality {q.total} (design {q.design}, recency {q.recency}, journal {q.journal}, human {q.human}); "
+             f"EDAT {response.edat}; last revised {response.lr}"]
+    if response.abstract:
+        lines += ["", response.abstract]
+    return "\n".join(lines)

@@ -18,7 +18,14 @@ def search_corpus(request: RagSearchRequest, index: CorpusIndex) -> RagSearchRes
 
 
 def summarize(response: RagSearchResponse) -> str:
+    """Every result as a table row with every field it has (snippets and titles included)."""
     if not response.results:
         return "No matching chunks in the local corpus."
-    top = ", ".join(f"{result.doc_id} ({result.score:.3f})" for result in response.results[:5])
-    return f"{len(response.results)} documents; best: {top}"
+    rows = [result.to_json() for result in response.results]
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    lines = [f"**{len(rows)} documents**, best first.", "", "| " + " | ".join(columns) + " |",
+             "|" + "---|" * len(columns)]
+    for row in rows:
+        cells = (f"{v:.4f}" if isinstance(v, float) else "" if v is None else str(v) for v in (row.get(c) for c in columns))
+        lines.append("| " + " | ".join(cell.replace("|", "/").replace("\n", " ") for cell in cells) + " |")
+    return "\n".join(lines)

@@ -214,22 +214,6 @@ class CorpusService:
         await self.open()
         return await asyncio.to_thread(read_paper, pmid, self.store)
 
-    async def read_scratch(self, scratch_id: str) -> str:
-        """A scratch text (`bio-mcp://scratch/{id}`) that a tool result pointed to."""
-        await self.open()
-
-        def read() -> str:
-            with self.store.read() as tx:
-                entry = tx.scratch.get(scratch_id)
-            if entry is None:
-                raise BioMcpError(
-                    ErrorCode.NOT_FOUND, f"no scratch text {scratch_id}: it never existed or has expired",
-                    {"scratch_id": scratch_id},
-                )
-            return entry.text
-
-        return await asyncio.to_thread(read)
-
     async def checkpoint_get(self, request: CheckpointGetRequest) -> CheckpointGetResponse:
         await self.open()
         return await asyncio.to_thread(get_checkpoint, request, self.store)

@@ -1,4 +1,10 @@
-"""Citation formats made by the server from a parsed EFetch record: RIS, BibTeX, APA and MLA strings."""
+"""Citation formats made by the server from a parsed EFetch record: RIS, BibTeX, APA, MLA and Vancouver strings.
+
+The prose styles cap author lists as the styles themselves do (APA 7: up to 20, else the first
+19, an ellipsis and the last; MLA 9: three or more become "et al."; Vancouver/NLM: more than six
+become the first six and "et al."). RIS and BibTeX are data for reference managers and keep
+every author.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,9 @@ from collections.abc import Callable
 
 from bio_mcp.sources.ncbi.models import Article, Author
 
+
+APA_MAX_AUTHORS = 20
+VANCOUVER_MAX_AUTHORS = 6
 
 
 def _authors(article: Article) -> list[Author]:
@@ -108,9 +117,12 @@ def _apa_author(author: Author) -> str:
 
 def apa_string(article: Article) -> str:
     authors = [_apa_author(a) for a in _authors(article) if a.collective_name or a.last_name]
-    if len(authors) > 20:
-        authors = authors[:19] + ["... " + authors[-1]]
-    names = ", ".join(authors[:-1]) + (", & " if len(authors) > 1 else "") + authors[-1] if authors else ""
+    if len(authors) > APA_MAX_AUTHORS:
+        names = ", ".join(authors[: APA_MAX_AUTHORS - 1]) + ", . . . " + authors[-1]
+    elif len(authors) > 1:
+        names = ", ".join(authors[:-1]) + ", & " + authors[-1]
+    else:
+        names = authors[0] if authors else ""
     parts = [f"{names} ({_year(article) or 'n.d.'})." if names else f"({_year(article) or 'n.d.'})."]
     parts.append(_end_with_period(_title(article)))
     info = article.journal_info
@@ -164,9 +176,53 @@ def mla_string(article: Article) -> str:
     return " ".join(parts)
 
 
+def _vancouver_author(author: Author) -> str:
+    if author.collective_name:
+        return author.collective_name
+    return f"{author.last_name} {author.initials or ''}".strip()
+
+
+def vancouver_string(article: Article) -> str:
+    """NLM/ICMJE style, e.g. `Shi FH, Li H, ... et al. Title. Front Pharmacol. 2018 Jun 12;9:576. doi: ... PMID: ...`."""
+    authors = [_vancouver_author(a) for a in _authors(article) if a.collective_name or a.last_name]
+    names = ", ".join(authors[:VANCOUVER_MAX_AUTHORS])
+    if len(authors) > VANCOUVER_MAX_AUTHORS:
+        names += ", et al"
+    parts = [_end_with_period(names)] if names else []
+    parts.append(_end_with_period(_title(article)))
+    info = article.journal_info
+    if info and (info.iso_abbreviation or info.title):
+        date = info.publication_date
+        when = " ".join(p for p in (str(date.year) if date.year else None, date.month,
+                                    str(date.day) if date.day else None) if p) or date.medline_date or ""
+        source = f"{info.iso_abbreviation or info.title}. {when}"
+        if info.volume:
+            source += f";{info.volume}"
+        if info.issue:
+            source += f"({info.issue})"
+        if info.pages:
+            source += f":{info.pages}"
+        parts.append(source.strip() + ".")
+    elif article.book:
+        place = ": ".join(p for p in (article.book.publisher_location, article.book.publisher_name) if p)
+        parts.append(_end_with_period(" ".join(p for p in (place + ";" if place else None, _year(article)) if p)))
+    if article.doi:
+        parts.append(f"doi: {article.doi}.")
+    parts.append(f"PMID: {article.pmid}.")
+    return " ".join(parts)
+
+
 FORMATTERS: dict[str, Callable[[Article], str]] = {
     "ris": ris,
     "bibtex": bibtex,
     "apa_string": apa_string,
     "mla_string": mla_string,
+    "vancouver": vancouver_string,
 }
+
+
+def citation_block(style: str, text: str) -> list[str]:
+    """Markdown lines for one formatted citation: data formats fenced, prose styles as they read."""
+    if style in ("ris", "bibtex"):
+        return ["```" + style, text.rstrip("\n"), "```"]
+    return [text]

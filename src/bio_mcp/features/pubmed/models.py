@@ -62,7 +62,11 @@ class SearchRequest(SeedInput):
         alias="queryTerm", min_length=3, max_length=4000, description="PubMed query (Entrez syntax allowed)"
     )
     max_results: int = Field(default=20, alias="maxResults", gt=0, le=1000, description="ESearch retmax")
-    sort_by: Literal["relevance", "pub_date", "author", "journal_name"] = Field(default="relevance", alias="sortBy")
+    sort_by: Literal["relevance", "pub_date", "author", "journal_name"] = Field(
+        default="relevance", alias="sortBy",
+        description="Result order: relevance (PubMed's Best Match), pub_date (newest first), author (first "
+        "author A-Z) or journal_name (A-Z)",
+    )
     date_range: DateRange | None = Field(default=None, alias="dateRange", description="A date range for the search")
     filter_by_publication_types: list[Annotated[str, StringConstraints(max_length=100)]] | None = Field(
         default=None, alias="filterByPublicationTypes", max_length=20,
@@ -134,10 +138,15 @@ class SearchResponse(ToolOutput):
 class DetailsRequest(SeedInput):
     pmids: list[Pmid] = Field(min_length=1, max_length=200, description="PMIDs (digits); POST is used for long lists")
     detail_level: Literal["abstract_plus", "full_xml", "medline_text", "citation_data"] = Field(
-        default="abstract_plus", alias="detailLevel"
+        default="abstract_plus", alias="detailLevel",
+        description="abstract_plus: parsed title, abstract, authors, journal, MeSH, DOI (best for reading); "
+        "citation_data: only what a citation needs; full_xml: the raw PubmedArticle XML; medline_text: the raw "
+        "MEDLINE record. Records past the result budget go to a scratch resource named in `overflow`",
     )
-    include_mesh_terms: bool = Field(default=True, alias="includeMeshTerms")
-    include_grant_info: bool = Field(default=False, alias="includeGrantInfo")
+    include_mesh_terms: bool = Field(default=True, alias="includeMeshTerms",
+                                     description="Include MeSH headings (abstract_plus and citation_data)")
+    include_grant_info: bool = Field(default=False, alias="includeGrantInfo",
+                                     description="Include the grant list (abstract_plus)")
 
 
 class EFetchDetails(ToolOutput):
@@ -148,6 +157,15 @@ class EFetchDetails(ToolOutput):
 class RawRecord(ToolOutput):
     pmid: str
     content: str
+
+
+class ResultOverflow(ToolOutput):
+    """What did not fit the result budget, kept as a scratch text (readable as an MCP resource for 24 h)."""
+
+    uri: str = Field(description="bio-mcp://scratch/{id}: read it with resources/read")
+    pmids: list[str] = Field(description="The PMIDs whose records are in the scratch text, not in this result")
+    mime_type: str = Field(alias="mimeType")
+    chars: int = Field(description="Size of the scratch text in characters")
 
 
 class DetailsResponse(ToolOutput):
@@ -161,17 +179,30 @@ class DetailsResponse(ToolOutput):
     )
     not_found_pmids: list[str] = Field(default_factory=list, alias="notFoundPmids")
     efetch_details: EFetchDetails = Field(alias="eFetchDetails")
+    overflow: ResultOverflow | None = Field(
+        default=None, description="Records that did not fit the result budget (additive field)")
 
 
 RelationshipType = Literal["pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]
-CitationStyle = Literal["ris", "bibtex", "apa_string", "mla_string"]
+CitationStyle = Literal["ris", "bibtex", "apa_string", "mla_string", "vancouver"]
+STYLES_DESCRIPTION = (
+    "Citation styles: ris and bibtex (every author, for reference managers), apa_string (APA 7), mla_string "
+    "(MLA 9), vancouver (NLM/ICMJE, as medical journals use)"
+)
 
 
 class RelationshipsRequest(SeedInput):
     source_pmid: Pmid = Field(alias="sourcePmid", description="Primary PMID for relationship lookup")
-    relationship_type: RelationshipType = Field(default="pubmed_similar_articles", alias="relationshipType")
-    max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50)
-    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1, max_length=10)
+    relationship_type: RelationshipType = Field(
+        default="pubmed_similar_articles", alias="relationshipType",
+        description="pubmed_similar_articles: PubMed's computed neighbours, best first; pubmed_citedin: PubMed "
+        "articles citing it; pubmed_references: PubMed articles it cites; citation_formats: its citation in "
+        "citationStyles",
+    )
+    max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50,
+                                     description="How many related articles to return (1-50)")
+    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1, max_length=10,
+                                                 description=f"For citation_formats. {STYLES_DESCRIPTION}")
 
 
 class RelatedArticle(ToolOutput):
@@ -193,3 +224,24 @@ class RelationshipsResponse(ToolOutput):
     total_available: int | None = Field(default=None, alias="totalAvailable")
     elink_url: str | None = Field(default=None, alias="eLinkUrl")
     efetch_url: str | None = Field(default=None, alias="eFetchUrl")
+
+
+class FormatCitationsRequest(ToolInput):
+    pmids: list[Pmid] = Field(min_length=1, max_length=200,
+                              description="PMIDs (digits) to cite, in the order the reference list should keep")
+    styles: list[CitationStyle] = Field(default=["vancouver"], min_length=1, description=STYLES_DESCRIPTION)
+
+
+class FormattedCitation(ToolOutput):
+    pmid: str
+    citations: dict[str, str] = Field(description="Style name -> formatted citation")
+
+
+class FormatCitationsResponse(ToolOutput):
+    omit_none = True
+    requested_pmids: list[str] = Field(alias="requestedPmids")
+    styles: list[str]
+    citations: list[FormattedCitation] = Field(description="One entry per PMID found, in the requested order")
+    not_found_pmids: list[str] = Field(default_factory=list, alias="notFoundPmids")
+    efetch_url: str = Field(alias="eFetchUrl")
+    overflow: ResultOverflow | None = Field(default=None, description="Citations that did not fit the result budget")

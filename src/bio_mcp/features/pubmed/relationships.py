@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.pubmed.citations import FORMATTERS
+from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
@@ -86,11 +86,15 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
 
 
 def summarize(response: RelationshipsResponse) -> str:
-    if response.citations:
-        first = next(iter(response.citations.values()))
-        return f"Citation formats for PMID {response.source_pmid}: {', '.join(response.citations)}.\n{first[:600]}"
-    lines = [f"{response.retrieved_count} of {response.total_available} {response.relationship_type} "
-             f"for PMID {response.source_pmid}."]
-    for article in response.related_articles[:10]:
-        lines.append(f"- PMID {article.pmid}: {article.title or '(no title)'}")
+    if response.relationship_type == "citation_formats":
+        lines = [f"**Citations of PMID {response.source_pmid}**"]
+        for style, text in response.citations.items():
+            lines += ["", f"#### {style}", *citation_block(style, text)]
+        return "\n".join(lines)
+    lines = [f"**{response.retrieved_count} of {response.total_available} {response.relationship_type}** for "
+             f"PMID {response.source_pmid}."]
+    if response.related_articles:
+        lines += ["", "| PMID | title | authors | score |", "|---|---|---|---|"]
+        lines += [f"| {a.pmid} | {(a.title or '(no title)').replace('|', '/')} | {(a.authors or '').replace('|', '/')} | "
+                  f"{'' if a.score is None else a.score} |" for a in response.related_articles]
     return "\n".join(lines)

@@ -10,7 +10,6 @@ from bio_mcp.config import Settings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.einfo import parse_einfo
 
-MCP_SPEC_VERSION = "2025-03-26"
 SUPPORTED_EUTILITIES = ["ESearch", "EFetch", "ESummary", "ELink", "EInfo"]
 
 
@@ -18,7 +17,8 @@ def _iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp, UTC).isoformat().replace("+00:00", "Z") if timestamp else None
 
 
-def server_info(settings: Settings, eutils: EutilsClient) -> dict[str, Any]:
+def server_info(settings: Settings, eutils: EutilsClient, protocol_version: str | None) -> dict[str, Any]:
+    """`protocol_version`: the MCP protocol version negotiated with the client reading this."""
     stats = eutils.http.stats
     if stats.last_success_at is None and stats.last_failure_at is None:
         status = "Unknown (no NCBI request yet)"
@@ -33,7 +33,7 @@ def server_info(settings: Settings, eutils: EutilsClient) -> dict[str, Any]:
         "serverVersion": __version__,
         "description": "MCP Server for intelligent PubMed access via NCBI E-utilities.",
         "contactEmail": settings.ncbi_email,
-        "mcpSpecVersion": MCP_SPEC_VERSION,
+        "mcpSpecVersion": protocol_version,
         "ncbiCompliance": {
             "apiUsageStatus": "NCBI API Key in use" if settings.ncbi_api_key else "No NCBI API key: limited to 3 requests/sec",
             "toolIdentifier": settings.ncbi_tool,

@@ -117,7 +117,7 @@ def _next_ret_start(request: SearchRequest, total: int, returned: int) -> int | 
 
 
 def summarize(response: SearchResponse) -> str:
-    lines = [f"{response.total_found} PubMed records match {response.effective_esearch_term!r}; "
+    lines = [f"**{response.total_found} PubMed records** match `{response.effective_esearch_term}`; "
              f"{response.retrieved_pmid_count} PMIDs returned from position {response.search_parameters.ret_start}."]
     if response.query_repair:
         lines.append(f"Query repaired: {response.query_repair.original!r} was searched as "
@@ -126,8 +126,13 @@ def summarize(response: SearchResponse) -> str:
         lines.append(f"Nothing found. Did you mean: {response.spelling_suggestion!r}?")
     if response.next_ret_start is not None:
         lines.append(f"More results: call again with retStart={response.next_ret_start}.")
-    for brief in response.brief_summaries[:10]:
-        lines.append(f"- PMID {brief.pmid}: {brief.title or '(no title)'} ({brief.source or '?'})")
     if response.warnings:
         lines.append("Warnings: " + "; ".join(response.warnings))
+    if response.brief_summaries:
+        lines += ["", "| PMID | title | authors | source | date |", "|---|---|---|---|---|"]
+        lines += ["| " + " | ".join((value or "").replace("|", "/") for value in (
+            brief.pmid, brief.title, brief.authors, brief.source, brief.pub_date or brief.epub_date)) + " |"
+            for brief in response.brief_summaries]
+    if response.pmids:
+        lines += ["", "PMIDs: " + ", ".join(response.pmids)]
     return "\n".join(lines)

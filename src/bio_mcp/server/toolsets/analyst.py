@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime
 
 CHECKPOINT_RESOURCE_URI = "analyst://checkpoint/{checkpoint_id}"
-SUMMARY_LINES = 3
 
 
 def utc_today() -> date:
@@ -25,11 +24,16 @@ def utc_today() -> date:
 
 
 def summarize(response: AskResponse) -> str:
-    """The answer's first lines (its summary sentence and the first table rows) and the checkpoint."""
-    head = "\n".join(line for line in response.answer.splitlines() if line.strip())
-    lines = head.splitlines()[:SUMMARY_LINES]
-    partial = " (partial)" if response.trace.partial else ""
-    return "\n".join(lines) + f"\ncheckpoint_id: {response.checkpoint_id}{partial}"
+    """The whole cited answer, its checkpoint, its notes and what each step did."""
+    trace = response.trace
+    lines = [response.answer.rstrip(), "", "---",
+             f"checkpoint_id: `{response.checkpoint_id}`" + (" (**partial answer**)" if trace.partial else "")]
+    lines += [f"- note: {note}" for note in trace.notes]
+    lines += ["", "| step | tool | status | calls | cache hit | rows | ms |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {step.id} | {step.tool} | {step.status}{': ' + step.error_message if step.error_message else ''} | "
+              f"{step.calls} | {'—' if step.cache_hit is None else 'yes' if step.cache_hit else 'no'} | {step.rows} | "
+              f"{step.latency_ms} |" for step in trace.steps]
+    return "\n".join(lines)
 
 
 def build_analyst_toolset(analyst: Analyst, today: Callable[[], date] = utc_today) -> Toolset:

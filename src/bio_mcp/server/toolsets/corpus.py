@@ -20,18 +20,18 @@ from bio_mcp.features.corpus.models import (
 )
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
-from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
 if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime
 
 
 def _sync_summary(response: SyncDeltaResponse) -> str:
-    return (
-        f"Sync {response.job_id}: {response.inserted} inserted, {response.updated} updated, "
-        f"{response.skipped} skipped of {response.pmids_processed}; max EDAT {response.max_edat_seen}"
-        + (f"; warnings: {'; '.join(response.warnings)}" if response.warnings else "")
-    )
+    lines = [
+        f"**Sync {response.job_id}**: {response.pmids_processed} PMIDs processed: {response.inserted} inserted, "
+        f"{response.updated} updated, {response.skipped} skipped; latest EDAT seen {response.max_edat_seen}."
+    ]
+    lines += [f"- warning: {warning}" for warning in response.warnings]
+    return "\n".join(lines)
 
 
 def build_corpus_toolset(service: CorpusService) -> Toolset:
@@ -56,39 +56,36 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
                 description="Hybrid BM25 + semantic search over the local corpus chunks, one result per document "
                 "(its best chunk), optionally reranked by evidence quality.",
                 input_model=RagSearchRequest, output_model=RagSearchResponse,
-                run=service.search, summarize=search.summarize,
+                run=service.search, summarize=search.summarize, open_world=False,
             ),
             ToolSpec(
                 name="rag.get",
                 title="Get a corpus document",
                 description="The normalised metadata, quality breakdown and version of a corpus document (pmid:N).",
                 input_model=RagGetRequest, output_model=RagGetResponse,
-                run=service.get, summarize=documents.summarize,
+                run=service.get, summarize=documents.summarize, open_world=False,
             ),
             ToolSpec(
                 name="corpus.checkpoint.get",
                 title="Get a sync watermark",
                 description="The last processed EDAT of a sync query key, or null before its first sync.",
                 input_model=CheckpointGetRequest, output_model=CheckpointGetResponse,
-                run=service.checkpoint_get, summarize=lambda out: f"{out.query_key}: {out.last_edat}",
+                run=service.checkpoint_get, open_world=False,
+                summarize=lambda out: f"Watermark of `{out.query_key}`: {out.last_edat or 'none (never synced)'}",
             ),
             ToolSpec(
                 name="corpus.checkpoint.set",
                 title="Set a sync watermark",
                 description="Sets a query key's watermark by hand (it may move backwards, for backfills); audited.",
                 input_model=CheckpointSetRequest, output_model=CheckpointSetResponse,
-                run=service.checkpoint_set, summarize=lambda out: "ok" if out.ok else "not set", read_only=False,
+                run=service.checkpoint_set, read_only=False, open_world=False,
+                summarize=lambda out: "Watermark set." if out.ok else "Watermark not set.",
             ),
         ],
         resources=[
             ResourceSpec(
                 PAPER_RESOURCE_URI, "pubmedPaper",
                 "A corpus document's metadata and quality scores (the rag.get body)", "application/json", read_paper,
-            ),
-            ResourceSpec(
-                SCRATCH_URI_PREFIX + "{scratch_id}", "scratchText",
-                "The full text of a tool result part that was too large to return inline", "text/plain",
-                service.read_scratch,
             ),
         ],
     )

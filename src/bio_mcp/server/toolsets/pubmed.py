@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from bio_mcp.features.pubmed import details, relationships, resources, search
+from bio_mcp.features.pubmed import bibliography, details, relationships, resources, search
 from bio_mcp.features.pubmed.models import (
-    DetailsRequest, DetailsResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
+    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, RelationshipsRequest,
+    RelationshipsResponse, SearchRequest, SearchResponse,
 )
+from bio_mcp.server.app import negotiated_protocol_version
 from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
 
 if TYPE_CHECKING:
@@ -20,16 +22,20 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
         return await search.search_articles(request, runtime.eutils)
 
     async def run_details(request: DetailsRequest) -> DetailsResponse:
-        return await details.fetch_article_details(request, runtime.eutils)
+        return await details.fetch_article_details(request, runtime.eutils, runtime.overflow)
+
+    async def run_format_citations(request: FormatCitationsRequest) -> FormatCitationsResponse:
+        return await bibliography.format_citations(request, runtime.eutils, runtime.overflow)
 
     async def run_relationships(request: RelationshipsRequest) -> RelationshipsResponse:
         return await relationships.get_article_relationships(request, runtime.eutils)
 
-    async def read_info() -> bytes:
-        return json.dumps(resources.server_info(runtime.settings, runtime.eutils)).encode()
+    async def read_info() -> str:
+        info = resources.server_info(runtime.settings, runtime.eutils, negotiated_protocol_version.get())
+        return json.dumps(info, ensure_ascii=False)
 
-    async def read_stats() -> bytes:
-        return json.dumps(await resources.pubmed_stats(runtime.eutils)).encode()
+    async def read_stats() -> str:
+        return json.dumps(await resources.pubmed_stats(runtime.eutils), ensure_ascii=False)
 
     return Toolset(
         name="pubmed",
@@ -46,7 +52,8 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 name="fetchArticleDetails",
                 title="Fetch PubMed article details",
                 description="Retrieves details for up to 200 PMIDs with EFetch: abstract_plus (parsed title, "
-                "abstract, authors, journal, MeSH, grants, DOI), full_xml, medline_text or citation_data.",
+                "abstract, authors, journal, MeSH, grants, DOI), full_xml, medline_text or citation_data. Records "
+                "past the result budget are kept in a bio-mcp://scratch/ resource named in `overflow`.",
                 input_model=DetailsRequest, output_model=DetailsResponse,
                 run=run_details, summarize=details.summarize,
             ),
@@ -54,9 +61,18 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 name="getArticleRelationships",
                 title="Related PubMed articles and citations",
                 description="Finds articles similar to, citing, or referenced by a PMID (ELink), or formats its "
-                "citation as RIS, BibTeX, APA or MLA.",
+                "citation as RIS, BibTeX, APA, MLA or Vancouver.",
                 input_model=RelationshipsRequest, output_model=RelationshipsResponse,
                 run=run_relationships, summarize=relationships.summarize,
+            ),
+            ToolSpec(
+                name="formatCitations",
+                title="Format citations for many PMIDs",
+                description="Formats the citations of up to 200 PMIDs in one call (one EFetch), in any of "
+                "vancouver, apa_string, mla_string, bibtex and ris: a ready reference list, in the order given. "
+                "Citations past the result budget are kept in a bio-mcp://scratch/ resource named in `overflow`.",
+                input_model=FormatCitationsRequest, output_model=FormatCitationsResponse,
+                run=run_format_citations, summarize=bibliography.summarize,
             ),
         ],
         resources=[
