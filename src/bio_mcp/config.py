@@ -55,6 +55,9 @@ class Settings(BaseSettings):
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
+    # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
+    # (default: the training split beside the checkout when present; without one, MeSH alone).
+    linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
 
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
