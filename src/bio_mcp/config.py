@@ -91,6 +91,26 @@ class Settings(BaseSettings):
     # (None: the index's default, a million, where exact search nears its latency budget).
     ann_threshold: int | None = Field(default=None, ge=1, validation_alias="BIO_MCP_ANN_THRESHOLD")
 
+    # kb.search providers (seed 002): Jina embeddings and rerankers, Cohere rerankers, and the defaults.
+    jina_api_key: str | None = Field(default=None, validation_alias="JINA_API_KEY")
+    jina_base_url: str = Field(default="https://api.jina.ai", validation_alias="JINA_BASE_URL")
+    jina_embeddings_model: str = Field(default="jina-embeddings-v3", validation_alias="JINA_EMBEDDINGS_MODEL")
+    jina_reranker_model: str = Field(
+        default="jina-reranker-v2-base-multilingual", validation_alias="JINA_RERANKER_MODEL"
+    )
+    cohere_api_key: str | None = Field(default=None, validation_alias="COHERE_API_KEY")
+    cohere_base_url: str = Field(default="https://api.cohere.com", validation_alias="COHERE_BASE_URL")
+    cohere_rerank_model: str = Field(default="rerank-english-v3.0", validation_alias="COHERE_RERANK_MODEL")
+    # How much documents whose sections mention the query's entities are lifted (features.kb.ranking).
+    kb_entity_boost: float = Field(default=0.1, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST")
+    kb_reranker: Literal["none", "jina", "cohere"] = Field(default="none", validation_alias="BIO_MCP_KB_RERANKER")
+    # Diagnostics summaries as resources (bio-mcp://diagnostics/{date}/{id}); always stored.
+    diagnostics_resources_enabled: bool = Field(default=False, validation_alias="MCP_DIAGNOSTICS_RESOURCES_ENABLED")
+    diagnostics_ttl_hours: int = Field(default=168, ge=1, le=24 * 365, validation_alias="BIO_MCP_DIAGNOSTICS_TTL_HOURS")
+    # Legacy surface (seed 002): search_documentation and plain REST under /mcp/tools.
+    http_legacy_rest_enabled: bool = Field(default=False, validation_alias="MCP_HTTP_LEGACY_REST_ENABLED")
+    http_json_response: bool = Field(default=False, validation_alias="MCP_HTTP_STREAMABLE_JSON_RESPONSE")
+
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")
@@ -119,7 +139,8 @@ class Settings(BaseSettings):
     @field_validator(
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
-        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", mode="before",
+        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path",
+        "jina_api_key", "cohere_api_key", mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:
@@ -133,7 +154,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown toolset(s) {unknown}; choose from {list(TOOLSETS)}")
         return value
 
-    @field_validator("ncbi_base_url", "ctgov_base_url")
+    @field_validator("ncbi_base_url", "ctgov_base_url", "jina_base_url", "cohere_base_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

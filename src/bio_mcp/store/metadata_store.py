@@ -26,6 +26,7 @@ from bio_mcp.store.analyst_checkpoints import AnalystCheckpointRepository
 from bio_mcp.store.checkpoints import CheckpointRepository
 from bio_mcp.store.chunks import ChunkRepository
 from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engine, store_error
+from bio_mcp.store.diagnostics import DiagnosticsRepository
 from bio_mcp.store.documents import DocumentRepository
 from bio_mcp.store.jobs import SyncJobRepository
 from bio_mcp.store.schema import SCHEMA_VERSION, metadata, schema_version, utc_now
@@ -49,6 +50,7 @@ class StoreTransaction:
     upstream: UpstreamCache
     analyst_checkpoints: AnalystCheckpointRepository
     scratch: ScratchRepository
+    diagnostics: DiagnosticsRepository
 
     @classmethod
     def bind(cls, connection: Connection) -> StoreTransaction:
@@ -61,6 +63,7 @@ class StoreTransaction:
             upstream=UpstreamCache(connection),
             analyst_checkpoints=AnalystCheckpointRepository(connection),
             scratch=ScratchRepository(connection),
+            diagnostics=DiagnosticsRepository(connection),
         )
 
 
