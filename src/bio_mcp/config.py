@@ -111,6 +111,14 @@ class Settings(BaseSettings):
     http_legacy_rest_enabled: bool = Field(default=False, validation_alias="MCP_HTTP_LEGACY_REST_ENABLED")
     http_json_response: bool = Field(default=False, validation_alias="MCP_HTTP_STREAMABLE_JSON_RESPONSE")
 
+    # Knowledge graph (seed 002): entity linking during syncs, and the traversal's server-side limits.
+    graph_linking: bool = Field(default=True, validation_alias="BIO_MCP_GRAPH_LINKING")
+    graph_max_rows: int = Field(default=100_000, ge=1, validation_alias="BIO_MCP_GRAPH_MAX_ROWS")
+    graph_query_timeout_ms: int = Field(default=2000, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_QUERY_TIMEOUT_MS")
+    graph_connect_timeout_ms: int = Field(
+        default=1500, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_CONNECT_TIMEOUT_MS"
+    )
+
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")
