@@ -43,6 +43,7 @@ from bio_mcp.features.corpus.models import (
 )
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, sync_delta
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
@@ -67,6 +68,7 @@ class CorpusService:
         sync_options: SyncOptions = DEFAULT_SYNC_OPTIONS,
         embed_in_background: bool = True,
         follow_changes: bool | None = None,
+        graph: GraphIndexer | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
@@ -75,6 +77,8 @@ class CorpusService:
         self._embed_in_background = embed_in_background
         self._store: MetadataStore | None = None
         self._index: CorpusIndex | None = None
+        # Links and writes each sync batch's knowledge graph (None: built from settings on open).
+        self.graph = graph
         self._opening = asyncio.Lock()
         self._embedding = asyncio.Lock()
         self._wake = asyncio.Event()
@@ -101,6 +105,8 @@ class CorpusService:
                     CorpusIndex, store, lease.folder, embeddings, self.settings.ann_threshold
                 )
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
+                if self.graph is None:
+                    self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
             except BaseException:
                 if lease is not None:
                     lease.release()
@@ -197,7 +203,8 @@ class CorpusService:
         await self.open()
         try:
             return await sync_delta(
-                request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options
+                request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options,
+                graph=self.graph,
             )
         finally:
             self._wake.set()
