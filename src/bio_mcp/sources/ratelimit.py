@@ -5,7 +5,7 @@ upstream counts them when they arrive. Both limiters keep one sliding log of sta
 
 - A caller may take a slot only when fewer than `limit` starts lie in the last `window_s` plus a
   margin (the margin absorbs how unevenly requests travel to, and are stamped by, the upstream),
-  and not sooner than `min_gap` after the previous start, so requests are never sent in a bunch.
+  and not sooner than `min_gap` after the previous reservation, so requests never leave in a bunch.
 - A slot is taken right before the request goes out and counts as *pending*, that is in every
   window from then on, until the request's headers have really been written (`confirm`): then its
   start is restamped with that moment. However late a busy event loop sends, the log never holds
@@ -214,7 +214,6 @@ class SlidingLog:
 
     def confirm(self, token: str, now: float) -> None:
         self.starts[token] = now
-        self.last_start = now if self.last_start is None else max(self.last_start, now)
 
     def release(self, token: str) -> None:
         self.starts.pop(token, None)
@@ -238,8 +237,9 @@ class LocalRateLimiter(_QueuedLimiter):
 
 
 # KEYS[1] the sorted set of starts (member: slot token, score: start in microseconds on the Redis
-# clock, or the pending hold's end), KEYS[2] the last start. ARGV: op, token, limit, span_us,
-# min_gap_us, hold_us. reserve returns -1 when the slot is taken, else the microseconds to wait.
+# clock, or the pending hold's end), KEYS[2] the last reservation (the minimum gap counts from it).
+# ARGV: op, token, limit, span_us, min_gap_us, hold_us. reserve returns -1 when the slot is taken,
+# else the microseconds to wait.
 _LOG_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -250,16 +250,13 @@ if op == 'release' then
   redis.call('ZREM', KEYS[1], token)
   return 0
 end
-local last = tonumber(redis.call('GET', KEYS[2]) or '')
 if op == 'confirm' then
   redis.call('ZADD', KEYS[1], now, token)
   redis.call('PEXPIRE', KEYS[1], ttl)
-  if last == nil or now > last then
-    redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ttl)
-  end
   return 0
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - span))
+local last = tonumber(redis.call('GET', KEYS[2]) or '')
 local wait = 0
 if last ~= nil then
   wait = last + min_gap - now
