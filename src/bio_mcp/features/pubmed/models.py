@@ -103,6 +103,8 @@ class DetailsResponse(ToolOutput):
     )
     not_found_pmids: list[str] = Field(default_factory=list, alias="notFoundPmids")
     efetch_details: EFetchDetails = Field(alias="eFetchDetails")
+    # Additive: what the answer left out or corrected (e.g. records NCBI sent that were not asked for).
+    warnings: list[str] | None = None
 
 
 RelationshipType = Literal["pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]
