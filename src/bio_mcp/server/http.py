@@ -80,7 +80,8 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset]) -> ASGIApp:
                 "MCP_AUTH_JWKS_URL; for loopback development only, MCP_AUTH_DISABLED=true",
             )
         verifier = JwtVerifier(
-            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer
+            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer,
+            max_lifetime_s=settings.auth_max_token_lifetime_s,
         )
         auth = AuthSettings(
             issuer_url=settings.auth_issuer or base_url,
