@@ -43,6 +43,9 @@ log = get_logger("ratelimit")
 WINDOW_MARGIN_S = 0.03
 # Consecutive starts are at least this share of the even spacing (window / limit) apart.
 MIN_GAP_SHARE = 0.5
+# A slot is worth taking only with this long left before the caller's deadline: a request sent
+# with less would use up the upstream's limit for an answer nobody waits for.
+MIN_USEFUL_S = 0.1
 # A slot not yet confirmed counts as if it started this far in the future, so it is in every
 # window until it is confirmed or given back; if its process dies, it lapses after this long.
 PENDING_HOLD_S = 30.0
@@ -140,6 +143,12 @@ class _QueuedLimiter:
             try:
                 token = uuid.uuid4().hex
                 while True:
+                    if deadline is not None and deadline - time.monotonic() < MIN_USEFUL_S:
+                        raise BioMcpError(
+                            ErrorCode.RATE_LIMIT,
+                            f"{self.source}: this call's deadline passed while it waited for a request slot",
+                            {"source": self.source},
+                        )
                     wait = await self._reserve(token)
                     if wait <= 0:
                         return Slot(token, time.monotonic() - started)
@@ -148,7 +157,7 @@ class _QueuedLimiter:
                     firm = wait <= self.span_s
                     nap = wait if firm else self.min_gap_s
                     if deadline is not None:
-                        left = deadline - time.monotonic()
+                        left = deadline - time.monotonic() - MIN_USEFUL_S
                         if left <= 0 or (firm and wait > left):
                             raise _too_late(self.source, wait)
                         nap = min(nap, left)
