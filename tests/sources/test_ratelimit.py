@@ -193,3 +193,18 @@ async def test_unreachable_redis_is_a_typed_error() -> None:
 def test_build_chooses_backend(redis_url: str) -> None:
     assert isinstance(build_rate_limiter("ncbi", 3, None, None), LocalRateLimiter)
     assert isinstance(build_rate_limiter("ncbi", 10, redis_url, "secret-key"), RedisRateLimiter)
+
+
+async def test_a_wider_margin_counts_starts_over_a_longer_window(bio_home) -> None:
+    from bio_mcp.config import load_settings
+    from bio_mcp.sources.ncbi.client import EutilsClient
+
+    client = EutilsClient(load_settings(NCBI_RATE_MARGIN_MS=200))
+    limiter = client.limiter
+    starts = []
+    for _ in range(4):
+        await limiter.pace()
+        starts.append(time.monotonic())
+    await client.aclose()
+    assert limiter.limit == 3
+    assert starts[3] - starts[0] >= 1.2

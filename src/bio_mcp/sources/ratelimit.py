@@ -103,11 +103,11 @@ def _too_late(source: str, wait_s: float) -> BioMcpError:
 class _QueuedLimiter:
     """The waiting side both limiters share: a FIFO queue per process whose front asks the log."""
 
-    def __init__(self, source: str, limit: int, window_s: float) -> None:
+    def __init__(self, source: str, limit: int, window_s: float, margin_s: float = WINDOW_MARGIN_S) -> None:
         self.source = source
         self.limit = limit
         self.window_s = window_s
-        self.span_s = window_s + WINDOW_MARGIN_S
+        self.span_s = window_s + margin_s
         self.min_gap_s = window_s / limit * MIN_GAP_SHARE
         self._gate = asyncio.Lock()
         self._waiting = 0
@@ -231,8 +231,8 @@ class SlidingLog:
 class LocalRateLimiter(_QueuedLimiter):
     """One limit within a process."""
 
-    def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
-        super().__init__(source, limit, window_s)
+    def __init__(self, source: str, limit: int, window_s: float = 1.0, margin_s: float = WINDOW_MARGIN_S) -> None:
+        super().__init__(source, limit, window_s, margin_s)
         self.log = SlidingLog(limit, self.span_s, self.min_gap_s)
 
     async def _reserve(self, token: str) -> float:
@@ -288,10 +288,13 @@ return -1
 class RedisRateLimiter(_QueuedLimiter):
     """One limit per key across every process that uses the same Redis and key."""
 
-    def __init__(self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0) -> None:
+    def __init__(
+        self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0,
+        margin_s: float = WINDOW_MARGIN_S,
+    ) -> None:
         import redis.asyncio as redis_asyncio
 
-        super().__init__(source, limit, window_s)
+        super().__init__(source, limit, window_s, margin_s)
         self._redis = redis_asyncio.from_url(redis_url)
         self._script = self._redis.register_script(_LOG_LUA)
         prefix = f"bio-mcp:ratelimit:{source}:{key}"
@@ -326,8 +329,11 @@ def limiter_key(secret: str | None) -> str:
     return hashlib.sha256((secret or "anonymous").encode()).hexdigest()[:16]
 
 
-def build_rate_limiter(source: str, rate_per_s: float, redis_url: str | None, credential: str | None) -> RateLimiter:
+def build_rate_limiter(
+    source: str, rate_per_s: float, redis_url: str | None, credential: str | None,
+    margin_s: float = WINDOW_MARGIN_S,
+) -> RateLimiter:
     limit, window = limit_for_rate(rate_per_s)
     if redis_url:
-        return RedisRateLimiter(source, redis_url, limiter_key(credential), limit, window)
-    return LocalRateLimiter(source, limit, window)
+        return RedisRateLimiter(source, redis_url, limiter_key(credential), limit, window, margin_s)
+    return LocalRateLimiter(source, limit, window, margin_s)
