@@ -122,3 +122,14 @@ async def test_a_cancelled_parse_stops_between_records(fakes) -> None:
             await anyio.sleep(0.01)
     assert isinstance(finished[0], ParseAbandoned)
     assert len(asked) < len(records)
+
+
+async def test_citation_formats_use_the_requested_record_only(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.extra_records(30), path="efetch.fcgi")
+    async with runtime_for(fakes) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("getArticleRelationships", {
+                "sourcePmid": SEMAGLUTIDE, "relationshipType": "citation_formats", "citationStyles": ["ris"]})
+    assert not result.is_error, result.structured_content
+    ris = result.structured_content["citations"]["ris"]
+    assert SEMAGLUTIDE in ris and "90000000" not in ris
