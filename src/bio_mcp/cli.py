@@ -97,7 +97,7 @@ def fakes(
 @app.command()
 def token(
     subject: Annotated[str, typer.Option(help="The token's subject")] = "developer",
-    ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 3600,
+    ttl: Annotated[int, typer.Option(help="Lifetime in seconds (at most MCP_AUTH_MAX_TOKEN_LIFETIME_S)")] = 3600,
 ) -> None:
     """Mint an HS256 bearer token signed with MCP_AUTH_SECRET_KEY (for development)."""
     settings = settings_or_exit()
@@ -106,9 +106,12 @@ def token(
         raise typer.Exit(2)
     from bio_mcp.server.auth import mint_token
 
-    sys.stdout.write(
-        mint_token(settings.auth_secret_key, subject, ttl, settings.auth_audience, settings.auth_issuer) + "\n"
-    )
+    try:
+        token = mint_token(settings.auth_secret_key, subject, ttl, settings.auth_audience, settings.auth_issuer,
+                           max_lifetime_s=settings.auth_max_token_lifetime_s)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(token + "\n")
 
 
 @app.command()

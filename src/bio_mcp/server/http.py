@@ -104,7 +104,8 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: Ser
                 "MCP_AUTH_JWKS_URL; for loopback development only, MCP_AUTH_DISABLED=true",
             )
         verifier = JwtVerifier(
-            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer
+            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer,
+            max_lifetime_s=settings.auth_max_token_lifetime_s,
         )
         server = build_server(toolsets, options=options, auth=auth_settings(settings), token_verifier=verifier)
 

@@ -280,6 +280,25 @@ class FakeEutils(FaultInjectingService):
 
         return Fault(name="ncbi_error", status=200, body_for=body_for, content_type=XML)
 
+    def extra_records(self, n: int, *, first_pmid: int = 90_000_000, chunked: bool = False) -> Fault:
+        """HTTP 200 with the records asked for followed by `n` real records nobody asked for (the
+        recorded ones round robin under PMIDs first_pmid, first_pmid+1, ...), as XML or MEDLINE as
+        requested. `chunked` streams the answer without a Content-Length."""
+        templates = [self._original[pmid] for pmid in sorted(self._original, key=int)]
+        extra = [
+            PubmedRecord(pmid=str(first_pmid + offset), article=template.article, entrez_date=template.entrez_date)
+            for offset, template in ((offset, templates[offset % len(templates)]) for offset in range(n))
+        ]
+
+        def body_for(request: RequestInfo) -> bytes:
+            ids = self._requested_ids("efetch", request, False)
+            records = [self.index.records[pmid] for pmid in ids if pmid in self.index.records] + extra
+            if (request.param("rettype") or "").lower() == "medline":
+                return medline_text(records).encode()
+            return bodies.efetch_xml(records)
+
+        return Fault(name="extra_records", status=200, body_for=body_for, content_type=XML, chunked=chunked)
+
     def _too_many_requests(self, request: RequestInfo, count: int, limit: int) -> Fault:
         body = rate_limit_body(self.recordings.rate_limit_bodies[0], count, limit)
         return Fault(

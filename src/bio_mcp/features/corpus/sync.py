@@ -33,7 +33,8 @@ from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
-from bio_mcp.sources.ncbi.parsers import parse_efetch
+from bio_mcp.sources.ncbi.parsers import parse_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.store import ChunkSet, MetadataStore
 from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
 
@@ -66,6 +67,8 @@ class SyncTally:
     max_edat_seen: str | None = None
     stale: int = 0
     not_returned: int = 0
+    # Records EFetch sent that the batch did not ask for: dropped, never stored.
+    unrequested: int = 0
     unreadable: list[str] = field(default_factory=list)
     # Wall time per stage, kept with the job row so an operator can see where a sync spends it.
     fetch_s: float = 0.0
@@ -186,6 +189,8 @@ def _warnings(tally: SyncTally, plan_warnings: list[str], abandoned: list[str], 
         warnings.append(f"{tally.stale} records were older revisions than the stored ones and were not applied")
     if tally.not_returned:
         warnings.append(f"{tally.not_returned} PMIDs listed by ESearch were not returned by EFetch")
+    if tally.unrequested:
+        warnings.append(f"EFetch returned {tally.unrequested} records that were not requested; they were not stored")
     if tally.unreadable:
         warnings.append(f"{len(tally.unreadable)} records could not be normalised: {', '.join(tally.unreadable[:20])}")
     if pending:
@@ -267,7 +272,9 @@ async def _sync_window(run: _Run, window: Window) -> None:
         started = time.perf_counter()
         response = await run.eutils.efetch(batch)
         fetched = time.perf_counter()
-        articles = parse_efetch(response.body)
+        parsed_batch = await parse_off_loop(parse_requested, response.body, set(batch))
+        articles = parsed_batch.records
+        tally.unrequested += len(parsed_batch.unrequested)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
         documents = _documents(articles, run.today, tally, run.graph)
         parsed = time.perf_counter()

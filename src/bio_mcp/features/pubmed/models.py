@@ -181,6 +181,8 @@ class DetailsResponse(ToolOutput):
     efetch_details: EFetchDetails = Field(alias="eFetchDetails")
     overflow: ResultOverflow | None = Field(
         default=None, description="Records that did not fit the result budget (additive field)")
+    # Additive: what the answer left out or corrected (e.g. records NCBI sent that were not asked for).
+    warnings: list[str] | None = None
 
 
 RelationshipType = Literal["pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]

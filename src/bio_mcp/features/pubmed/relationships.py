@@ -6,7 +6,8 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
 from bio_mcp.sources.ncbi.client import EutilsClient
-from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.sources.ncbi.parsers.efetch import parse_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.sources.ncbi.parsers.elink import parse_elink
 from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
 
@@ -36,8 +37,9 @@ async def _require_exists(pmid: str, eutils: EutilsClient) -> None:
 
 async def _citations(request: RelationshipsRequest, eutils: EutilsClient) -> RelationshipsResponse:
     response = await eutils.efetch([request.source_pmid])
-    articles = parse_efetch(response.body)
-    article = next((a for a in articles if a.pmid == request.source_pmid), None)
+    # Only the record asked for is built, however many others the answer carries.
+    parsed = await parse_off_loop(parse_requested, response.body, {request.source_pmid})
+    article = next(iter(parsed.records), None)
     if article is None:
         raise not_found(request.source_pmid)
     citations = {style: FORMATTERS[style](article) for style in dict.fromkeys(request.citation_styles)}
