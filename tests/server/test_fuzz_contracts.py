@@ -4,7 +4,7 @@ Valid and broken arguments (see `bio_mcp.testing.contract_fuzz`): schema-invalid
 VALIDATION envelope; everything else ends ok (output matching the output schema) or in a typed
 error, never UNKNOWN, never a crash. Upstream tools run against the fake E-utilities and the fake
 ClinicalTrials.gov, the corpus on a SQLite file with hash embeddings. `BIO_MCP_FUZZ_EXAMPLES`
-sets the cases per tool (default 200; bench/fuzz_tools.py runs 10,000).
+sets the cases per tool (default 150; bench/fuzz_tools.py runs 10,000).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
 from bio_mcp.testing.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
 
-EXAMPLES = int(os.environ.get("BIO_MCP_FUZZ_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("BIO_MCP_FUZZ_EXAMPLES", "150"))
 
 
 def tool_names() -> list[str]:
