@@ -183,7 +183,8 @@ def start_replica(settings, home: Path, port: int, logs: Path) -> subprocess.Pop
 
 
 def wait_healthy(base: str, process: subprocess.Popen, log_path: Path) -> None:
-    deadline = time.monotonic() + 30
+    # Generous: the machines that run this are often busy.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         assert process.poll() is None, log_path.read_text()[-2000:]
         try:
