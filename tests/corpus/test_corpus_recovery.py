@@ -169,7 +169,7 @@ EMBED_KILL_SCRIPT = textwrap.dedent(
     from bio_mcp.features.corpus.service import sync_once
     from bio_mcp.features.corpus.sync import SyncOptions
 
-    options = SyncOptions(until=date(2024, 4, 30), batch_size=50)
+    options = SyncOptions(until=date(2024, 3, 15), batch_size=50)
     asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="embedding", term="{TERM}"), options))
     """
 )
