@@ -10,12 +10,10 @@ runs through it; the restarted server finishes the sync and nothing is missing.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
 from datetime import date
 
@@ -26,7 +24,6 @@ from bio_mcp.search.chunking import CHUNK_NAMESPACE
 from bio_mcp.store import open_metadata_store
 from tests.corpus.conftest import TERM, UNTIL, corpus_settings
 from tests.corpus.test_corpus_multiprocess import (
-    BIO_MCP,
     REPO,
     a_title,
     mcp_client,

@@ -22,10 +22,10 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
+from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.server.auth import mint_token
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+from tests.corpus.conftest import TERM, corpus_settings
 from tests.corpus.test_corpus_recovery import chunk_uuids
 
 REPO = Path(__file__).resolve().parents[2]
