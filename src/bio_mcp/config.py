@@ -119,6 +119,8 @@ class Settings(BaseSettings):
     corpus_follow_interval_s: float = Field(
         default=1.0, ge=0, le=3600, validation_alias="BIO_MCP_CORPUS_FOLLOW_INTERVAL_S"
     )
+    # On PostgreSQL, also wake at once on the change log's NOTIFY instead of at the next poll.
+    corpus_listen: bool = Field(default=True, validation_alias="BIO_MCP_CORPUS_LISTEN")
     changelog_keep_rows: int = Field(default=10_000, ge=1, validation_alias="BIO_MCP_CHANGELOG_KEEP_ROWS")
     changelog_min_age_s: float = Field(default=86_400.0, ge=0, validation_alias="BIO_MCP_CHANGELOG_MIN_AGE_S")
 

@@ -229,9 +229,10 @@ class CorpusIndex:
                 self.cursor = saved
                 self.follow()
             with self.store.transaction() as tx:
-                reset = tx.chunks.reset_embeddings_for_model_switch(self.model_id)
                 # Writes the index's journal rolled back are indexed again below.
                 tx.chunks.mark_indexed(self.hybrid.recovered_uuids, bm25=False, vector=False)
+                # Last in the transaction: a logged reset holds the change log's lock until commit.
+                reset = tx.chunks.reset_embeddings_for_model_switch(self.model_id)
             if reset or self.hybrid.replaced_model_id or self.hybrid.discarded:
                 self.rebuild()
                 return ReconcileReport(model_switch_reset=reset, stale_removed=0, reindexed=0, rebuilt=True)

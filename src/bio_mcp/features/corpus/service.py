@@ -11,9 +11,9 @@ The embedding writer is an asyncio task: woken after each sync, it embeds pendin
 worker thread and adds them to the vector index.
 
 Other processes may write the same store (a `bio-mcp sync`, another replica): a second task polls
-the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S and applies their changes to this
-process's index (`CorpusIndex.follow`), which lives in a folder this process leases
-(`index_lease`).
+the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S (on PostgreSQL it also wakes at once
+on the log's NOTIFY) and applies their changes to this process's index (`CorpusIndex.follow`),
+which lives in a folder this process leases (`index_lease`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
+from bio_mcp.store.changelog import ChangeListener
 
 log = logging.getLogger("bio_mcp.corpus")
 
@@ -87,6 +88,7 @@ class CorpusService:
         self._follow = embed_in_background if follow_changes is None else follow_changes
         self._follower: asyncio.Task[None] | None = None
         self._lease: IndexLease | None = None
+        self._listener: ChangeListener | None = None
         self.last_reconcile: ReconcileReport | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -117,6 +119,11 @@ class CorpusService:
                 self._worker = asyncio.create_task(self._embed_forever(), name="bio-mcp-corpus-embeddings")
                 self._wake.set()
             if self._follow and self.settings.corpus_follow_interval_s > 0:
+                if self.settings.corpus_listen:
+                    try:
+                        self._listener = await asyncio.to_thread(store.change_listener)
+                    except BioMcpError as exc:
+                        log.warning("polling the change log only: %s", exc.message)
                 self._follower = asyncio.create_task(self._follow_forever(), name="bio-mcp-corpus-follower")
 
     @property
@@ -138,6 +145,9 @@ class CorpusService:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._worker = self._follower = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         async with self._embedding:
             if self._store is not None:
                 self._store.close()
@@ -151,8 +161,9 @@ class CorpusService:
 
     async def _follow_forever(self) -> None:
         rounds = 0
+        interval = self.settings.corpus_follow_interval_s
         while True:
-            await asyncio.sleep(self.settings.corpus_follow_interval_s)
+            await self._wait_for_changes(interval)
             try:
                 if await asyncio.to_thread(self.index.follow):
                     # Another process's chunks may still lack vectors: this process can embed them too.
@@ -165,6 +176,19 @@ class CorpusService:
             except Exception:
                 # The cursor did not move: the next round retries the same changes.
                 log.exception("following the corpus change log failed")
+
+    async def _wait_for_changes(self, interval: float) -> None:
+        listener = self._listener
+        if listener is None:
+            await asyncio.sleep(interval)
+            return
+        try:
+            await asyncio.to_thread(listener.wait, interval)
+        except Exception:
+            # A lost LISTEN connection: carry on polling, which never depended on it.
+            log.warning("the change log's NOTIFY connection failed; polling only", exc_info=True)
+            self._listener = None
+            listener.close()
 
     async def follow(self) -> int:
         """Apply other processes' changes now; returns how many change-log rows were applied."""
