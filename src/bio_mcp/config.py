@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     ctgov_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="CTGOV_MAX_RETRIES")
     ctgov_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="CTGOV_TIMEOUT_S")
 
+    # A query key's first sync reaches back this many days (unless told `since`), not to 1800.
+    sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
+    # Records one sync call stores at most (whole EDAT days, so a single larger day is still taken whole).
+    sync_max_records: int = Field(default=5000, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_MAX_RECORDS")
+
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
 

@@ -15,8 +15,6 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_esearch
 
 ESEARCH_CEILING = 9999
-# Before the first Entrez date of any record: a first sync without `since` covers all time.
-ALL_TIME_START = date(1800, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -61,10 +59,12 @@ async def plan_windows(
     *,
     ceiling: int = ESEARCH_CEILING,
     max_days: int | None = None,
+    max_count: int | None = None,
 ) -> WindowPlan:
     """Non-empty windows covering [start, end] in date order, each counting at most `ceiling` ids.
 
-    `max_days` also caps each window's span, so the watermark advances in smaller steps.
+    `max_days` also caps each window's span, so the watermark advances in smaller steps;
+    `max_count` splits windows counting more ids (a sync's per-call record cap), down to one day.
     """
     windows: list[Window] = []
     warnings: list[str] = []
@@ -75,7 +75,8 @@ async def plan_windows(
         if count == 0:
             return
         too_long = max_days is not None and span > max_days
-        if (count > ceiling or too_long) and span > 1:
+        too_many = max_count is not None and count > max_count
+        if (count > ceiling or too_long or too_many) and span > 1:
             middle = low + timedelta(days=span // 2 - 1)
             await visit(low, middle, None)
             await visit(middle + timedelta(days=1), high, None)
