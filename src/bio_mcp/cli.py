@@ -153,6 +153,25 @@ def sync(
     sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
 
 
+data_app = typer.Typer(help="Data files the server uses, installed under BIO_MCP_HOME.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+@data_app.command("install-mesh")
+def data_install_mesh(
+    file: Annotated[Path, typer.Argument(help="A MeSH descriptors file (mesh_descriptors_*.jsonl: ui, name, terms)")],
+) -> None:
+    """Validate a MeSH descriptors file and copy it (atomically) to BIO_MCP_HOME/mesh/."""
+    from bio_mcp.mesh_files import install_mesh
+
+    settings = settings_or_exit()
+    try:
+        target, count = install_mesh(settings, file)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(f"installed {count} MeSH descriptors at {target}\n")
+
+
 index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)
 app.add_typer(index_app, name="index")
 

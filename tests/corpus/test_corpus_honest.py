@@ -59,6 +59,7 @@ async def test_an_explicit_reset_rebinds_clears_the_watermark_and_is_audited(mak
 
 async def test_a_key_synced_before_binding_is_bound_to_its_last_jobs_term(make_service, database_url) -> None:
     service = make_service(database_url)
+    await service.open()
     with service.store.transaction() as tx:
         tx.jobs.start("old-job", "legacy", "asthma", window_start=None, window_end=None)
     with pytest.raises(BioMcpError) as refused:

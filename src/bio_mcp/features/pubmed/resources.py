@@ -7,6 +7,7 @@ from typing import Any
 
 from bio_mcp import __version__
 from bio_mcp.config import Settings
+from bio_mcp.mesh_files import mesh_status
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.einfo import parse_einfo
 
@@ -51,6 +52,8 @@ def server_info(settings: Settings, eutils: EutilsClient) -> dict[str, Any]:
             "requestsSent": stats.requests,
             "failedCalls": stats.failures,
         },
+        # Where the analyst's MeSH synonyms come from, and a loud warning when there are none.
+        "mesh": mesh_status(settings).to_json(),
         "documentationUrl": "README.md",
     }
 
