@@ -191,3 +191,6 @@ class RelationshipsResponse(ToolOutput):
     total_available: int | None = Field(default=None, alias="totalAvailable")
     elink_url: str | None = Field(default=None, alias="eLinkUrl")
     efetch_url: str | None = Field(default=None, alias="eFetchUrl")
+    warnings: list[str] = Field(
+        default_factory=list, description="A step that failed (which NCBI utility, why) and what is missing because of it"
+    )

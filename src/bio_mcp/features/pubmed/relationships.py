@@ -5,6 +5,7 @@ from __future__ import annotations
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.pubmed.citations import FORMATTERS
 from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
+from bio_mcp.features.pubmed.search import step_failure
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 from bio_mcp.sources.ncbi.parsers.elink import parse_elink
@@ -63,9 +64,13 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
         unique.sort(key=lambda link: (-(link.score or 0), link.id))
     top = unique[: request.max_related_results]
     titles: dict[str, tuple[str | None, str | None]] = {}
+    warnings: list[str] = []
     if top:
-        summaries = parse_esummary((await eutils.esummary(ids=[link.id for link in top])).body)
-        titles = {doc.uid: (doc.title, doc.authors_text or None) for doc in summaries if not doc.error}
+        try:
+            summaries = parse_esummary((await eutils.esummary(ids=[link.id for link in top])).body)
+            titles = {doc.uid: (doc.title, doc.authors_text or None) for doc in summaries if not doc.error}
+        except BioMcpError as exc:
+            warnings.append(step_failure("ESummary", "titles and authors are missing", exc))
     best = max((link.score for link in top if link.score), default=None)
     related = [
         RelatedArticle(
@@ -81,7 +86,7 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
     return RelationshipsResponse(
         source_pmid=request.source_pmid, relationship_type=request.relationship_type,
         related_articles=related, retrieved_count=len(related), total_available=len(unique),
-        elink_url=response.url,
+        elink_url=response.url, warnings=warnings,
     )
 
 
@@ -93,4 +98,6 @@ def summarize(response: RelationshipsResponse) -> str:
              f"for PMID {response.source_pmid}."]
     for article in response.related_articles[:10]:
         lines.append(f"- PMID {article.pmid}: {article.title or '(no title)'}")
+    if response.warnings:
+        lines.append("Warnings: " + "; ".join(response.warnings))
     return "\n".join(lines)
