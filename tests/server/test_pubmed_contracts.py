@@ -65,7 +65,8 @@ def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_tool_and_resource_names(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    assert tools == {"searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships"}
+    # fetchFullText is additive (PubMed Central full text).
+    assert tools == {"searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "fetchFullText"}
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert resources == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
 

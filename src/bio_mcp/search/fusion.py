@@ -11,12 +11,19 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
 3. **Fusion**, one of:
    - ``"rrf"``: reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)``
      with 1-based ranks among documents; a missing rank adds nothing.
-   - ``"score"``: normalised-score fusion, ``w_bm25 * bm25 / max(bm25) + w_vec * minmax(sim)``
+   - ``"score"``: normalised-score fusion,
+     ``w_bm25 * bm25 / max(bm25) + w_vec * (sim - min(sim)) / max(max(sim) - min(sim), sim_min_span)``
      over the candidate documents, a missing score counting as 0. BM25 is ratio-scaled from 0
      (no term matched), so dividing by the best keeps "how much of the best match" and a matching
-     document never scores 0; candidate cosines sit in a narrow band whose floor is not "no
-     match", so min-max stretches them over [0, 1].
-   Relevance is then divided by the best document's, so the top document has relevance 1.
+     document never scores 0; candidate cosines sit in a band whose floor is not "no match", so
+     they are stretched from the lowest candidate, but over at least `sim_min_span` (0.3 in
+     cosine): when every candidate is a poor match the cosines are bunched (the query
+     `semaglutide` on a corpus without it: 0.05 to 0.23), and plain min-max would make the best of
+     them (an unrelated paper at 0.23) worth as much as the only BM25 match, which it then
+     outranked. With the floor that paper gets 0.6 of the vector weight, not all of it. On
+     SciFact the candidates of almost every query span more than 0.3 (README, `bench/fusion_floor.py`).
+   Relevance is the fused score over the best possible one (`FusionConfig.best_possible`), not over
+   this query's best, so a poor best match does not read as 1.0.
 4. **Quality rerank** (`quality_bias`): ``score = relevance * (1 + quality_weight * q / 8)``
    with ``q`` the quality total (0 to 8, unknown counts as 0). Relevance is positive, so the
    factor is non-decreasing in quality: a higher quality never lowers a result's score, and at
@@ -57,7 +64,7 @@ class FusionConfig:
     # Cosine normalisation: (sim - lowest candidate) / max(span of the candidates, sim_min_span).
     # The floor keeps a query whose candidates are all poor matches (a narrow band of low cosines)
     # from having its best stretched to 1.0 (see the module docstring).
-    sim_min_span: float = 0.0
+    sim_min_span: float = 0.3
 
     def __post_init__(self) -> None:
         if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight <= 0:

@@ -12,7 +12,7 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.einfo import parse_einfo
 
 MCP_SPEC_VERSION = "2025-03-26"
-SUPPORTED_EUTILITIES = ["ESearch", "EFetch", "ESummary", "ELink", "EInfo"]
+SUPPORTED_EUTILITIES = ["ESearch", "EFetch", "ESummary", "ELink", "EInfo", "ESpell"]
 
 
 def _iso(timestamp: float | None) -> str | None:

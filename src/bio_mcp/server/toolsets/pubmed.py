@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from bio_mcp.features.pubmed import details, relationships, resources, search
+from bio_mcp.features.pubmed import details, fulltext, relationships, resources, search
 from bio_mcp.features.pubmed.models import (
-    DetailsRequest, DetailsResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
+    DetailsRequest, DetailsResponse, FullTextRequest, FullTextResponse, RelationshipsRequest, RelationshipsResponse,
+    SearchRequest, SearchResponse,
 )
 from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
 
@@ -24,6 +25,9 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
 
     async def run_relationships(request: RelationshipsRequest) -> RelationshipsResponse:
         return await relationships.get_article_relationships(request, runtime.eutils)
+
+    async def run_full_text(request: FullTextRequest) -> FullTextResponse:
+        return await fulltext.fetch_full_text(request, runtime.eutils)
 
     async def read_info() -> bytes:
         return json.dumps(resources.server_info(runtime.settings, runtime.eutils)).encode()
@@ -57,6 +61,16 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 "citation as RIS, BibTeX, APA or MLA.",
                 input_model=RelationshipsRequest, output_model=RelationshipsResponse,
                 run=run_relationships, summarize=relationships.summarize,
+            ),
+            ToolSpec(
+                name="fetchFullText",
+                title="Full text from PubMed Central",
+                description="Retrieves the full text of an open PubMed Central article (EFetch db=pmc, JATS) by "
+                "pmid or pmcid, as sections (heading path, paragraphs, figure and table captions), optionally "
+                "only the sections named in sectionTitles. Articles not in PMC are NOT_FOUND: use "
+                "fetchArticleDetails for their abstracts.",
+                input_model=FullTextRequest, output_model=FullTextResponse,
+                run=run_full_text, summarize=fulltext.summarize,
             ),
         ],
         resources=[
