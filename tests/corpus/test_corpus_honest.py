@@ -4,7 +4,6 @@ title, year and snippet and say when the corpus is empty; on SQLite and PostgreS
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 import pytest
