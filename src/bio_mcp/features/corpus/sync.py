@@ -252,16 +252,13 @@ class _Run:
 
 
 async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
-    """The plan's windows in date order, stopping before the first that would pass `cap` (but always
-    taking one, so a single EDAT day larger than the cap still moves the watermark)."""
-    taken = 0
-    for position, window in enumerate(plan.windows):
-        if cap is not None and taken and taken + window.count > cap:
-            previous = plan.windows[position - 1]
-            return CapStop(cap, taken, previous.end, sum(w.count for w in plan.windows[position:]))
+    """The plan's windows in date order; the plan already ends where the cap does (see `plan_windows`,
+    which always plans one window, so a single EDAT day larger than the cap still moves the watermark)."""
+    for window in plan.windows:
         await _sync_window(run, window)
-        taken += window.count
-    return None
+    if plan.complete or cap is None:
+        return None
+    return CapStop(cap, plan.total, plan.windows[-1].end, max(plan.range_count - plan.total, 0))
 
 
 async def _sync_window(run: _Run, window: Window) -> None:

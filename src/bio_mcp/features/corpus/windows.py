@@ -34,6 +34,10 @@ class Window:
 class WindowPlan:
     windows: list[Window]
     warnings: list[str]
+    # False when `max_count` stopped the plan before the end of the range.
+    complete: bool = True
+    # Ids ESearch counted in the whole range asked for.
+    range_count: int = 0
 
     @property
     def total(self) -> int:
@@ -64,14 +68,21 @@ async def plan_windows(
     """Non-empty windows covering [start, end] in date order, each counting at most `ceiling` ids.
 
     `max_days` also caps each window's span, so the watermark advances in smaller steps;
-    `max_count` splits windows counting more ids (a sync's per-call record cap), down to one day.
+    `max_count` (a sync's per-call record cap) splits windows counting more ids, down to one day,
+    and ends the plan at the first window that would take the planned total past it (the first
+    window is always planned), so a broad term costs only the counts of what one call syncs.
     """
     windows: list[Window] = []
     warnings: list[str] = []
+    state = {"stopped": False, "range_count": 0}
 
     async def visit(low: date, high: date, known: int | None) -> None:
+        if state["stopped"]:
+            return
         span = (high - low).days + 1
         count = known if known is not None else await count_window(eutils, term, low, high)
+        if not windows and low == start and high == end:
+            state["range_count"] = count
         if count == 0:
             return
         too_long = max_days is not None and span > max_days
@@ -80,6 +91,10 @@ async def plan_windows(
             middle = low + timedelta(days=span // 2 - 1)
             await visit(low, middle, None)
             await visit(middle + timedelta(days=1), high, None)
+            return
+        planned = sum(window.count for window in windows)
+        if max_count is not None and windows and planned + count > max_count:
+            state["stopped"] = True
             return
         if count > ceiling:
             warnings.append(
@@ -90,7 +105,7 @@ async def plan_windows(
 
     if start <= end:
         await visit(start, end, None)
-    return WindowPlan(windows, warnings)
+    return WindowPlan(windows, warnings, complete=not state["stopped"], range_count=int(state["range_count"]))
 
 
 async def window_ids(
