@@ -33,9 +33,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--split", default="train")
     parser.add_argument("--spans", default=",".join(str(s) for s in SPANS))
+    parser.add_argument("--max-queries", type=int, default=None, help="the first N queries (a quicker A/B)")
+    parser.add_argument("--max-docs", type=int, default=None, help="their relevant documents plus N others")
     args = parser.parse_args()
     settings = load_settings()
-    dataset = load_beir(args.data, args.split)
+    dataset = load_beir(args.data, args.split, max_queries=args.max_queries, max_docs=args.max_docs)
     documents, beir_ids = _documents(dataset.corpus)
     embedder = build_embeddings(settings)
     with tempfile.TemporaryDirectory(prefix="bio-mcp-fusion-") as scratch:
@@ -59,6 +61,7 @@ def main() -> None:
                     print(json.dumps({
                         "name": f"scifact_{args.split}_{metric}", "value": round(value, 4), "unit": "ratio",
                         "params": {"sim_min_span": span, "mode": "hybrid", "queries": len(per_query),
+                                   "documents": len(documents),
                                    "model_id": embedder.model_id, "path": "eval_beir product path"},
                     }), flush=True)
         finally:
