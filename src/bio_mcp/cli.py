@@ -125,7 +125,10 @@ def sync(
     query_key: Annotated[str, typer.Argument(help="The query's checkpoint key, e.g. glp1_obesity_v1")],
     term: Annotated[str, typer.Argument(help="The PubMed search term")],
     overlap_days: Annotated[int, typer.Option(min=0, help="Days re-read before the watermark")] = 5,
-    since: Annotated[Optional[str], typer.Option(help="First sync only: start date YYYY-MM-DD (default: all time)")] = None,
+    since: Annotated[Optional[str], typer.Option(
+        help="First sync only: start date YYYY-MM-DD (default: BIO_MCP_SYNC_LOOKBACK_DAYS, 365, before today)")] = None,
+    max_records: Annotated[Optional[int], typer.Option(
+        min=1, help="At most about this many records this run (default BIO_MCP_SYNC_MAX_RECORDS); run again to go on")] = None,
     embed: Annotated[bool, typer.Option(help="Embed every new chunk before returning")] = True,
 ) -> None:
     """Sync one query's new and revised PubMed records into the local corpus (pubmed.sync_delta)."""
@@ -134,14 +137,13 @@ def sync(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from bio_mcp.features.corpus.models import SyncDeltaRequest
-    from bio_mcp.features.corpus.service import sync_once
-    from bio_mcp.features.corpus.sync import SyncOptions
+    from bio_mcp.features.corpus.service import sync_once, sync_options_of
 
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
     try:
-        options = SyncOptions(since=date.fromisoformat(since) if since else None)
-        request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days)
+        options = sync_options_of(settings, since=date.fromisoformat(since) if since else None)
+        request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days, max_records=max_records)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -152,6 +154,25 @@ def sync(
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
+
+
+data_app = typer.Typer(help="Data files the server uses, installed under BIO_MCP_HOME.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+@data_app.command("install-mesh")
+def data_install_mesh(
+    file: Annotated[Path, typer.Argument(help="A MeSH descriptors file (mesh_descriptors_*.jsonl: ui, name, terms)")],
+) -> None:
+    """Validate a MeSH descriptors file and copy it (atomically) to BIO_MCP_HOME/mesh/."""
+    from bio_mcp.mesh_files import install_mesh
+
+    settings = settings_or_exit()
+    try:
+        target, count = install_mesh(settings, file)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(f"installed {count} MeSH descriptors at {target}\n")
 
 
 index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)

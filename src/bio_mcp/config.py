@@ -67,6 +67,11 @@ class Settings(BaseSettings):
         default=64 * 1024 * 1024, ge=1024, le=2**31, validation_alias="CTGOV_MAX_BODY_BYTES"
     )
 
+    # A query key's first sync reaches back this many days (unless told `since`), not to 1800.
+    sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
+    # Records one sync call stores at most (whole EDAT days, so a single larger day is still taken whole).
+    sync_max_records: int = Field(default=5000, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_MAX_RECORDS")
+
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
     # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms

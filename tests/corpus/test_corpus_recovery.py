@@ -17,7 +17,7 @@ from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +32,8 @@ SYNC_SCRIPT = textwrap.dedent(
     from bio_mcp.features.corpus.service import sync_once
     from bio_mcp.features.corpus.sync import SyncOptions
 
-    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31)
+    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31,
+                          since=date.fromisoformat("{SPREAD[0].date().isoformat()}"))
     asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="killed", term="{TERM}"), options))
     """
 )

@@ -21,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
@@ -55,6 +57,16 @@ log = logging.getLogger("bio_mcp.corpus")
 _PRUNE_EVERY = 600
 
 
+def sync_options_of(settings: Settings, **overrides: Any) -> SyncOptions:
+    """The sync options the settings give (look-back, record cap), with `overrides`."""
+    return replace(
+        DEFAULT_SYNC_OPTIONS,
+        lookback_days=settings.sync_lookback_days,
+        max_records=settings.sync_max_records,
+        **overrides,
+    )
+
+
 def index_folder(settings: Settings) -> Path:
     return settings.home / "index"
 
@@ -66,14 +78,14 @@ class CorpusService:
         eutils: EutilsClient,
         *,
         embeddings: Embeddings | None = None,
-        sync_options: SyncOptions = DEFAULT_SYNC_OPTIONS,
+        sync_options: SyncOptions | None = None,
         embed_in_background: bool = True,
         follow_changes: bool | None = None,
         graph: GraphIndexer | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
-        self.sync_options = sync_options
+        self.sync_options = sync_options or sync_options_of(settings)
         self._embeddings = embeddings
         self._embed_in_background = embed_in_background
         self._store: MetadataStore | None = None
@@ -270,7 +282,7 @@ async def rebuild_indexes(settings: Settings, eutils: EutilsClient) -> int:
 
 
 async def sync_once(
-    settings: Settings, request: SyncDeltaRequest, options: SyncOptions = DEFAULT_SYNC_OPTIONS, *, embed: bool = True
+    settings: Settings, request: SyncDeltaRequest, options: SyncOptions | None = None, *, embed: bool = True
 ) -> SyncDeltaResponse:
     """`bio-mcp sync`: one sync of a query key, then (with `embed`) every pending embedding."""
     eutils = EutilsClient(settings)

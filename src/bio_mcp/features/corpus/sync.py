@@ -2,8 +2,12 @@
 
 1. Under the query key's cross-process sync lock, a job row is started (and any job a killed
    process left `running` is marked abandoned).
-2. Windows run from (watermark - overlap_days), or `since` / all time on a first sync, to today;
-   each is split until ESearch can list all its ids (`windows.plan_windows`).
+2. The query key is bound to its term (another term is refused unless `reset_term`, audited).
+   Windows run from (watermark - overlap_days), or on a first sync from `since` or `lookback_days`
+   before today (never from the beginning of PubMed), to today; each is split until ESearch can
+   list all its ids and it fits the per-call record cap (`windows.plan_windows`). Windows are
+   synced in date order until the next would pass the cap; the rest waits for the next call
+   (`more_to_sync`), which resumes from the watermark.
 3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
    batch's documents, chunks and knowledge graph (linked in the parse stage, before the
    transaction) commit in ONE transaction; the derived indexes are updated right after (BM25 at
@@ -28,7 +32,7 @@ from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
-from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, plan_windows, window_ids
+from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, WindowPlan, plan_windows, window_ids
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -41,8 +45,11 @@ from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
 
 @dataclass(frozen=True)
 class SyncOptions:
-    # First sync of a query key: start here (None: all time).
+    # First sync of a query key: start here (None: `lookback_days` before the last day).
     since: date | None = None
+    lookback_days: int = 365
+    # Records stored per call at most, by whole windows (None: no cap); the request may lower or raise it.
+    max_records: int | None = 5000
     # Ids per EFetch request and per store transaction.
     batch_size: int = 200
     # ESearch page size when listing a window's ids (NCBI serves at most 10,000 per request).
@@ -56,6 +63,8 @@ class SyncOptions:
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
+# Who a term reset through pubmed.sync_delta is audited as.
+SYNC_ACTOR = "pubmed.sync_delta"
 
 
 @dataclass
@@ -181,6 +190,23 @@ def _documents(
     return documents
 
 
+@dataclass(frozen=True)
+class CapStop:
+    """Where the record cap stopped a call: records stored, the last EDAT day covered, what is left."""
+
+    cap: int
+    taken: int
+    through: date
+    remaining: int
+
+    def warning(self) -> str:
+        return (
+            f"stopped at the per-call record cap ({self.cap}) after {self.taken} records, through EDAT "
+            f"{self.through.isoformat()}; about {self.remaining} more records match later dates: call again "
+            f"with the same query_key to continue from the watermark"
+        )
+
+
 def _warnings(tally: SyncTally, plan_warnings: list[str], abandoned: list[str], pending: int) -> list[str]:
     warnings = list(plan_warnings)
     if abandoned:
@@ -214,13 +240,18 @@ async def sync_delta(
         # The lock may wait up to its timeout: wait in a thread, not on the event loop.
         await asyncio.to_thread(stack.enter_context, store.sync_lock(request.query_key, options.lock_timeout_s))
         with store.transaction() as tx:
+            if request.reset_term:
+                tx.checkpoints.reset_term(request.query_key, request.term, actor=SYNC_ACTOR)
+            else:
+                tx.checkpoints.bind_term(request.query_key, request.term)
             abandoned = tx.jobs.abandon_running(request.query_key)
             last = tx.checkpoints.get(request.query_key)
         end = options.until or now.date()
         if last is not None:
             start = overlap_start(parse_iso_utc(last).date(), request.overlap_days)
         else:
-            start = options.since or ALL_TIME_START
+            start = options.since or end - timedelta(days=options.lookback_days)
+        cap = request.max_records or options.max_records
         with store.transaction() as tx:
             tx.jobs.start(
                 job_id,
@@ -232,13 +263,18 @@ async def sync_delta(
         tally = SyncTally()
         try:
             plan = await plan_windows(
-                eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days
+                eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
+                max_count=cap,
             )
             run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph)
-            for window in plan.windows:
-                await _sync_window(run, window)
+            stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
+            if last is None:
+                warnings.insert(0, f"first sync of {request.query_key!r}: from EDAT {start.isoformat()} "
+                                   f"(older records: set corpus.checkpoint.set to an earlier date and sync again)")
+            if stop is not None:
+                warnings.append(stop.warning())
         except BaseException as exc:
             message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
             with store.transaction() as tx:
@@ -246,7 +282,10 @@ async def sync_delta(
             raise
         with store.transaction() as tx:
             tx.jobs.finish(job_id, tally.job_counts(), warnings)
-    return SyncDeltaResponse(job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, **tally.counts())
+    return SyncDeltaResponse(
+        job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, more_to_sync=stop is not None,
+        **tally.counts(),
+    )
 
 
 @dataclass(frozen=True)
@@ -260,6 +299,16 @@ class _Run:
     job_id: str
     tally: SyncTally
     graph: GraphIndexer | None
+
+
+async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
+    """The plan's windows in date order; the plan already ends where the cap does (see `plan_windows`,
+    which always plans one window, so a single EDAT day larger than the cap still moves the watermark)."""
+    for window in plan.windows:
+        await _sync_window(run, window)
+    if plan.complete or cap is None:
+        return None
+    return CapStop(cap, plan.total, plan.windows[-1].end, max(plan.range_count - plan.total, 0))
 
 
 async def _sync_window(run: _Run, window: Window) -> None:

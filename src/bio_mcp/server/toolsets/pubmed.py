@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from bio_mcp.features.pubmed import bibliography, details, relationships, resources, search
+from bio_mcp.features.pubmed import bibliography, details, fulltext, relationships, resources, search
 from bio_mcp.features.pubmed.models import (
-    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, RelationshipsRequest,
-    RelationshipsResponse, SearchRequest, SearchResponse,
+    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, FullTextRequest,
+    FullTextResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
 )
 from bio_mcp.server.app import negotiated_protocol_version
 from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
@@ -29,6 +29,9 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
 
     async def run_relationships(request: RelationshipsRequest) -> RelationshipsResponse:
         return await relationships.get_article_relationships(request, runtime.eutils)
+
+    async def run_full_text(request: FullTextRequest) -> FullTextResponse:
+        return await fulltext.fetch_full_text(request, runtime.eutils)
 
     async def read_info() -> str:
         info = resources.server_info(runtime.settings, runtime.eutils, negotiated_protocol_version.get())
@@ -73,6 +76,16 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 "Citations past the result budget are kept in a bio-mcp://scratch/ resource named in `overflow`.",
                 input_model=FormatCitationsRequest, output_model=FormatCitationsResponse,
                 run=run_format_citations, summarize=bibliography.summarize,
+            ),
+            ToolSpec(
+                name="fetchFullText",
+                title="Full text from PubMed Central",
+                description="Retrieves the full text of an open PubMed Central article (EFetch db=pmc, JATS) by "
+                "pmid or pmcid, as sections (heading path, paragraphs, figure and table captions), optionally "
+                "only the sections named in sectionTitles. Articles not in PMC are NOT_FOUND: use "
+                "fetchArticleDetails for their abstracts.",
+                input_model=FullTextRequest, output_model=FullTextResponse,
+                run=run_full_text, summarize=fulltext.summarize,
             ),
         ],
         resources=[
