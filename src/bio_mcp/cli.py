@@ -53,28 +53,10 @@ def serve(
         MCP_TRANSPORT_TYPE=transport, BIO_MCP_TOOLSETS=toolsets, MCP_HTTP_HOST=host, MCP_HTTP_PORT=port
     )
     configure_logging(settings.log_level, settings.logs_dir)
-    from bio_mcp.server.runtime import Runtime
-
-    async def run() -> None:
-        async with Runtime(settings) as runtime:
-            if settings.transport == "stdio":
-                from bio_mcp.server.app import build_server
-
-                await build_server(runtime.toolsets()).run_stdio_async()
-                return
-            import uvicorn
-
-            from bio_mcp.server.http import build_http_app
-
-            http_app = build_http_app(settings, runtime.toolsets())
-            config = uvicorn.Config(
-                http_app, host=settings.http_host, port=settings.http_port,
-                log_level=settings.log_level, access_log=False,
-            )
-            await uvicorn.Server(config).serve()
+    from bio_mcp.server.process import run_server
 
     try:
-        anyio.run(run)
+        run_server(settings)
     except BioMcpError as exc:
         fail(exc)
 
@@ -268,3 +250,7 @@ def embeddings_export(force: Annotated[bool, typer.Option(help="Export again eve
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(f"{path}\n")
+
+
+if __name__ == "__main__":
+    app()
