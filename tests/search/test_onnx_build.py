@@ -92,8 +92,11 @@ def test_fp32_graph_gives_the_full_models_vectors() -> None:
 @pytest.mark.model
 def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(tmp_path: Path) -> None:
     target = onnx_model_dir(tmp_path)
+    # Children in which torch, transformers and sentence-transformers cannot be imported, as in a
+    # default install: the build must not need them.
     script = (
-        "import sys; from pathlib import Path; "
+        "import sys; from pathlib import Path\n"
+        "for name in ('torch', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
         "from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_SRC)}
@@ -109,6 +112,7 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     assert list(target.parent.glob(".building-*")), "the kill landed mid-build"
     assert not target.exists()
 
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, check=True, timeout=600)
     onnx = OnnxEmbeddings(tmp_path)
     fast = onnx.embed_array(TEXTS)
     assert is_prepared(target)

@@ -103,6 +103,23 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _basic_optimisation(source: Path, target: Path) -> None:
+    """ONNX Runtime's basic graph optimisation, as `optimize_model`'s default level 1 runs it.
+
+    Done here because `optimize_model` imports torch for that step (to tell ROCm from CUDA builds,
+    even on CPU); the fusion that follows (level 0) needs no torch. Same session options as
+    onnxruntime.transformers.optimizer.optimize_by_onnxruntime: basic level, ConstantSharing off.
+    """
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(target)
+    onnxruntime.InferenceSession(
+        str(source), options, providers=["CPUExecutionProvider"], disabled_optimizers=["ConstantSharing"]
+    )
+
+
 def _build(work: Path, out: Path) -> None:
     """Writes model.onnx, tokenizer.json and meta.json into `out`, using `work` for the rest."""
     try:
@@ -124,8 +141,9 @@ def _build(work: Path, out: Path) -> None:
         for logger in quiet:
             logger.setLevel(logging.ERROR)
         try:
+            _basic_optimisation(work / "fp32.onnx", work / "basic.onnx")
             fused = optimizer.optimize_model(
-                str(work / "fp32.onnx"), model_type="bert",
+                str(work / "basic.onnx"), model_type="bert", opt_level=0,
                 num_heads=config.num_heads, hidden_size=config.hidden_size,
             )
             counts = fused.get_fused_operator_statistics()
