@@ -28,6 +28,7 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, plan_windows, window_ids
+from bio_mcp.features.progress import Progress
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers import parse_efetch
@@ -49,6 +50,8 @@ class SyncOptions:
     lock_timeout_s: float = 60.0
     # The last EDAT day to sync (None: today, UTC).
     until: date | None = None
+    # Told the records fetched so far after each EFetch batch ("records", done, None).
+    progress: Progress | None = None
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
@@ -68,6 +71,8 @@ class SyncTally:
     fetch_s: float = 0.0
     parse_s: float = 0.0
     store_s: float = 0.0
+    # Ids sent to EFetch so far (the progress count; not persisted).
+    requested: int = 0
 
     def counts(self) -> dict[str, int]:
         return {
@@ -224,6 +229,9 @@ async def _sync_window(run: _Run, window: Window) -> None:
         fetched = time.perf_counter()
         articles = parse_efetch(response.body)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
+        tally.requested += len(batch)
+        if run.options.progress is not None:
+            run.options.progress("records", tally.requested, None)
         documents = _documents(articles, run.today, tally)
         parsed = time.perf_counter()
         tally.fetch_s += fetched - started
