@@ -92,11 +92,11 @@ def test_fp32_graph_gives_the_full_models_vectors() -> None:
 @pytest.mark.model
 def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(tmp_path: Path) -> None:
     target = onnx_model_dir(tmp_path)
-    # Children in which torch, transformers and sentence-transformers cannot be imported, as in a
+    # Children in which torch, sympy, transformers and sentence-transformers cannot be imported, as in a
     # default install: the build must not need them.
     script = (
         "import sys; from pathlib import Path\n"
-        "for name in ('torch', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
+        "for name in ('torch', 'sympy', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
         "from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_SRC)}

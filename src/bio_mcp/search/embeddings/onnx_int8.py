@@ -107,7 +107,7 @@ def _basic_optimisation(source: Path, target: Path) -> None:
     """ONNX Runtime's basic graph optimisation, as `optimize_model`'s default level 1 runs it.
 
     Done here because `optimize_model` imports torch for that step (to tell ROCm from CUDA builds,
-    even on CPU); the fusion that follows (level 0) needs no torch. Same session options as
+    even on CPU); the fusion that follows (level 0) needs neither torch nor sympy. Same session options as
     onnxruntime.transformers.optimizer.optimize_by_onnxruntime: basic level, ConstantSharing off.
     """
     import onnxruntime
@@ -126,6 +126,7 @@ def _build(work: Path, out: Path) -> None:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
         from onnxruntime.transformers import optimizer  # type: ignore[import-untyped]
+        from onnxruntime.transformers.fusion_options import FusionOptions  # type: ignore[import-untyped]
     except ImportError as exc:
         raise BioMcpError(
             ErrorCode.EMBEDDINGS, "the ONNX model needs onnx and onnxruntime", {"error": str(exc)}
@@ -134,17 +135,26 @@ def _build(work: Path, out: Path) -> None:
     config = BertConfig.from_json(files.config_json)
     try:
         onnx.save(build_bert_graph(read_safetensors(files.safetensors), config), str(work / "fp32.onnx"))
-        # The optimizer warns that the producer is not "pytorch" (it only picks default options
-        # by producer) and the quantiser suggests a pre-processing pass it does not need here.
-        quiet = [logging.getLogger(name) for name in ("onnxruntime.transformers.optimizer", "root")]
+        # Expected warnings: the producer is not "pytorch" (the optimizer only picks defaults by
+        # producer), shape inference is off (see below), and the quantiser suggests a
+        # pre-processing pass this graph does not need.
+        quiet = [
+            logging.getLogger(name)
+            for name in ("onnxruntime.transformers.optimizer", "fusion_skiplayernorm", "root")
+        ]
         levels = [logger.level for logger in quiet]
         for logger in quiet:
             logger.setLevel(logging.ERROR)
         try:
             _basic_optimisation(work / "fp32.onnx", work / "basic.onnx")
+            # Symbolic shape inference needs sympy (80 MB, once brought by torch); without it the
+            # fusions take the residual Add's second input as the skip, which is this graph's
+            # layout: the fused model is byte-identical either way.
+            options = FusionOptions("bert")
+            options.enable_shape_inference = False
             fused = optimizer.optimize_model(
                 str(work / "basic.onnx"), model_type="bert", opt_level=0,
-                num_heads=config.num_heads, hidden_size=config.hidden_size,
+                num_heads=config.num_heads, hidden_size=config.hidden_size, optimization_options=options,
             )
             counts = fused.get_fused_operator_statistics()
             if counts.get("Attention") != config.num_layers:
