@@ -1,12 +1,12 @@
 """The `bio-mcp serve` process: one ready line, and a prompt stop on the first SIGINT or SIGTERM.
 
 Both transports log a ``ready`` line (JSON, on stderr like every log line) once they accept
-clients. The first Ctrl-C (SIGINT) or SIGTERM logs ``stopping`` and gives the runtime
-`CLOSE_TIMEOUT_S` to close its clients; then the process exits without waiting for worker
-threads, which may be blocked reading a terminal or finishing an embedding batch. Nothing is lost by not waiting:
-every store write is a transaction and the model is prepared atomically. Over HTTP, uvicorn
-handles the signal first (a graceful shutdown bounded by `HTTP_GRACEFUL_SHUTDOWN_S`, since a
-client's open event stream would otherwise hold it forever) and passes it on when done.
+clients, and a ``stopping`` line on the first Ctrl-C (SIGINT) or SIGTERM. On stdio the runtime
+then gets `CLOSE_TIMEOUT_S` to close its clients and the process exits without waiting for worker
+threads, which may be blocked reading a terminal or finishing an embedding batch: nothing is lost,
+since every store write is a transaction and the model is prepared atomically. Over HTTP the
+signal starts uvicorn's graceful shutdown, bounded by `HTTP_GRACEFUL_SHUTDOWN_S` because a client's
+open event stream would otherwise hold it forever; a second signal exits at once.
 """
 
 from __future__ import annotations
