@@ -46,6 +46,7 @@ from bio_mcp.features.corpus.models import (
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, sync_delta
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
@@ -219,19 +220,22 @@ class CorpusService:
                 # The chunks stay pending in the store; the next wake (or drain) retries them.
                 log.exception("embedding pending chunks failed")
 
-    async def _embed_all(self) -> int:
+    async def _embed_all(self, progress: Progress | None = None) -> int:
         done = 0
         async with self._embedding:
+            total = await asyncio.to_thread(self.index.pending_embeddings) if progress is not None else None
             while True:
                 taken = await asyncio.to_thread(self.index.embed_pending, self.settings.embeddings_batch_size)
                 if taken == 0:
                     return done
                 done += taken
+                if progress is not None:
+                    progress("chunks", done, max(done, total or 0))
 
-    async def drain(self) -> int:
+    async def drain(self, progress: Progress | None = None) -> int:
         """Embed everything pending now (errors propagate); returns how many chunks were embedded."""
         await self.open()
-        return await self._embed_all()
+        return await self._embed_all(progress)
 
     # ---- the tools --------------------------------------------------------------------------
 
@@ -265,24 +269,29 @@ class CorpusService:
         await self.open()
         return await asyncio.to_thread(set_checkpoint, request, self.store)
 
-    async def rebuild_indexes(self) -> int:
+    async def rebuild_indexes(self, progress: Progress | None = None) -> int:
         """The derived index from the store's chunks (`bio-mcp index rebuild`); returns the chunk count."""
         await self.open()
         async with self._embedding:
-            return await asyncio.to_thread(self.index.rebuild)
+            return await asyncio.to_thread(self.index.rebuild, progress)
 
 
-async def rebuild_indexes(settings: Settings, eutils: EutilsClient) -> int:
+async def rebuild_indexes(settings: Settings, eutils: EutilsClient, progress: Progress | None = None) -> int:
     """`bio-mcp index rebuild`: rebuild the derived indexes of the corpus in BIO_MCP_HOME."""
     service = CorpusService(settings, eutils, embed_in_background=False)
     try:
-        return await service.rebuild_indexes()
+        return await service.rebuild_indexes(progress)
     finally:
         await service.aclose()
 
 
 async def sync_once(
-    settings: Settings, request: SyncDeltaRequest, options: SyncOptions | None = None, *, embed: bool = True
+    settings: Settings,
+    request: SyncDeltaRequest,
+    options: SyncOptions | None = None,
+    *,
+    embed: bool = True,
+    embed_progress: Progress | None = None,
 ) -> SyncDeltaResponse:
     """`bio-mcp sync`: one sync of a query key, then (with `embed`) every pending embedding."""
     eutils = EutilsClient(settings)
@@ -290,8 +299,30 @@ async def sync_once(
     try:
         response = await service.sync_delta(request)
         if embed:
-            await service.drain()
+            await service.drain(embed_progress)
         return response
     finally:
         await service.aclose()
         await eutils.aclose()
+
+
+async def embed_pending_once(settings: Settings, progress: Progress | None = None) -> int:
+    """`bio-mcp index embed`: embed every chunk still waiting for a vector; returns how many."""
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False)
+    try:
+        return await service.drain(progress)
+    finally:
+        await service.aclose()
+        await eutils.aclose()
+
+
+def pending_embeddings(settings: Settings) -> int:
+    """Chunks of the corpus in BIO_MCP_HOME still waiting for a vector from the configured model."""
+    model_id = build_embeddings(settings).model_id  # providers load lazily: no model is loaded here
+    store = open_metadata_store(settings)
+    try:
+        with store.read() as tx:
+            return tx.chunks.state_counts(model_id).pending_embedding
+    finally:
+        store.close()

@@ -35,6 +35,7 @@ from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, WindowPlan, plan_windows, window_ids
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.features.progress import Progress
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers import parse_requested
@@ -60,6 +61,8 @@ class SyncOptions:
     lock_timeout_s: float = 60.0
     # The last EDAT day to sync (None: today, UTC).
     until: date | None = None
+    # Told the records fetched so far after each EFetch batch ("records", done, None).
+    progress: Progress | None = None
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
@@ -85,6 +88,8 @@ class SyncTally:
     # Entity linking, part of the parse stage (parse_s includes it).
     link_s: float = 0.0
     store_s: float = 0.0
+    # Ids sent to EFetch so far (the progress count; not persisted).
+    requested: int = 0
 
     def counts(self) -> dict[str, int]:
         return {
@@ -325,6 +330,9 @@ async def _sync_window(run: _Run, window: Window) -> None:
         articles = parsed_batch.records
         tally.unrequested += len(parsed_batch.unrequested)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
+        tally.requested += len(batch)
+        if run.options.progress is not None:
+            run.options.progress("records", tally.requested, None)
         documents = _documents(articles, run.today, tally, run.graph)
         parsed = time.perf_counter()
         tally.fetch_s += fetched - started
