@@ -71,7 +71,9 @@ async def fetch_article_details(
         articles = [article_json(a, request) for a in parsed]
         found = {a.pmid for a in parsed}
     spilled = await spill(overflow, articles, json_size, lambda rest: _overflow_text(request.detail_level, rest),
-                          _MIME_TYPES.get(request.detail_level, "application/json"))
+                          _MIME_TYPES.get(request.detail_level, "application/json"),
+                          # requestedPmids, and overflow.pmids at worst
+                          reserved=2 * json_size(requested))
     return DetailsResponse(
         requested_pmids=requested,
         detail_level=request.detail_level,
