@@ -46,15 +46,29 @@ class Settings(BaseSettings):
         default="https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_EUTILS_BASE_URL"
     )
     ncbi_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="NCBI_TIMEOUT_S")
+    # One attempt's share of a call's deadline (NCBI_TIMEOUT_S): a slow answer leaves time to retry.
+    ncbi_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="NCBI_ATTEMPT_TIMEOUT_S")
+    # Answers larger than this are refused (UPSTREAM). 32 MiB is several times a 200-record EFetch.
+    ncbi_max_body_bytes: int = Field(
+        default=32 * 1024 * 1024, ge=1024, le=2**31, validation_alias="NCBI_MAX_BODY_BYTES"
+    )
 
     # ClinicalTrials.gov API v2 (seed 004).
     ctgov_base_url: str = Field(default="https://clinicaltrials.gov/api/v2", validation_alias="CTGOV_BASE_URL")
     ctgov_rps: float = Field(default=1.0, gt=0, le=50, validation_alias="CTGOV_RPS")
     ctgov_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="CTGOV_MAX_RETRIES")
     ctgov_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="CTGOV_TIMEOUT_S")
+    ctgov_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="CTGOV_ATTEMPT_TIMEOUT_S")
+    # A 1,000-study page with every field is the largest answer the client asks for.
+    ctgov_max_body_bytes: int = Field(
+        default=64 * 1024 * 1024, ge=1024, le=2**31, validation_alias="CTGOV_MAX_BODY_BYTES"
+    )
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
+    # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
+    # (default: the training split beside the checkout when present; without one, MeSH alone).
+    linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
 
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
@@ -73,6 +87,11 @@ class Settings(BaseSettings):
     auth_audience: str | None = Field(default=None, validation_alias="MCP_AUTH_AUDIENCE")
     # An external OAuth issuer: named in the protected-resource metadata (RFC 9728) and checked in tokens.
     auth_issuer: str | None = Field(default=None, validation_alias="MCP_AUTH_ISSUER")
+    # Tokens meant to live longer than this (exp - iat, or exp - now) are refused; `bio-mcp token`
+    # will not mint them either.
+    auth_max_token_lifetime_s: int = Field(
+        default=24 * 3600, ge=60, le=366 * 24 * 3600, validation_alias="MCP_AUTH_MAX_TOKEN_LIFETIME_S"
+    )
     # The URL clients reach this server at (behind a proxy); default http://MCP_HTTP_HOST:MCP_HTTP_PORT.
     public_url: str | None = Field(default=None, validation_alias="MCP_PUBLIC_URL")
     # Loud, explicit, loopback-only opt-out of bearer auth for local development.
@@ -90,6 +109,43 @@ class Settings(BaseSettings):
     # Embedded chunks from which vector search walks an HNSW graph instead of scanning exactly
     # (None: the index's default, a million, where exact search nears its latency budget).
     ann_threshold: int | None = Field(default=None, ge=1, validation_alias="BIO_MCP_ANN_THRESHOLD")
+
+    # Several processes on one corpus: how often each polls the store's change log (0: never), and
+    # how much of the log is kept (rows beyond the newest `keep` and older than `min age` are pruned;
+    # a process further behind rebuilds its index from the store).
+    corpus_follow_interval_s: float = Field(
+        default=1.0, ge=0, le=3600, validation_alias="BIO_MCP_CORPUS_FOLLOW_INTERVAL_S"
+    )
+    changelog_keep_rows: int = Field(default=10_000, ge=1, validation_alias="BIO_MCP_CHANGELOG_KEEP_ROWS")
+    changelog_min_age_s: float = Field(default=86_400.0, ge=0, validation_alias="BIO_MCP_CHANGELOG_MIN_AGE_S")
+
+    # kb.search providers (seed 002): Jina embeddings and rerankers, Cohere rerankers, and the defaults.
+    jina_api_key: str | None = Field(default=None, validation_alias="JINA_API_KEY")
+    jina_base_url: str = Field(default="https://api.jina.ai", validation_alias="JINA_BASE_URL")
+    jina_embeddings_model: str = Field(default="jina-embeddings-v3", validation_alias="JINA_EMBEDDINGS_MODEL")
+    jina_reranker_model: str = Field(
+        default="jina-reranker-v2-base-multilingual", validation_alias="JINA_RERANKER_MODEL"
+    )
+    cohere_api_key: str | None = Field(default=None, validation_alias="COHERE_API_KEY")
+    cohere_base_url: str = Field(default="https://api.cohere.com", validation_alias="COHERE_BASE_URL")
+    cohere_rerank_model: str = Field(default="rerank-english-v3.0", validation_alias="COHERE_RERANK_MODEL")
+    # How much documents whose sections mention the query's entities are lifted (features.kb.ranking).
+    kb_entity_boost: float = Field(default=0.1, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST")
+    kb_reranker: Literal["none", "jina", "cohere"] = Field(default="none", validation_alias="BIO_MCP_KB_RERANKER")
+    # Diagnostics summaries as resources (bio-mcp://diagnostics/{date}/{id}); always stored.
+    diagnostics_resources_enabled: bool = Field(default=False, validation_alias="MCP_DIAGNOSTICS_RESOURCES_ENABLED")
+    diagnostics_ttl_hours: int = Field(default=168, ge=1, le=24 * 365, validation_alias="BIO_MCP_DIAGNOSTICS_TTL_HOURS")
+    # Legacy surface (seed 002): search_documentation and plain REST under /mcp/tools.
+    http_legacy_rest_enabled: bool = Field(default=False, validation_alias="MCP_HTTP_LEGACY_REST_ENABLED")
+    http_json_response: bool = Field(default=False, validation_alias="MCP_HTTP_STREAMABLE_JSON_RESPONSE")
+
+    # Knowledge graph (seed 002): entity linking during syncs, and the traversal's server-side limits.
+    graph_linking: bool = Field(default=True, validation_alias="BIO_MCP_GRAPH_LINKING")
+    graph_max_rows: int = Field(default=100_000, ge=1, validation_alias="BIO_MCP_GRAPH_MAX_ROWS")
+    graph_query_timeout_ms: int = Field(default=2000, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_QUERY_TIMEOUT_MS")
+    graph_connect_timeout_ms: int = Field(
+        default=1500, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_CONNECT_TIMEOUT_MS"
+    )
 
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
@@ -125,7 +181,7 @@ class Settings(BaseSettings):
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
         "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "public_url",
-        mode="before",
+        "jina_api_key", "cohere_api_key", mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:
@@ -139,7 +195,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown toolset(s) {unknown}; choose from {list(TOOLSETS)}")
         return value
 
-    @field_validator("ncbi_base_url", "ctgov_base_url")
+    @field_validator("ncbi_base_url", "ctgov_base_url", "jina_base_url", "cohere_base_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

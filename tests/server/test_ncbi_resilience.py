@@ -141,12 +141,36 @@ async def test_exhausted_retries_give_typed_errors(fakes, bio_home, fault_name, 
     assert len(fakes.eutils.requests) == 3
 
 
-async def test_truncated_xml_is_an_entrez_error(fakes, bio_home) -> None:
+async def test_truncated_xml_is_fetched_again(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.truncated(0.5), path="efetch.fcgi")
     async with await gateway_for(fakes) as runtime:
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
-    assert result.is_error and result.meta["error"]["code"] == "ENTREZ"
+    assert not result.is_error and [a["pmid"] for a in result.structured_content["articles"]] == [SEMAGLUTIDE]
+    assert [a.fault for a in fakes.eutils.requests] == ["truncated", None]
+
+
+async def test_xml_truncated_on_every_attempt_is_an_entrez_error(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.truncated(0.5), path="efetch.fcgi", times=None)
+    async with await gateway_for(fakes, NCBI_MAX_RETRIES=2) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+    error = result.meta["error"]
+    assert result.is_error and error["code"] == "ENTREZ" and error["details"]["attempts"] == 3
+    assert "truncated" in error["message"] and len(fakes.eutils.requests) == 3
+
+
+async def test_one_slow_answer_leaves_time_for_a_retry(fakes, bio_home) -> None:
+    fakes.eutils.inject(fakes.eutils.slow(5.0), path="efetch.fcgi")
+    async with await gateway_for(fakes, NCBI_TIMEOUT_S=4, NCBI_ATTEMPT_TIMEOUT_S=1.5) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            started = time.monotonic()
+            result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+            elapsed = time.monotonic() - started
+    assert not result.is_error, result.structured_content
+    assert 1.5 <= elapsed < 3.5
+    # The answer came from the retry: the slow first request has not even been answered yet.
+    assert [a.fault for a in fakes.eutils.faults.log.to("efetch.fcgi")] == [None]
 
 
 async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:

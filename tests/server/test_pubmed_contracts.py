@@ -80,8 +80,10 @@ async def test_search_input_schema_matches_seed(client: Client) -> None:
     assert prop(schema, "sortBy")["default"] == "relevance"
     assert prop(schema, "fetchBriefSummaries")["maximum"] == 100
     assert prop(schema, "fetchBriefSummaries")["default"] == 0
+    # retStart is the one additive optional parameter (paging), allowed by the seed's versioning policy.
     assert set(schema["properties"]) == {"queryTerm", "maxResults", "sortBy", "dateRange",
-                                         "filterByPublicationTypes", "fetchBriefSummaries"}
+                                         "filterByPublicationTypes", "fetchBriefSummaries", "retStart"}
+    assert prop(schema, "retStart")["default"] == 0 and prop(schema, "retStart")["maximum"] == 9998
 
 
 async def test_details_and_relationships_input_schemas_match_seed(client: Client) -> None:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from bio_mcp.audit import audit_record
 from bio_mcp.errors import BioMcpError, ErrorCode, validation_error_details
+from bio_mcp.input_schema import schema_violations
 from bio_mcp.logs import correlation_scope, get_logger, log_event
 from bio_mcp.models import ToolOutput
 from bio_mcp.server.markdown import ScratchPut, fit_text, render_json
@@ -115,6 +116,9 @@ async def call_tool(
     started = time.perf_counter()
     with correlation_scope() as cid:
         try:
+            violations = schema_violations(spec.input_model, arguments)
+            if violations:
+                raise BioMcpError(ErrorCode.VALIDATION, f"invalid arguments for {spec.name}", violations)
             try:
                 request = spec.input_model.model_validate(arguments)
             except ValidationError as exc:

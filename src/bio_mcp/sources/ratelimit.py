@@ -1,14 +1,23 @@
-"""Rate limits by request start, shared by every caller of a source.
+"""Rate limits by request start, shared by every caller of a source, kept at send time.
 
-The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds. Starts
-are spaced evenly, `window_s / limit` apart (plus a small margin), rather than sent in bursts: a
-burst arrives bunched behind a slow server's queue and can look like more than `limit` in one
-window at the other end. A caller
-whose slot lies beyond its deadline reserves nothing and fails at once with RATE_LIMIT, so a
-slow upstream makes callers fail fast instead of queueing for minutes.
+The rule is NCBI's: at most `limit` request starts in any window of `window_s` seconds, as the
+upstream counts them when they arrive. Both limiters keep one sliding log of starts:
 
-`LocalRateLimiter` shares one limit within a process. `RedisRateLimiter` runs the same
-reservation atomically in Redis (on the Redis clock), so every replica that names the same key
+- A caller may take a slot only when fewer than `limit` starts lie in the last `window_s` plus a
+  margin (the margin absorbs how unevenly requests travel to, and are stamped by, the upstream),
+  and not sooner than `min_gap` after the previous start, so requests are never sent in a bunch.
+- A slot is taken right before the request goes out and counts as *pending*, that is in every
+  window from then on, until the request's headers have really been written (`confirm`): then its
+  start is restamped with that moment. However late a busy event loop sends, the log never holds
+  a start earlier than the bytes left, so nobody else can squeeze a start in beside it.
+- A caller that gives up (its deadline passed, it was cancelled, the connection failed before a
+  byte was written) gives its slot back (`release`): only a caller that can still use a slot holds
+  one. Callers waiting for a slot hold nothing; they queue in their own process, and only the one
+  at the front asks the log, so waiting costs the shared store a few requests per second.
+- A caller whose turn cannot come before its deadline fails at once with RATE_LIMIT.
+
+`LocalRateLimiter` keeps the log in the process. `RedisRateLimiter` keeps it in a Redis sorted set
+and runs every step as one Lua script on the Redis clock, so every replica that names the same key
 (one per NCBI API key) shares one limit.
 """
 
@@ -17,37 +26,59 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+import uuid
+from dataclasses import dataclass
+from logging import WARNING
 from typing import Protocol
 
-from bio_mcp.errors import BioMcpError, ErrorCode
+import anyio
 
-# Request starts are spread a little wider than the rule, so network jitter between our start
-# and the upstream's arrival clock cannot put limit+1 arrivals inside one window.
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.logs import get_logger, log_event
+
+log = get_logger("ratelimit")
+
+# Starts are counted over window_s + this: the upstream stamps arrivals after its own queueing, so
+# two starts exactly one window apart at our end can arrive a few milliseconds closer at its end.
 WINDOW_MARGIN_S = 0.03
+# Consecutive starts are at least this share of the even spacing (window / limit) apart.
+MIN_GAP_SHARE = 0.5
+# A slot not yet confirmed counts as if it started this far in the future, so it is in every
+# window until it is confirmed or given back; if its process dies, it lapses after this long.
+PENDING_HOLD_S = 30.0
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One reserved start: confirm it when the request's headers are written, or release it."""
+
+    token: str
+    waited_s: float
 
 
 class RateLimiter(Protocol):
     limit: int
     window_s: float
 
-    async def acquire(self, deadline: float | None = None) -> float:
-        """Wait for a start slot; return the seconds waited. `deadline` is a time.monotonic() value."""
+    async def acquire(self, deadline: float | None = None) -> Slot:
+        """Wait for a start slot. `deadline` is a time.monotonic() value; RATE_LIMIT past it."""
+        ...
+
+    async def confirm(self, slot: Slot) -> None:
+        """The request holding `slot` has just written its headers: its start is now."""
+        ...
+
+    async def release(self, slot: Slot) -> None:
+        """The request holding `slot` never started: give the slot back."""
+        ...
+
+    async def pace(self, deadline: float | None = None) -> float:
+        """Take a slot and use it at once, for a caller that sends through another client; the
+        seconds waited."""
         ...
 
     def queue_length(self) -> int:
         """Callers of this process waiting for a slot right now."""
-        ...
-
-    def note_sent(self) -> None:
-        """The request that holds the slot has just written its first byte to the wire."""
-        ...
-
-    async def pace(self, deadline: float | None = None) -> float:
-        """Wait for a slot and use it at once: for a caller that sends through another client."""
-        ...
-
-    def release(self) -> None:
-        """The request that holds the slot is done with it (sent, or failed before sending)."""
         ...
 
 
@@ -66,134 +97,219 @@ def _too_late(source: str, wait_s: float) -> BioMcpError:
     )
 
 
-class LocalRateLimiter:
-    """A slot is held from `acquire` until its request really writes to the wire (`note_sent`),
-    and the next slot opens `spacing` after that write. However long a busy event loop delays a
-    send, the requests arrive spaced, never bunched together."""
+class _QueuedLimiter:
+    """The waiting side both limiters share: a FIFO queue per process whose front asks the log."""
 
-    def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
+    def __init__(self, source: str, limit: int, window_s: float) -> None:
         self.source = source
         self.limit = limit
         self.window_s = window_s
-        self._spacing = (window_s + WINDOW_MARGIN_S) / limit
-        self._last: float | None = None
+        self.span_s = window_s + WINDOW_MARGIN_S
+        self.min_gap_s = window_s / limit * MIN_GAP_SHARE
         self._gate = asyncio.Lock()
-        self._holder: asyncio.Task[object] | None = None
         self._waiting = 0
 
-    async def acquire(self, deadline: float | None = None) -> float:
+    async def _reserve(self, token: str) -> float:
+        """Take a slot for `token` now (returns 0) or say how long until one may be free."""
+        raise NotImplementedError
+
+    async def _confirm(self, token: str) -> None:
+        raise NotImplementedError
+
+    async def _release(self, token: str) -> None:
+        raise NotImplementedError
+
+    async def acquire(self, deadline: float | None = None) -> Slot:
         started = time.monotonic()
-        if deadline is not None:
-            earliest = started if self._last is None else max(started, self._last + self._spacing)
-            projected = earliest + self._waiting * self._spacing
-            if projected > deadline:
-                raise _too_late(self.source, projected - started)
+        ahead = self._waiting
+        # At most `limit` starts fit in any span, so the callers ahead need this long at least.
+        if deadline is not None and ahead >= self.limit:
+            at_least = (ahead // self.limit) * self.span_s
+            if started + at_least > deadline:
+                raise _too_late(self.source, at_least)
         self._waiting += 1
         try:
-            await self._gate.acquire()
+            if deadline is None:
+                await self._gate.acquire()
+            else:
+                try:
+                    async with asyncio.timeout_at(_loop_time(deadline)):
+                        await self._gate.acquire()
+                except TimeoutError:
+                    raise _too_late(self.source, time.monotonic() - started) from None
+            try:
+                token = uuid.uuid4().hex
+                while True:
+                    wait = await self._reserve(token)
+                    if wait <= 0:
+                        return Slot(token, time.monotonic() - started)
+                    # A wait longer than the span comes from a pending slot, whose request is about
+                    # to go out and be restamped: look again soon rather than trust it.
+                    firm = wait <= self.span_s
+                    nap = wait if firm else self.min_gap_s
+                    if deadline is not None:
+                        left = deadline - time.monotonic()
+                        if left <= 0 or (firm and wait > left):
+                            raise _too_late(self.source, wait)
+                        nap = min(nap, left)
+                    await asyncio.sleep(nap)
+            finally:
+                self._gate.release()
         finally:
             self._waiting -= 1
-        try:
-            if self._last is not None:
-                wait = self._last + self._spacing - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-        except BaseException:
-            self._gate.release()
-            raise
-        self._holder = asyncio.current_task()
-        self._last = time.monotonic()
-        return self._last - started
+
+    async def confirm(self, slot: Slot) -> None:
+        # Shielded: a cancelled caller whose request did go out must still leave its start in the log.
+        # If the log cannot be reached the slot stays pending, which only delays others until it lapses.
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._confirm(slot.token)
+            except BioMcpError as exc:
+                log_event(log, WARNING, "rate limit slot left pending", source=self.source, reason=exc.message)
+
+    async def release(self, slot: Slot) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._release(slot.token)
+            except BioMcpError as exc:
+                log_event(log, WARNING, "rate limit slot left pending", source=self.source, reason=exc.message)
 
     async def pace(self, deadline: float | None = None) -> float:
-        waited = await self.acquire(deadline)
-        self.note_sent()
-        return waited
-
-    def note_sent(self) -> None:
-        if self._holder is asyncio.current_task():
-            self._last = max(self._last or 0.0, time.monotonic())
-            self.release()
-
-    def release(self) -> None:
-        # Only the task that holds the slot may give it up: a late call from an earlier holder
-        # must not open the gate under the current one.
-        if self._holder is not None and self._holder is asyncio.current_task():
-            self._holder = None
-            self._gate.release()
+        slot = await self.acquire(deadline)
+        await self.confirm(slot)
+        return slot.waited_s
 
     def queue_length(self) -> int:
         return self._waiting
 
 
-# KEYS[1] the last reserved slot (microseconds on the Redis clock); ARGV: spacing_us, max_wait_us
-# (-1: no deadline). Returns the wait in microseconds, or -(wait+1) when the slot would be past the
-# deadline (nothing reserved).
-_RESERVE_LUA = """
+def _loop_time(deadline: float) -> float:
+    """A time.monotonic() deadline on the running loop's clock."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (deadline - time.monotonic())
+
+
+class SlidingLog:
+    """The log of starts itself, in memory: what `RedisRateLimiter`'s script does, in Python."""
+
+    def __init__(self, limit: int, span_s: float, min_gap_s: float, hold_s: float = PENDING_HOLD_S) -> None:
+        self.limit = limit
+        self.span_s = span_s
+        self.min_gap_s = min_gap_s
+        self.hold_s = hold_s
+        self.starts: dict[str, float] = {}
+        self.last_start: float | None = None
+
+    def reserve(self, token: str, now: float) -> float:
+        self.starts = {key: moment for key, moment in self.starts.items() if moment > now - self.span_s}
+        wait = 0.0 if self.last_start is None else self.last_start + self.min_gap_s - now
+        if len(self.starts) >= self.limit:
+            ordered = sorted(self.starts.values())
+            wait = max(wait, ordered[len(ordered) - self.limit] + self.span_s - now)
+        if wait > 0:
+            return wait
+        self.starts[token] = now + self.hold_s
+        self.last_start = now
+        return 0.0
+
+    def confirm(self, token: str, now: float) -> None:
+        self.starts[token] = now
+        self.last_start = now if self.last_start is None else max(self.last_start, now)
+
+    def release(self, token: str) -> None:
+        self.starts.pop(token, None)
+
+
+class LocalRateLimiter(_QueuedLimiter):
+    """One limit within a process."""
+
+    def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
+        super().__init__(source, limit, window_s)
+        self.log = SlidingLog(limit, self.span_s, self.min_gap_s)
+
+    async def _reserve(self, token: str) -> float:
+        return self.log.reserve(token, time.monotonic())
+
+    async def _confirm(self, token: str) -> None:
+        self.log.confirm(token, time.monotonic())
+
+    async def _release(self, token: str) -> None:
+        self.log.release(token)
+
+
+# KEYS[1] the sorted set of starts (member: slot token, score: start in microseconds on the Redis
+# clock, or the pending hold's end), KEYS[2] the last start. ARGV: op, token, limit, span_us,
+# min_gap_us, hold_us. reserve returns -1 when the slot is taken, else the microseconds to wait.
+_LOG_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local spacing = tonumber(ARGV[1])
-local max_wait = tonumber(ARGV[2])
-local last = redis.call('GET', KEYS[1])
-local slot = now
-if last then
-  slot = math.max(now, tonumber(last) + spacing)
+local op, token = ARGV[1], ARGV[2]
+local limit, span, min_gap, hold = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local ttl = math.floor((hold + span) / 1000) + 1000
+if op == 'release' then
+  redis.call('ZREM', KEYS[1], token)
+  return 0
 end
-local wait = slot - now
-if max_wait >= 0 and wait > max_wait then
-  return -(wait + 1)
+local last = tonumber(redis.call('GET', KEYS[2]) or '')
+if op == 'confirm' then
+  redis.call('ZADD', KEYS[1], now, token)
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  if last == nil or now > last then
+    redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ttl)
+  end
+  return 0
 end
-redis.call('SET', KEYS[1], slot, 'PX', math.floor((wait + spacing) / 1000) + 1000)
-return wait
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - span))
+local wait = 0
+if last ~= nil then
+  wait = last + min_gap - now
+end
+local count = redis.call('ZCARD', KEYS[1])
+if count >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
+  wait = math.max(wait, tonumber(oldest[2]) + span - now)
+end
+if wait > 0 then
+  return math.max(1, math.floor(wait))
+end
+redis.call('ZADD', KEYS[1], string.format('%.0f', now + hold), token)
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ttl)
+return -1
 """
 
 
-class RedisRateLimiter:
+class RedisRateLimiter(_QueuedLimiter):
     """One limit per key across every process that uses the same Redis and key."""
 
     def __init__(self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0) -> None:
         import redis.asyncio as redis_asyncio
 
-        self.source = source
-        self.limit = limit
-        self.window_s = window_s
-        self._spacing_us = int((window_s + WINDOW_MARGIN_S) / limit * 1_000_000)
+        super().__init__(source, limit, window_s)
         self._redis = redis_asyncio.from_url(redis_url)
-        self._script = self._redis.register_script(_RESERVE_LUA)
-        self._key = f"bio-mcp:ratelimit:{source}:{key}"
-        self._waiting = 0
+        self._script = self._redis.register_script(_LOG_LUA)
+        prefix = f"bio-mcp:ratelimit:{source}:{key}"
+        self._keys = [f"{prefix}:starts", f"{prefix}:last"]
+        self._args = [limit, int(self.span_s * 1e6), int(self.min_gap_s * 1e6), int(PENDING_HOLD_S * 1e6)]
 
-    async def acquire(self, deadline: float | None = None) -> float:
-        max_wait_us = -1 if deadline is None else max(int((deadline - time.monotonic()) * 1_000_000), 0)
+    async def _run(self, op: str, token: str) -> int:
         try:
-            result = int(await self._script(keys=[self._key], args=[self._spacing_us, max_wait_us]))
+            return int(await self._script(keys=self._keys, args=[op, token, *self._args]))
         except Exception as exc:  # redis-py raises several unrelated types for an unreachable server
             raise BioMcpError(
                 ErrorCode.RATE_LIMIT, f"{self.source}: the shared rate limiter in Redis is unreachable",
                 {"error": type(exc).__name__},
             ) from exc
-        if result < 0:
-            raise _too_late(self.source, (-result - 1) / 1_000_000)
-        wait = result / 1_000_000
-        if wait > 0:
-            self._waiting += 1
-            try:
-                await asyncio.sleep(wait)
-            finally:
-                self._waiting -= 1
-        return wait
 
-    def queue_length(self) -> int:
-        return self._waiting
+    async def _reserve(self, token: str) -> float:
+        result = await self._run("reserve", token)
+        return 0.0 if result < 0 else result / 1e6
 
-    async def pace(self, deadline: float | None = None) -> float:
-        return await self.acquire(deadline)
+    async def _confirm(self, token: str) -> None:
+        await self._run("confirm", token)
 
-    def note_sent(self) -> None:
-        """Slots are reserved in Redis on its clock; a late send is absorbed by the window margin."""
-
-    def release(self) -> None:
-        """Nothing is held locally between a reservation and its send."""
+    async def _release(self, token: str) -> None:
+        await self._run("release", token)
 
     async def aclose(self) -> None:
         await self._redis.aclose()

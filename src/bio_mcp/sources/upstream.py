@@ -1,8 +1,11 @@
-"""One HTTP path to every upstream service: rate limit, deadline, retries, error translation.
+"""One HTTP path to every upstream service: rate limit, deadline, retries, size cap, error translation.
 
 A call has one deadline that covers its time in the rate-limit queue, every attempt and every
-backoff. Retries happen on 429, 5xx, timeouts and transport errors, with exponential backoff and
-full jitter (or the upstream's Retry-After), and never past the deadline.
+backoff; one attempt may use at most `attempt_timeout_s` of it, so a single slow answer leaves time
+for a retry. Retries happen on 429, 5xx, timeouts, transport errors and bodies the source's
+`check_body` finds cut short, with exponential backoff and full jitter (or the upstream's
+Retry-After), and never past the deadline. Bodies are streamed and refused past `max_body_bytes`.
+A cancelled call closes its connection at once: nothing keeps reading for a caller that has gone.
 """
 
 from __future__ import annotations
@@ -13,19 +16,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from logging import DEBUG, INFO, WARNING
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx2
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import correlation_id, get_logger, log_event
-from bio_mcp.sources.ratelimit import RateLimiter
+from bio_mcp.sources.ratelimit import RateLimiter, Slot
 
 log = get_logger("upstream")
 
 Params = Mapping[str, str | int | Sequence[str]]
 # Given a non-2xx response, the typed error it means (None: use the generic one for its status).
 ErrorTranslator = Callable[[int, bytes], BioMcpError | None]
+# Given a 2xx body and its content type, the error when it is incomplete (retried), else None.
+BodyCheck = Callable[[bytes, str], BioMcpError | None]
 
 # Above this many characters of encoded parameters a request goes by POST (NCBI's advice for long
 # id lists and terms; URLs past ~2,000 characters are cut by proxies).
@@ -55,6 +61,48 @@ class UpstreamStats:
     latencies_ms: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    body: bytes
+    content_type: str
+    retry_after_s: float | None
+
+
+class _BodyTooLarge(Exception):
+    def __init__(self, received: int, declared: int | None) -> None:
+        super().__init__(received, declared)
+        self.received = received
+        self.declared = declared
+
+
+class _SlotTrace:
+    """The transport's trace hook for one attempt: confirms the rate-limit slot each time the
+    request's headers have been written (a reconnect writes them again, later), and at the end
+    gives the slot back if they never were."""
+
+    def __init__(self, limiter: RateLimiter, slot: Slot) -> None:
+        self.limiter = limiter
+        self.slot = slot
+        self.started = False
+        self.confirmed = False
+
+    async def __call__(self, event: str, info: dict[str, object]) -> None:
+        if event.endswith("send_request_headers.started"):
+            self.started = True
+        elif event.endswith(("send_request_headers.complete", "send_request_headers.failed")):
+            await self.limiter.confirm(self.slot)
+            self.confirmed = True
+
+    async def settle(self) -> None:
+        if self.confirmed:
+            return
+        if self.started:  # some bytes may have gone out: count the start, as of now
+            await self.limiter.confirm(self.slot)
+        else:
+            await self.limiter.release(self.slot)
+
+
 def _retry_after_s(response: httpx2.Response) -> float | None:
     value = response.headers.get("retry-after")
     if value is None:
@@ -74,6 +122,9 @@ class UpstreamClient:
         *,
         max_retries: int,
         timeout_s: float,
+        attempt_timeout_s: float | None = None,
+        max_body_bytes: int = 32 * 1024 * 1024,
+        check_body: BodyCheck | None = None,
         fixed_params: Mapping[str, str] | None = None,
         secret_params: frozenset[str] = frozenset(),
         user_agent: str,
@@ -85,6 +136,9 @@ class UpstreamClient:
         self.limiter = limiter
         self.max_retries = max_retries
         self.timeout_s = timeout_s
+        self.attempt_timeout_s = attempt_timeout_s or timeout_s
+        self.max_body_bytes = max_body_bytes
+        self.check_body = check_body
         self.fixed_params = dict(fixed_params or {})
         self.secret_params = secret_params
         self.translate_error = translate_error
@@ -94,9 +148,6 @@ class UpstreamClient:
             transport=transport,
             limits=httpx2.Limits(max_connections=20, max_keepalive_connections=10),
         )
-        # The transport's trace reports the moment a request's headers are written, which is
-        # when the rate-limit slot is really used.
-        self._extensions = {"trace": self._trace}
 
     def display_url(self, path: str, params: Params) -> str:
         """The request URL as a person may see it: fixed parameters included, secrets left out."""
@@ -116,19 +167,17 @@ class UpstreamClient:
         headers = {"X-Request-ID": correlation_id.get() or ""}
         last_error: BioMcpError | None = None
         for attempt in range(1, self.max_retries + 2):
-            waited = await self.limiter.acquire(deadline)
+            slot = await self.limiter.acquire(deadline)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                await self.limiter.release(slot)
                 break
             retry_after: float | None = None
             sent = time.monotonic()
             self.stats.requests += 1
             try:
-                try:
-                    response = await self._send(method, url, all_params, headers, remaining)
-                finally:
-                    self.limiter.release()
-            except httpx2.TimeoutException:
+                reply = await self._attempt(method, url, all_params, headers, min(remaining, self.attempt_timeout_s), slot)
+            except (httpx2.TimeoutException, TimeoutError):
                 last_error = BioMcpError(
                     ErrorCode.UPSTREAM, f"{self.source} did not answer in time", {"url": shown_url, "attempt": attempt}
                 )
@@ -138,25 +187,40 @@ class UpstreamClient:
                     f"{self.source} could not be reached: {type(exc).__name__}",
                     {"url": shown_url, "attempt": attempt},
                 )
+            except _BodyTooLarge as exc:
+                error = BioMcpError(
+                    ErrorCode.UPSTREAM,
+                    f"{self.source} answered with more than {self.max_body_bytes:,} bytes; the answer was refused",
+                    {"url": shown_url, "limitBytes": self.max_body_bytes, "receivedBytes": exc.received,
+                     "declaredBytes": exc.declared},
+                )
+                self._record_failure(error)
+                raise error from None
             else:
                 elapsed_ms = int((time.monotonic() - sent) * 1000)
                 log_event(
                     log, DEBUG, "upstream response", source=self.source, method=method, url=shown_url,
-                    status=response.status_code, attempt=attempt, elapsed_ms=elapsed_ms, queued_ms=int(waited * 1000),
+                    status=reply.status, attempt=attempt, elapsed_ms=elapsed_ms, queued_ms=int(slot.waited_s * 1000),
                 )
-                if response.status_code < 400:
-                    self.stats.last_success_at = time.time()
-                    self.stats.latencies_ms = (self.stats.latencies_ms + [elapsed_ms])[-200:]
-                    return UpstreamResponse(
-                        url=shown_url, method=method, status=response.status_code, body=response.content,
-                        content_type=response.headers.get("content-type", ""), attempts=attempt,
-                        elapsed_ms=int((time.monotonic() - started) * 1000),
-                    )
-                last_error = self._error_for(response, shown_url, attempt)
-                if not (response.status_code == 429 or response.status_code >= 500):
-                    self._record_failure(last_error)
-                    raise last_error
-                retry_after = _retry_after_s(response)
+                if reply.status < 400:
+                    incomplete = self.check_body(reply.body, reply.content_type) if self.check_body else None
+                    if incomplete is None:
+                        self.stats.last_success_at = time.time()
+                        self.stats.latencies_ms = (self.stats.latencies_ms + [elapsed_ms])[-200:]
+                        return UpstreamResponse(
+                            url=shown_url, method=method, status=reply.status, body=reply.body,
+                            content_type=reply.content_type, attempts=attempt,
+                            elapsed_ms=int((time.monotonic() - started) * 1000),
+                        )
+                    # A body cut short is nearly always a dropped connection: worth another try.
+                    incomplete.details = {**(incomplete.details or {}), "url": shown_url, "attempt": attempt}
+                    last_error = incomplete
+                else:
+                    last_error = self._error_for(reply, shown_url, attempt)
+                    if not (reply.status == 429 or reply.status >= 500):
+                        self._record_failure(last_error)
+                        raise last_error
+                    retry_after = reply.retry_after_s
             if attempt > self.max_retries:
                 break
             backoff = retry_after if retry_after is not None else random.uniform(
@@ -174,32 +238,51 @@ class UpstreamClient:
         log_event(log, WARNING, "upstream failed", source=self.source, url=shown_url, code=last_error.code.value)
         raise last_error
 
-    async def _send(
-        self, method: str, url: str, params: dict[str, str], headers: dict[str, str], timeout: float
-    ) -> httpx2.Response:
-        if method == "GET":
-            return await self._http.get(url, params=params, headers=headers, timeout=timeout,
-                                        extensions=self._extensions)
-        return await self._http.post(url, data=params, headers=headers, timeout=timeout, extensions=self._extensions)
+    async def _attempt(
+        self, method: str, url: str, params: dict[str, str], headers: dict[str, str], timeout: float, slot: Slot
+    ) -> _Reply:
+        """One request within `timeout` seconds in all (connect, send, every byte of the body),
+        holding `slot` until its headers are written; the body is read up to the size cap."""
+        trace = _SlotTrace(self.limiter, slot)
+        options: dict[str, Any] = {"headers": headers, "timeout": timeout, "extensions": {"trace": trace}}
+        options["params" if method == "GET" else "data"] = params
+        try:
+            async with asyncio.timeout(timeout):
+                async with self._http.stream(method, url, **options) as response:
+                    body = await self._read_capped(response)
+        finally:
+            await trace.settle()
+        return _Reply(
+            status=response.status_code, body=body, content_type=response.headers.get("content-type", ""),
+            retry_after_s=_retry_after_s(response),
+        )
 
-    async def _trace(self, event: str, info: dict[str, object]) -> None:
-        if event.endswith("send_request_headers.started"):
-            self.limiter.note_sent()
+    async def _read_capped(self, response: httpx2.Response) -> bytes:
+        declared = response.headers.get("content-length")
+        identity = response.headers.get("content-encoding", "identity") == "identity"
+        if declared is not None and declared.isdigit() and identity and int(declared) > self.max_body_bytes:
+            raise _BodyTooLarge(0, int(declared))
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > self.max_body_bytes:
+                raise _BodyTooLarge(len(body), int(declared) if declared and declared.isdigit() else None)
+        return bytes(body)
 
-    def _error_for(self, response: httpx2.Response, url: str, attempt: int) -> BioMcpError:
-        specific = self.translate_error(response.status_code, response.content) if self.translate_error else None
+    def _error_for(self, reply: _Reply, url: str, attempt: int) -> BioMcpError:
+        specific = self.translate_error(reply.status, reply.body) if self.translate_error else None
         if specific is not None:
-            specific.details = {**(specific.details or {}), "status": response.status_code, "url": url}
+            specific.details = {**(specific.details or {}), "status": reply.status, "url": url}
             return specific
-        body = response.content[:500].decode("utf-8", "replace")
-        details = {"status": response.status_code, "url": url, "attempt": attempt, "body": body}
-        if response.status_code == 429:
+        body = reply.body[:500].decode("utf-8", "replace")
+        details = {"status": reply.status, "url": url, "attempt": attempt, "body": body}
+        if reply.status == 429:
             return BioMcpError(ErrorCode.RATE_LIMIT, f"{self.source} refused the request: rate limit exceeded", details)
-        if response.status_code == 404:
+        if reply.status == 404:
             return BioMcpError(ErrorCode.NOT_FOUND, f"{self.source}: not found", details)
-        if response.status_code >= 500:
-            return BioMcpError(ErrorCode.UPSTREAM, f"{self.source} failed with HTTP {response.status_code}", details)
-        return BioMcpError(ErrorCode.UPSTREAM, f"{self.source} rejected the request with HTTP {response.status_code}", details)
+        if reply.status >= 500:
+            return BioMcpError(ErrorCode.UPSTREAM, f"{self.source} failed with HTTP {reply.status}", details)
+        return BioMcpError(ErrorCode.UPSTREAM, f"{self.source} rejected the request with HTTP {reply.status}", details)
 
     def _record_failure(self, error: BioMcpError) -> None:
         self.stats.failures += 1

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy.engine import Connection, Row
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.store.changelog import ChangeLogRepository
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.documents import lock_document_rows
 from bio_mcp.store.schema import chunks, documents, utc_now
@@ -65,6 +66,8 @@ class ReplaceResult:
     # New chunks, or chunks whose indexed content changed: (re)write them to the derived indexes.
     to_index_uuids: list[str]
     unchanged: int
+    # The change-log row written with these chunks (None when nothing changed).
+    change_id: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +101,7 @@ class EmbeddingWriteResult:
     written: int
     # Chunks deleted (replaced by a newer version) while their vectors were being computed.
     missing: list[str]
+    change_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -285,7 +289,12 @@ class ChunkRepository:
             self._connection.execute(self._update_statement(), updates)
         if inserts:
             self._connection.execute(sa.insert(chunks), inserts)
-        return ReplaceResult(removed_uuids=removed, to_index_uuids=to_index, unchanged=unchanged)
+        change_id = ChangeLogRepository(self._connection).append(
+            "chunks", [*removed, *to_index], [chunk_set.pmid for chunk_set in sets]
+        )
+        return ReplaceResult(
+            removed_uuids=removed, to_index_uuids=to_index, unchanged=unchanged, change_id=change_id
+        )
 
     @staticmethod
     def _update_statement() -> sa.Update:
@@ -420,7 +429,8 @@ class ChunkRepository:
                 )
             )
             self._connection.execute(statement, rows)
-        return EmbeddingWriteResult(written=len(rows), missing=missing)
+        change_id = ChangeLogRepository(self._connection).append("vectors", present)
+        return EmbeddingWriteResult(written=len(rows), missing=missing, change_id=change_id)
 
     def mark_indexed(
         self, uuids: Iterable[str], *, bm25: bool | None = None, vector: bool | None = None
@@ -489,6 +499,9 @@ class ChunkRepository:
             .where(stale)
             .values(embedding=None, embed_model=None, vector_indexed=False, updated_at=utc_now())
         )
+        if result.rowcount:
+            # Every vector went: other processes' indexes rebuild rather than read each chunk again.
+            ChangeLogRepository(self._connection).append("rebuild")
         return int(result.rowcount)
 
     def state_counts(self, model_id: str | None = None) -> ChunkStateCounts:

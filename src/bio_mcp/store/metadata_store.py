@@ -23,9 +23,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.analyst_checkpoints import AnalystCheckpointRepository
+from bio_mcp.store.changelog import ChangeLogRepository
 from bio_mcp.store.checkpoints import CheckpointRepository
 from bio_mcp.store.chunks import ChunkRepository
 from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engine, store_error
+from bio_mcp.store.diagnostics import DiagnosticsRepository
 from bio_mcp.store.documents import DocumentRepository
 from bio_mcp.store.jobs import SyncJobRepository
 from bio_mcp.store.schema import SCHEMA_VERSION, metadata, schema_version, utc_now
@@ -49,6 +51,8 @@ class StoreTransaction:
     upstream: UpstreamCache
     analyst_checkpoints: AnalystCheckpointRepository
     scratch: ScratchRepository
+    changes: ChangeLogRepository
+    diagnostics: DiagnosticsRepository
 
     @classmethod
     def bind(cls, connection: Connection) -> StoreTransaction:
@@ -61,6 +65,8 @@ class StoreTransaction:
             upstream=UpstreamCache(connection),
             analyst_checkpoints=AnalystCheckpointRepository(connection),
             scratch=ScratchRepository(connection),
+            changes=ChangeLogRepository(connection),
+            diagnostics=DiagnosticsRepository(connection),
         )
 
 

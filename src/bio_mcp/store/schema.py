@@ -209,3 +209,97 @@ scratch = sa.Table(
     sa.Column("created_at", UtcDateTime, nullable=False),
     sa.Column("expires_at", UtcDateTime, nullable=False, index=True),
 )
+
+# The corpus's change log: one row per transaction that changed chunks or their vectors, written in
+# that transaction. Every process's derived index follows it (`store.changelog`), so a sync in one
+# process becomes searchable in all. AUTOINCREMENT on SQLite: an id is never reused after a prune.
+corpus_changes = sa.Table(
+    "corpus_changes",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    # Chunk UUIDs to read again from `chunks`: present ones are (re)indexed, absent ones dropped.
+    sa.Column("uuids", Json, nullable=False),
+    sa.Column("pmids", Json, nullable=False),
+    sa.Column("at", UtcDateTime, nullable=False),
+    sa.CheckConstraint("kind IN ('chunks', 'vectors', 'rebuild')", name="corpus_changes_kind"),
+    sqlite_autoincrement=True,
+)
+
+# ---- The knowledge graph (seed 002): one property-graph node table and one adjacency table. ----
+# Every node kind shares `kg_nodes` so a traversal hop reads its neighbours and their labels in one
+# query. Columns follow the seed's property names; those a kind does not have stay NULL (a NULL
+# source_uri does not collide with another under the unique key, on either dialect). A Section's
+# text and vector are its corpus chunk's (`chunk_uuid`), referenced rather than copied.
+kg_nodes = sa.Table(
+    "kg_nodes",
+    metadata,
+    sa.Column("id", sa.String(80), primary_key=True),
+    # Document, Section (also labelled Chunk) or Entity.
+    sa.Column("label", sa.String(16), nullable=False),
+    # An Entity's type label: Disease, Chemical, Organism, Anatomy, Gene, Trial or Concept.
+    sa.Column("type", sa.String(16)),
+    # A Document's or Section's title; an Entity's preferred name.
+    sa.Column("title", sa.Text),
+    sa.Column("source_uri", sa.String(255)),
+    sa.Column("source_type", sa.String(32)),
+    sa.Column("version", sa.String(32)),
+    sa.Column("last_edited", sa.String(20)),
+    sa.Column("document_id", sa.String(80)),
+    sa.Column("chunk_uuid", sa.String(36)),
+    sa.Column("level", sa.Integer),
+    sa.Column("order", sa.Integer),
+    sa.Column("anchor", sa.String(128)),
+    sa.Column("created_at", UtcDateTime),
+    sa.Column("updated_at", UtcDateTime),
+    sa.UniqueConstraint("source_uri", name="document_source_uri_unique"),
+    sa.CheckConstraint("label IN ('Document', 'Section', 'Entity')", name="kg_nodes_label"),
+    sa.Index("document_source_type", "source_type"),
+    sa.Index("document_version", "version"),
+    sa.Index("document_last_edited", "last_edited"),
+    sa.Index("section_document_id", "document_id"),
+    sa.Index("section_level", "level"),
+    sa.Index("section_order", "order"),
+    sa.Index("entity_type_title", "type", "title"),
+    sa.Index("kg_nodes_chunk_uuid", "chunk_uuid"),
+)
+
+# One row per (src, type, dst). `weight` in [0, 1] orders a node's edges best first, so a hub is
+# read through an index range with LIMIT instead of in full; `document_id` names the document whose
+# sync wrote the edge (NULL for vocabulary and co-occurrence edges), so a new version replaces
+# exactly its own edges. MENTIONS keeps every span in `props` (offsets, surface text, linker,
+# confidence).
+kg_edges = sa.Table(
+    "kg_edges",
+    metadata,
+    sa.Column("src", sa.String(80), primary_key=True),
+    sa.Column("type", sa.String(24), primary_key=True),
+    sa.Column("dst", sa.String(80), primary_key=True),
+    sa.Column("weight", sa.Float, nullable=False),
+    sa.Column("document_id", sa.String(80)),
+    sa.Column("props", Json),
+    sa.Index("kg_edges_out", "src", "type", sa.desc("weight"), "dst"),
+    sa.Index("kg_edges_in", "dst", "type", sa.desc("weight"), "src"),
+    sa.Index("kg_edges_document", "document_id"),
+    sqlite_with_rowid=False,
+)
+
+# What NLM indexed a document with (MeSH headings with their major-topic flags, DataBankList trial
+# ids), per document version: the corpus's `documents.mesh` keeps names only, and a graph rebuild
+# must reproduce the HAS_TOPIC edges a sync wrote.
+kg_document_facts = sa.Table(
+    "kg_document_facts",
+    metadata,
+    sa.Column("pmid", sa.String(16), sa.ForeignKey("documents.pmid", ondelete="CASCADE"), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("facts", Json, nullable=False),
+)
+
+# Bookkeeping of derived graph parts (e.g. when RELATED_TO was last computed, over how many sections).
+kg_meta = sa.Table(
+    "kg_meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", Json, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+)

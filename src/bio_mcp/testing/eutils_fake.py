@@ -57,9 +57,10 @@ from bio_mcp.testing.pubmed_records import (
     parse_article,
 )
 from bio_mcp.testing.record_index import RecordIndex
+from bio_mcp.testing.spelling import spell
 
 EUTILS_PATH = "/entrez/eutils"
-UTILITIES = ("esearch", "esummary", "efetch", "elink", "einfo", "epost")
+UTILITIES = ("esearch", "esummary", "efetch", "elink", "einfo", "epost", "espell")
 
 XML = "text/xml; charset=UTF-8"
 JSON = "application/json; charset=UTF-8"
@@ -591,6 +592,13 @@ class FakeEutils(FaultInjectingService):
                 self.recordings.einfo_pubmed_json if json_mode else self.recordings.einfo_pubmed, json_mode
             )
         raise self._failure("einfo", f"Can not retrieve DbInfo for db={db}", json_mode)
+
+    # ESpell
+
+    def _espell(self, info: RequestInfo, json_mode: bool) -> Response:
+        self._check_db("espell", info, False)
+        term = info.param("term") or ""
+        return self._reply(bodies.espell_xml(term, spell(term, self.index.vocabulary)))
 
     # EPost
 

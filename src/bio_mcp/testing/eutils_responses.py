@@ -31,6 +31,7 @@ ROOT_ELEMENTS = {
     "elink": "eLinkResult",
     "einfo": "eInfoResult",
     "epost": "ePostResult",
+    "espell": "eSpellResult",
 }
 JSON_UTILITIES = frozenset({"esearch", "esummary", "elink", "einfo", "epost"})
 _JSON_RESULT_KEYS = {
@@ -177,6 +178,26 @@ def efetch_xml(records: Sequence[PubmedRecord]) -> bytes:
         return f"{EFETCH_DECLARATION}{PUBMED_DOCTYPE}<PubmedArticleSet>\n</PubmedArticleSet>".encode()
     body = "".join(record.xml() for record in records)
     return f"{EFETCH_DECLARATION}{PUBMED_DOCTYPE}<PubmedArticleSet>\n{body}</PubmedArticleSet>".encode()
+
+
+ESPELL_DOCTYPE = (
+    '<!DOCTYPE eSpellResult PUBLIC "-//NLM//DTD eSpellResult, 23 November 2004//EN" '
+    '"https://www.ncbi.nlm.nih.gov/entrez/query/DTD/eSpell.dtd">\n'
+)
+
+
+def espell_xml(query: str, segments: Sequence[tuple[str, bool]]) -> bytes:
+    """eSpellResult as recorded (biopython's espell.xml): an empty CorrectedQuery when nothing changed."""
+    corrected = "".join(text for text, _ in segments) if any(replaced for _, replaced in segments) else ""
+    spelled = "".join(
+        f"<{'Replaced' if replaced else 'Original'}>{escape(text)}</{'Replaced' if replaced else 'Original'}>"
+        for text, replaced in segments
+    )
+    return (
+        f'<?xml version="1.0"?>\n{ESPELL_DOCTYPE}<eSpellResult>\n\t<Database>pubmed</Database>\n'
+        f"\t<Query>{escape(query)}</Query>\n\t<CorrectedQuery>{escape(corrected)}</CorrectedQuery>\n"
+        f"\t<SpelledQuery>{spelled}</SpelledQuery>\n\t<ERROR/>\n</eSpellResult>\n"
+    ).encode()
 
 
 # --- ESummary -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from bio_mcp.testing.entrez_query import DateRange, SearchField, Term, positive_
 from bio_mcp.testing.entrez_query import Node as QueryNode
 from bio_mcp.testing.mesh_tree import MeshTree
 from bio_mcp.testing.pubmed_records import PubmedRecord, normalize
+from bio_mcp.testing.spelling import vocabulary
 
 # ELink gives a record's own PMID first among its neighbours, with the largest score there is.
 SELF_SCORE = 2147483647
@@ -71,6 +72,11 @@ class RecordIndex:
         # Loaded on the first MeSH search only: most tests never pay for the 30,000 descriptors.
         self.mesh_tree = mesh_tree
         self._term_cache: dict[Term, frozenset[str]] = {}
+
+    @cached_property
+    def vocabulary(self) -> Counter[str]:
+        """The words of every record's searchable fields, with their counts (the fake ESpell's lexicon)."""
+        return vocabulary(record.article.search.all_fields for record in self.records.values())
 
     def term_ids(self, term: Term) -> frozenset[str]:
         if term not in self._term_cache:

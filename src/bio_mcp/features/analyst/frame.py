@@ -11,7 +11,7 @@ import re
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.indications import MAX_TERM_TOKENS, MeshIndex, normalise
-from bio_mcp.features.analyst.models import Entities, FetchPolicy, Filters, Frame, Intent
+from bio_mcp.features.analyst.models import MAX_WINDOW_DAYS, Entities, FetchPolicy, Filters, Frame, Intent
 
 SUPPORTED_QUESTIONS = {
     "indication_phase_trials": "active phase 2/3 trials in non-small cell lung cancer",
@@ -82,6 +82,12 @@ def _window(text: str) -> tuple[int | None, str]:
     count_text = (match.group(1) or "1").lower()
     count = int(count_text) if count_text.isdigit() else _NUMBERS[count_text]
     days = count * _UNIT_DAYS[match.group(2).lower()]
+    if not 1 <= days <= MAX_WINDOW_DAYS:
+        raise BioMcpError(
+            ErrorCode.VALIDATION,
+            f"the time window {match.group(0)!r} is outside 1 to {MAX_WINDOW_DAYS} days",
+            {"window": match.group(0)[:100], "max_days": MAX_WINDOW_DAYS},
+        )
     return days, text[: match.start()] + " " + text[match.end() :]
 
 

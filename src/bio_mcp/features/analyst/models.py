@@ -25,10 +25,14 @@ class Entities(AnalystModel):
     topic: str | None = None
 
 
+# PubMed's records reach back about 250 years; a longer window is a typo, not a question.
+MAX_WINDOW_DAYS = 250 * 365
+
+
 class Filters(AnalystModel):
     phase: list[str] = Field(default_factory=list, description="e.g. ['2', '3'], or ['early_1']")
     status: list[str] = Field(default_factory=list, description="CT.gov display names, e.g. 'Recruiting'")
-    published_within_days: int | None = None
+    published_within_days: int | None = Field(default=None, ge=1, le=MAX_WINDOW_DAYS)
 
 
 class Frame(AnalystModel):

@@ -17,6 +17,8 @@ TRIALS_PAGE_SIZE = 20
 PUBS_PER_TRIAL = 10
 PUBS_PER_TOPIC = 20
 MIN_MAPPED_TRIALS = 1
+# No PubMed record has an Entrez date before this year.
+PUBMED_FIRST_YEAR = 1781
 
 
 def _edat(day: date) -> str:
@@ -26,7 +28,9 @@ def _edat(day: date) -> str:
 def edat_clause(within_days: int | None, today: date) -> str:
     if within_days is None:
         return ""
-    return f' AND ("{_edat(today - timedelta(days=within_days))}"[EDAT] : "{_edat(today)}"[EDAT])'
+    # The frame bounds the window; the clamp keeps the date arithmetic total whatever the caller.
+    days = min(within_days, (today - date(PUBMED_FIRST_YEAR, 1, 1)).days)
+    return f' AND ("{_edat(today - timedelta(days=days))}"[EDAT] : "{_edat(today)}"[EDAT])'
 
 
 def topic_term(topic: str) -> str:

@@ -10,11 +10,18 @@ Every chunk is in the index from its commit on, searchable by BM25 at once; its 
 the embedding writer has made one with the current model. The index's lock serialises every index
 write and every store-then-index step of this process, so a sync batch and the embedding writer
 never interleave, and a search never sees a batch half applied.
+
+Several processes share one corpus through the store's change log (`store.changelog`): each index
+applies its own writes at once and `follow()`s the log for everyone else's, skipping the rows it
+wrote itself. Its position in the log (`cursor`) is saved with the index after each flush, so a
+restarted process replays only what it missed, and rebuilds when the log no longer reaches back.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +33,9 @@ from bio_mcp.store import MetadataStore, StoredChunk
 log = logging.getLogger("bio_mcp.corpus.indexing")
 
 RECONCILE_PAGE = 1000
+# Change-log rows read per step of `follow`; the UUIDs of one step are applied in one index write.
+FOLLOW_PAGE = 200
+_CURSOR_FILE = "changes.json"
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,10 @@ class CorpusIndex:
         self.model_id = embeddings.model_id
         self.hybrid = HybridIndex(embeddings, folder, ann_threshold=ann_threshold)
         self.lock = self.hybrid.lock
+        self._cursor_path = folder / _CURSOR_FILE if folder is not None else None
+        # The last change-log id this index reflects; rows this process wrote are in `_own` until passed.
+        self.cursor = 0
+        self._own: set[int] = set()
 
     def _has_current_vector(self, chunk: StoredChunk) -> bool:
         return chunk.embedding is not None and chunk.embed_model == self.model_id
@@ -73,8 +87,11 @@ class CorpusIndex:
 
     # ---- writes after a store commit -------------------------------------------------------
 
-    def apply(self, removed: Sequence[str], to_index: Sequence[str]) -> None:
-        """Delete `removed` from the index and (re)write `to_index` from the store's current rows."""
+    def apply(self, removed: Sequence[str], to_index: Sequence[str], change_id: int | None = None) -> None:
+        """Delete `removed` from the index and (re)write `to_index` from the store's current rows;
+        `change_id` is the change-log row of that commit, which `follow` then skips."""
+        if change_id is not None:
+            self._own.add(change_id)
         if not removed and not to_index:
             return
         with self.lock:
@@ -123,7 +140,9 @@ class CorpusIndex:
                     if chunk.uuid in current and current[chunk.uuid].text == chunk.text
                 }
                 if fresh:
-                    tx.chunks.set_embeddings(fresh, self.model_id)
+                    written = tx.chunks.set_embeddings(fresh, self.model_id)
+                    if written.change_id is not None:
+                        self._own.add(written.change_id)
             # A chunk not in the index yet gets its vector when `reconcile` indexes it.
             attach = [uuid for uuid in fresh if uuid in self.hybrid]
             if attach:
@@ -133,11 +152,82 @@ class CorpusIndex:
                     tx.chunks.mark_indexed(attach, vector=True)
         return len(pending)
 
+    # ---- following other processes' writes ----------------------------------------------
+
+    def follow(self) -> int:
+        """Apply every change other processes committed since `cursor`; returns the rows applied.
+
+        Cheap when nothing changed (one `max(id)`); idempotent (each row makes the index copy the
+        store's current state of the chunks it names)."""
+        with self.store.read() as tx:
+            head = tx.changes.head()
+        if head <= self.cursor:
+            return 0
+        applied = 0
+        with self.lock:
+            while True:
+                with self.store.read() as tx:
+                    if not tx.changes.covers(self.cursor):
+                        log.warning("the change log was pruned past this index's position; rebuilding")
+                        self.rebuild()
+                        return applied
+                    changes = tx.changes.since(self.cursor, FOLLOW_PAGE)
+                if not changes:
+                    return applied
+                foreign = [change for change in changes if change.id not in self._own]
+                if any(change.kind == "rebuild" for change in foreign):
+                    self.rebuild()
+                    return applied + len(foreign)
+                self._refresh({uuid for change in foreign for uuid in change.uuids})
+                last = changes[-1].id
+                self._own = {own for own in self._own if own > last}
+                self._save_cursor(last)
+                applied += len(foreign)
+
+    def _refresh(self, uuids: set[str]) -> None:
+        """Make the index hold exactly the store's current state of these chunks."""
+        if not uuids:
+            return
+        with self.store.read() as tx:
+            present = tx.chunks.get_many(uuids)
+        self._write(list(present.values()), sorted(uuids - set(present)))
+
+    def _load_cursor(self) -> int | None:
+        if self._cursor_path is None or not self._cursor_path.is_file():
+            return None
+        try:
+            value = json.loads(self._cursor_path.read_text())["cursor"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        return value if isinstance(value, int) and value >= 0 else None
+
+    def _save_cursor(self, cursor: int) -> None:
+        """Called after the index writes up to `cursor` are flushed, so a saved cursor never runs ahead."""
+        self.cursor = cursor
+        if self._cursor_path is None:
+            return
+        scratch = self._cursor_path.with_suffix(".tmp")
+        scratch.write_text(json.dumps({"cursor": cursor}))
+        os.replace(scratch, self._cursor_path)
+
+    def prune_changes(self, keep_rows: int, min_age_s: float) -> int:
+        with self.store.transaction() as tx:
+            return tx.changes.prune(keep_rows, min_age_s)
+
     # ---- start-up repair and rebuild ------------------------------------------------------
 
     def reconcile(self) -> ReconcileReport:
-        """Make the index agree with the store after a crash, a model switch or a lost folder."""
+        """Make the index agree with the store after a crash, a model switch, a lost folder or
+        other processes' writes while this one was down."""
         with self.lock:
+            saved = self._load_cursor()
+            with self.store.read() as tx:
+                head = tx.changes.head()
+                replayable = saved is not None and saved <= head and tx.changes.covers(saved)
+            if replayable:
+                assert saved is not None
+                self.cursor = saved
+                self.follow()
             with self.store.transaction() as tx:
                 reset = tx.chunks.reset_embeddings_for_model_switch(self.model_id)
                 # Writes the index's journal rolled back are indexed again below.
@@ -145,6 +235,9 @@ class CorpusIndex:
             if reset or self.hybrid.replaced_model_id or self.hybrid.discarded:
                 self.rebuild()
                 return ReconcileReport(model_switch_reset=reset, stale_removed=0, reindexed=0, rebuilt=True)
+            if not replayable:
+                # Whatever changed before `head` is repaired below; the log is followed from there.
+                self._save_cursor(head)
             stale = self._drop_stale()
             with self.store.read() as tx:
                 needing = tx.chunks.needing_index()
@@ -179,6 +272,8 @@ class CorpusIndex:
         with self.lock:
             embedded: list[str] = []
             pending: list[str] = []
+            with self.store.read() as tx:
+                head = tx.changes.head()
 
             def from_store() -> Iterator[IndexedChunk]:
                 with self.store.read() as tx:
@@ -189,6 +284,9 @@ class CorpusIndex:
 
             self.hybrid.rebuild(from_store())
             self._mark(embedded, pending)
+            # Changes committed during the rebuild are replayed by the next `follow` (idempotently).
+            self._save_cursor(head)
+            self._own.clear()
             return len(embedded) + len(pending)
 
     def uuids(self) -> tuple[set[str], set[str]]:

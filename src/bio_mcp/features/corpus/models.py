@@ -2,7 +2,9 @@
 
 Field names, required fields, bounds and defaults are the seed's; every object forbids unknown
 keys (the seed's `additionalProperties: false`). Integers and booleans are strict, as JSON Schema's
-`integer` and `boolean` are: "5" is not a top_k.
+`integer` and `boolean` are: "5" is not a top_k. Where the seed leaves a string or an integer
+open, the bound here is documented in the schema (`maxLength`, `maximum`): a query key fits its
+column, a window of overlap stays within the calendar.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from bio_mcp.models import ToolInput, ToolOutput
 DOC_ID_PATTERN = r"^pmid:[0-9]+$"
 DocId = Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+QueryKey = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+# An Entrez query far past this is refused by NCBI anyway (and would not fit a GET).
+MAX_TERM_CHARS = 4000
+MAX_QUERY_CHARS = 2000
+# A century of overlap re-reads everything PubMed has dated; more is a mistake, not a need.
+MAX_OVERLAP_DAYS = 36_500
 Count = Annotated[int, Field(ge=0)]
 
 
@@ -24,10 +32,11 @@ class ContractOutput(ToolOutput):
 
 
 class SyncDeltaRequest(ToolInput):
-    query_key: NonEmpty = Field(description="Unique identifier for the query")
-    term: NonEmpty = Field(description="PubMed search term")
+    query_key: QueryKey = Field(description="Unique identifier for the query")
+    term: NonEmpty = Field(max_length=MAX_TERM_CHARS, description="PubMed search term")
     overlap_days: int = Field(
-        default=5, ge=0, strict=True, description="Days to overlap with previous sync to ensure completeness"
+        default=5, ge=0, le=MAX_OVERLAP_DAYS, strict=True,
+        description="Days to overlap with previous sync to ensure completeness",
     )
 
 
@@ -42,7 +51,7 @@ class SyncDeltaResponse(ContractOutput):
 
 
 class RagSearchRequest(ToolInput):
-    query: NonEmpty = Field(description="Search query text")
+    query: NonEmpty = Field(max_length=MAX_QUERY_CHARS, description="Search query text")
     top_k: int = Field(default=20, ge=1, le=100, strict=True, description="Maximum number of results to return")
     quality_bias: bool = Field(default=True, strict=True, description="Whether to apply quality-based reranking")
 
@@ -87,7 +96,7 @@ class RagGetResponse(ContractOutput):
 
 
 class CheckpointGetRequest(ToolInput):
-    query_key: NonEmpty = Field(description="Unique query identifier")
+    query_key: QueryKey = Field(description="Unique query identifier")
 
 
 class CheckpointGetResponse(ContractOutput):
@@ -96,8 +105,10 @@ class CheckpointGetResponse(ContractOutput):
 
 
 class CheckpointSetRequest(ToolInput):
-    query_key: str = Field(description="Query identifier")
-    last_edat: str = Field(description="New checkpoint timestamp (ISO8601 UTC)")
+    query_key: Annotated[str, StringConstraints(max_length=255)] = Field(description="Query identifier")
+    last_edat: Annotated[str, StringConstraints(max_length=64)] = Field(
+        description="New checkpoint timestamp (ISO8601 UTC)"
+    )
 
 
 class CheckpointSetResponse(ContractOutput):

@@ -1,11 +1,14 @@
-"""A parsed PubMed article as the corpus stores it: its DocumentRecord (with quality) and its chunks."""
+"""A parsed PubMed article as the corpus stores it: its DocumentRecord (with quality), its chunks,
+and what NLM indexed it with (the graph's HAS_TOPIC edges)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
+from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.mentions import Mention
 from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
 from bio_mcp.search.quality import QualityInput, score_quality
 from bio_mcp.sources.ncbi.models import Article
@@ -13,14 +16,19 @@ from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
 
 _PDAT = re.compile(r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$")
 _PMCID = re.compile(r"^PMC[0-9]+$")
+_NCT_ID = re.compile(r"^NCT[0-9]{8}$")
+_TRIAL_REGISTRY = "ClinicalTrials.gov"
 
 
 @dataclass(frozen=True)
 class CorpusDocument:
-    """One document and the chunks of its current text, committed together."""
+    """One document and the chunks of its current text, committed together with their graph."""
 
     record: DocumentRecord
     chunks: list[ChunkRecord]
+    facts: DocumentFacts = DocumentFacts()
+    # chunk_id -> the entities linked in that chunk's text (filled in the parse stage, when linking is on).
+    mentions: dict[str, list[Mention]] = field(default_factory=dict)
 
 
 def _pdat(article: Article) -> str | None:
@@ -95,6 +103,24 @@ def chunk_records(
     ]
 
 
+def document_facts(article: Article) -> DocumentFacts:
+    """The MeSH headings (UI, major when the descriptor or any qualifier is) and the
+    ClinicalTrials.gov numbers of the DataBankList."""
+    topics: dict[str, bool] = {}
+    for heading in article.mesh_headings:
+        if heading.descriptor_ui:
+            major = heading.is_major_topic or any(q.is_major_topic for q in heading.qualifiers)
+            topics[heading.descriptor_ui] = topics.get(heading.descriptor_ui, False) or major
+    trials = {
+        number.upper()
+        for bank in article.data_banks
+        if bank.name.strip().lower() == _TRIAL_REGISTRY.lower()
+        for number in bank.accession_numbers
+        if _NCT_ID.match(number.strip().upper())
+    }
+    return DocumentFacts(topics=tuple(sorted(topics.items())), trials=tuple(sorted(trials)))
+
+
 def corpus_document(article: Article, today: date) -> CorpusDocument:
     record = document_record(article, today)
     sections: str | list[AbstractSection] | None
@@ -102,4 +128,6 @@ def corpus_document(article: Article, today: date) -> CorpusDocument:
         sections = [AbstractSection(section.label, section.text) for section in article.abstract_sections]
     else:
         sections = article.abstract_text
-    return CorpusDocument(record=record, chunks=chunk_records(article.pmid, article.title, sections))
+    return CorpusDocument(
+        record=record, chunks=chunk_records(article.pmid, article.title, sections), facts=document_facts(article)
+    )

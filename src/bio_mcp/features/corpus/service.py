@@ -9,6 +9,11 @@ On first use the store is opened (schema ensured) and the indexes are reconciled
 crash, a lost index folder or a switch of embedding model is repaired before anything is served.
 The embedding writer is an asyncio task: woken after each sync, it embeds pending chunks in a
 worker thread and adds them to the vector index.
+
+Other processes may write the same store (a `bio-mcp sync`, another replica): a second task polls
+the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S and applies their changes to this
+process's index (`CorpusIndex.follow`), which lives in a folder this process leases
+(`index_lease`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.checkpoints import get_checkpoint, set_checkpoint
 from bio_mcp.features.corpus.documents import get_document, read_paper
+from bio_mcp.features.corpus.index_lease import IndexLease, lease_index_folder
 from bio_mcp.features.corpus.indexing import CorpusIndex, ReconcileReport
 from bio_mcp.features.corpus.models import (
     CheckpointGetRequest,
@@ -37,11 +43,15 @@ from bio_mcp.features.corpus.models import (
 )
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, sync_delta
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
 
 log = logging.getLogger("bio_mcp.corpus")
+
+# Follow rounds between two prunes of the change log.
+_PRUNE_EVERY = 600
 
 
 def index_folder(settings: Settings) -> Path:
@@ -57,6 +67,8 @@ class CorpusService:
         embeddings: Embeddings | None = None,
         sync_options: SyncOptions = DEFAULT_SYNC_OPTIONS,
         embed_in_background: bool = True,
+        follow_changes: bool | None = None,
+        graph: GraphIndexer | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
@@ -65,10 +77,16 @@ class CorpusService:
         self._embed_in_background = embed_in_background
         self._store: MetadataStore | None = None
         self._index: CorpusIndex | None = None
+        # Links and writes each sync batch's knowledge graph (None: built from settings on open).
+        self.graph = graph
         self._opening = asyncio.Lock()
         self._embedding = asyncio.Lock()
         self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
+        # Follows other processes' writes; by default when the embedding writer runs (a server).
+        self._follow = embed_in_background if follow_changes is None else follow_changes
+        self._follower: asyncio.Task[None] | None = None
+        self._lease: IndexLease | None = None
         self.last_reconcile: ReconcileReport | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -79,19 +97,27 @@ class CorpusService:
             if self._store is not None:
                 return
             store = await asyncio.to_thread(open_metadata_store, self.settings)
+            lease: IndexLease | None = None
             try:
+                lease = lease_index_folder(self.settings.home)
                 embeddings = self._embeddings or build_embeddings(self.settings)
                 index = await asyncio.to_thread(
-                    CorpusIndex, store, index_folder(self.settings), embeddings, self.settings.ann_threshold
+                    CorpusIndex, store, lease.folder, embeddings, self.settings.ann_threshold
                 )
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
+                if self.graph is None:
+                    self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
             except BaseException:
+                if lease is not None:
+                    lease.release()
                 store.close()
                 raise
-            self._store, self._index = store, index
+            self._store, self._index, self._lease = store, index, lease
             if self._embed_in_background:
                 self._worker = asyncio.create_task(self._embed_forever(), name="bio-mcp-corpus-embeddings")
                 self._wake.set()
+            if self._follow and self.settings.corpus_follow_interval_s > 0:
+                self._follower = asyncio.create_task(self._follow_forever(), name="bio-mcp-corpus-follower")
 
     @property
     def store(self) -> MetadataStore:
@@ -106,16 +132,44 @@ class CorpusService:
         return self._index
 
     async def aclose(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._worker = None
+        for task in (self._worker, self._follower):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._worker = self._follower = None
         async with self._embedding:
             if self._store is not None:
                 self._store.close()
                 self._store = None
                 self._index = None
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
+
+    # ---- following other processes' writes ---------------------------------------------------
+
+    async def _follow_forever(self) -> None:
+        rounds = 0
+        while True:
+            await asyncio.sleep(self.settings.corpus_follow_interval_s)
+            try:
+                if await asyncio.to_thread(self.index.follow):
+                    # Another process's chunks may still lack vectors: this process can embed them too.
+                    self._wake.set()
+                rounds += 1
+                if rounds % _PRUNE_EVERY == 0:
+                    await asyncio.to_thread(
+                        self.index.prune_changes, self.settings.changelog_keep_rows, self.settings.changelog_min_age_s
+                    )
+            except Exception:
+                # The cursor did not move: the next round retries the same changes.
+                log.exception("following the corpus change log failed")
+
+    async def follow(self) -> int:
+        """Apply other processes' changes now; returns how many change-log rows were applied."""
+        await self.open()
+        return await asyncio.to_thread(self.index.follow)
 
     # ---- the write-behind embedding writer --------------------------------------------------
 
@@ -149,7 +203,8 @@ class CorpusService:
         await self.open()
         try:
             return await sync_delta(
-                request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options
+                request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options,
+                graph=self.graph,
             )
         finally:
             self._wake.set()

@@ -5,8 +5,9 @@
 2. Windows run from (watermark - overlap_days), or `since` / all time on a first sync, to today;
    each is split until ESearch can list all its ids (`windows.plan_windows`).
 3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
-   batch's documents and chunks commit in ONE transaction; the derived indexes are updated right
-   after (BM25 at once, vectors when the embedding writer gets to the new chunks).
+   batch's documents, chunks and knowledge graph (linked in the parse stage, before the
+   transaction) commit in ONE transaction; the derived indexes are updated right after (BM25 at
+   once, vectors when the embedding writer gets to the new chunks).
 4. The watermark advances after each window, to the highest EDAT committed so far: windows run in
    date order, so everything at or below it is in the store whatever happens next.
 """
@@ -18,7 +19,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 
 from pydantic import ValidationError
@@ -28,6 +29,8 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, plan_windows, window_ids
+from bio_mcp.graph.build import DocumentSource, SectionSource
+from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers import parse_efetch
@@ -67,6 +70,8 @@ class SyncTally:
     # Wall time per stage, kept with the job row so an operator can see where a sync spends it.
     fetch_s: float = 0.0
     parse_s: float = 0.0
+    # Entity linking, part of the parse stage (parse_s includes it).
+    link_s: float = 0.0
     store_s: float = 0.0
 
     def counts(self) -> dict[str, int]:
@@ -82,6 +87,7 @@ class SyncTally:
             **self.counts(),
             "fetch_ms": round(self.fetch_s * 1000),
             "parse_ms": round(self.parse_s * 1000),
+            "link_ms": round(self.link_s * 1000),
             "store_ms": round(self.store_s * 1000),
         }
 
@@ -96,9 +102,30 @@ class BatchOutcome:
     stale: int
 
 
-def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) -> BatchOutcome:
-    """Upsert documents into the index's store and replace the chunks of the changed ones in one
-    transaction, then index them.
+def graph_sources(documents: dict[str, CorpusDocument], versions: dict[str, int], pmids: Sequence[str]) -> list[DocumentSource]:
+    """What the graph is built from for each changed document version."""
+    return [
+        DocumentSource(
+            pmid=pmid,
+            title=documents[pmid].record.title,
+            version=versions[pmid],
+            last_edited=documents[pmid].record.lr,
+            sections=[
+                SectionSource(chunk.chunk_id, chunk.uuid, chunk.section, chunk.text, chunk.position)
+                for chunk in documents[pmid].chunks
+            ],
+            facts=documents[pmid].facts,
+            mentions=documents[pmid].mentions,
+        )
+        for pmid in pmids
+    ]
+
+
+def commit_documents(
+    index: CorpusIndex, documents: Sequence[CorpusDocument], graph: GraphIndexer | None = None
+) -> BatchOutcome:
+    """Upsert documents into the index's store and replace the chunks of the changed ones, and with
+    `graph` their knowledge graph, in one transaction, then index them.
 
     Every path that fills the corpus (sync, BEIR evaluation) goes through here.
     """
@@ -111,7 +138,9 @@ def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) ->
                 for pmid in result.changed_pmids()
             ]
             replaced = tx.chunks.replace_many(sets)
-        index.apply(replaced.removed_uuids, replaced.to_index_uuids)
+            if graph is not None:
+                graph.write(tx.connection, graph_sources(by_pmid, result.versions, result.changed_pmids()))
+        index.apply(replaced.removed_uuids, replaced.to_index_uuids, replaced.change_id)
     return BatchOutcome(
         inserted=result.inserted,
         updated=result.updated,
@@ -122,17 +151,30 @@ def commit_documents(index: CorpusIndex, documents: Sequence[CorpusDocument]) ->
     )
 
 
+def overlap_start(watermark: date, overlap_days: int) -> date:
+    """The first day to re-read: `overlap_days` before the watermark, never before PubMed's first
+    EDAT (which also keeps the subtraction clear of `date.min`)."""
+    reach = max((watermark - ALL_TIME_START).days, 0)
+    return watermark - timedelta(days=min(overlap_days, reach))
+
+
 def new_job_id(now: datetime) -> str:
     return f"sync_{format_iso_utc(now)}_{uuid.uuid4().hex[:8]}"
 
 
-def _documents(articles: Sequence[Article], today: date, tally: SyncTally) -> list[CorpusDocument]:
+def _documents(
+    articles: Sequence[Article], today: date, tally: SyncTally, graph: GraphIndexer | None
+) -> list[CorpusDocument]:
     documents = []
     for article in articles:
         try:
             documents.append(corpus_document(article, today))
         except ValidationError:
             tally.unreadable.append(article.pmid)
+    if graph is not None:
+        started = time.perf_counter()
+        documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
+        tally.link_s += time.perf_counter() - started
     return documents
 
 
@@ -158,7 +200,9 @@ async def sync_delta(
     index: CorpusIndex,
     eutils: EutilsClient,
     options: SyncOptions = DEFAULT_SYNC_OPTIONS,
+    graph: GraphIndexer | None = None,
 ) -> SyncDeltaResponse:
+    """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents."""
     now = datetime.now(UTC)
     job_id = new_job_id(now)
     with ExitStack() as stack:
@@ -169,7 +213,7 @@ async def sync_delta(
             last = tx.checkpoints.get(request.query_key)
         end = options.until or now.date()
         if last is not None:
-            start = parse_iso_utc(last).date() - timedelta(days=request.overlap_days)
+            start = overlap_start(parse_iso_utc(last).date(), request.overlap_days)
         else:
             start = options.since or ALL_TIME_START
         with store.transaction() as tx:
@@ -185,7 +229,7 @@ async def sync_delta(
             plan = await plan_windows(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days
             )
-            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally)
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph)
             for window in plan.windows:
                 await _sync_window(run, window)
             pending = index.pending_embeddings()
@@ -210,6 +254,7 @@ class _Run:
     today: date
     job_id: str
     tally: SyncTally
+    graph: GraphIndexer | None
 
 
 async def _sync_window(run: _Run, window: Window) -> None:
@@ -224,13 +269,13 @@ async def _sync_window(run: _Run, window: Window) -> None:
         fetched = time.perf_counter()
         articles = parse_efetch(response.body)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
-        documents = _documents(articles, run.today, tally)
+        documents = _documents(articles, run.today, tally, run.graph)
         parsed = time.perf_counter()
         tally.fetch_s += fetched - started
         tally.parse_s += parsed - fetched
         if not documents:
             continue
-        outcome = await asyncio.to_thread(commit_documents, run.index, documents)
+        outcome = await asyncio.to_thread(commit_documents, run.index, documents, run.graph)
         tally.store_s += time.perf_counter() - parsed
         tally.inserted += outcome.inserted
         tally.updated += outcome.updated

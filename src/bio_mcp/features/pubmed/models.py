@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from calendar import monthrange
+from datetime import date
+
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from bio_mcp.models import ToolInput, ToolOutput
 
 Pmid = Annotated[str, StringConstraints(pattern=r"^\d+$", max_length=12)]
+# PubMed's ESearch serves only the first 9,999 ids of a result.
+MAX_RET_START = 9998
 EntrezDate = Annotated[str, StringConstraints(pattern=r"^\d{4}(/\d{2}(/\d{2})?)?$")]
 
 
@@ -25,9 +30,37 @@ class DateRange(SeedInput):
         description="pdat: publication date, mdat: modification date, edat: Entrez date",
     )
 
+    @model_validator(mode="after")
+    def _a_possible_range(self) -> DateRange:
+        low = _calendar_bound(self.min_date, "minDate", end=False)
+        high = _calendar_bound(self.max_date, "maxDate", end=True)
+        if low and high and low > high:
+            raise ValueError(f"minDate {self.min_date} is after maxDate {self.max_date}: the range is empty")
+        return self
+
+
+def _calendar_bound(value: str | None, name: str, *, end: bool) -> date | None:
+    """The first (or, with `end`, last) day an Entrez date names; ValueError for a day that does not exist."""
+    if not value:
+        return None
+    parts = [int(part) for part in value.split("/")]
+    year, month, day = parts + [None] * (3 - len(parts))
+    if month is not None and not 1 <= month <= 12:
+        raise ValueError(f"{name} {value}: month {month:02d} does not exist")
+    if month is None:
+        return date(year, 12, 31) if end else date(year, 1, 1)
+    if day is None:
+        return date(year, month, monthrange(year, month)[1] if end else 1)
+    try:
+        return date(year, month, day)
+    except ValueError:
+        raise ValueError(f"{name} {value}: day {day:02d} does not exist in {year}/{month:02d}") from None
+
 
 class SearchRequest(SeedInput):
-    query_term: str = Field(alias="queryTerm", min_length=3, description="PubMed query (Entrez syntax allowed)")
+    query_term: str = Field(
+        alias="queryTerm", min_length=3, max_length=4000, description="PubMed query (Entrez syntax allowed)"
+    )
     max_results: int = Field(default=20, alias="maxResults", gt=0, le=1000, description="ESearch retmax")
     sort_by: Literal["relevance", "pub_date", "author", "journal_name"] = Field(
         default="relevance", alias="sortBy",
@@ -35,13 +68,18 @@ class SearchRequest(SeedInput):
         "author A-Z) or journal_name (A-Z)",
     )
     date_range: DateRange | None = Field(default=None, alias="dateRange", description="A date range for the search")
-    filter_by_publication_types: list[str] | None = Field(
+    filter_by_publication_types: list[Annotated[str, StringConstraints(max_length=100)]] | None = Field(
         default=None, alias="filterByPublicationTypes", max_length=20,
         description="e.g. ['Review', 'Clinical Trial'], mapped to \"Review\"[Publication Type]",
     )
     fetch_brief_summaries: int = Field(
         default=0, alias="fetchBriefSummaries", ge=0, le=100,
         description="Number of top PMIDs to summarise with ESummary v2.0; 0 disables",
+    )
+    ret_start: int = Field(
+        default=0, alias="retStart", ge=0, le=MAX_RET_START,
+        description="Index of the first PMID to return, for paging (0 = first page; next page = retStart + "
+        "maxResults). PubMed serves only the first 10,000 results of a search, so at most 9998",
     )
 
 
@@ -55,13 +93,21 @@ class BriefSummary(ToolOutput):
     epub_date: str | None = Field(default=None, alias="epubDate")
 
 
+class QueryRepair(ToolOutput):
+    original: str = Field(description="The queryTerm as sent")
+    repaired: str = Field(description="The term actually searched, before filters were ANDed to it")
+    note: str = Field(description="What was changed and why")
+
+
 class SearchParameters(ToolOutput):
+    omit_none = True
     query_term: str = Field(alias="queryTerm")
     max_results: int = Field(alias="maxResults")
     sort_by: str = Field(alias="sortBy")
     fetch_brief_summaries: int = Field(alias="fetchBriefSummaries")
     date_range: dict[str, str] | None = Field(default=None, alias="dateRange")
     filter_by_publication_types: list[str] | None = Field(default=None, alias="filterByPublicationTypes")
+    ret_start: int = Field(default=0, alias="retStart")
 
 
 class SearchResponse(ToolOutput):
@@ -75,6 +121,18 @@ class SearchResponse(ToolOutput):
     warnings: list[str] = Field(default_factory=list)
     esearch_url: str = Field(alias="eSearchUrl")
     esummary_url: str | None = Field(default=None, alias="eSummaryUrl")
+    query_repair: QueryRepair | None = Field(
+        default=None, alias="queryRepair",
+        description="Present when the query had to be repaired to parse (unbalanced brackets, dangling operators)",
+    )
+    spelling_suggestion: str | None = Field(
+        default=None, alias="spellingSuggestion",
+        description="When nothing was found: NCBI ESpell's corrected query, to search again with",
+    )
+    next_ret_start: int | None = Field(
+        default=None, alias="nextRetStart", description="retStart of the next page, when there is one"
+    )
+    espell_url: str | None = Field(default=None, alias="eSpellUrl")
 
 
 class DetailsRequest(SeedInput):
@@ -143,7 +201,7 @@ class RelationshipsRequest(SeedInput):
     )
     max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50,
                                      description="How many related articles to return (1-50)")
-    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1,
+    citation_styles: list[CitationStyle] = Field(default=["ris"], alias="citationStyles", min_length=1, max_length=10,
                                                  description=f"For citation_formats. {STYLES_DESCRIPTION}")
 
 

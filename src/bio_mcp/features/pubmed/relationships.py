@@ -21,13 +21,25 @@ def pubmed_url(pmid: str) -> str:
     return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
 
 
+def not_found(pmid: str) -> BioMcpError:
+    """The one answer every relationship type gives for a PMID PubMed does not have."""
+    return BioMcpError(ErrorCode.NOT_FOUND, f"PMID {pmid} was not found in PubMed", {"sourcePmid": pmid})
+
+
+async def _require_exists(pmid: str, eutils: EutilsClient) -> None:
+    """ELink answers an unknown PMID with an empty link set, the same as a PMID without links, so an
+    empty answer is checked with ESummary, which reports unknown ids one by one."""
+    summaries = parse_esummary((await eutils.esummary(ids=[pmid])).body)
+    if not any(doc.uid == pmid and not doc.error for doc in summaries):
+        raise not_found(pmid)
+
+
 async def _citations(request: RelationshipsRequest, eutils: EutilsClient) -> RelationshipsResponse:
     response = await eutils.efetch([request.source_pmid])
     articles = parse_efetch(response.body)
     article = next((a for a in articles if a.pmid == request.source_pmid), None)
     if article is None:
-        raise BioMcpError(ErrorCode.NOT_FOUND, f"PMID {request.source_pmid} was not found in PubMed",
-                          {"sourcePmid": request.source_pmid})
+        raise not_found(request.source_pmid)
     citations = {style: FORMATTERS[style](article) for style in dict.fromkeys(request.citation_styles)}
     return RelationshipsResponse(
         source_pmid=request.source_pmid, relationship_type=request.relationship_type,
@@ -45,6 +57,8 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
     links = [link for link_set in result.link_sets for link in link_set.links(link_name)]
     seen: set[str] = set()
     unique = [link for link in links if link.id != request.source_pmid and not (link.id in seen or seen.add(link.id))]
+    if not unique:
+        await _require_exists(request.source_pmid, eutils)
     if request.relationship_type == "pubmed_similar_articles":
         unique.sort(key=lambda link: (-(link.score or 0), link.id))
     top = unique[: request.max_related_results]

@@ -2,43 +2,71 @@
 
 from __future__ import annotations
 
-from bio_mcp.features.pubmed.models import BriefSummary, SearchParameters, SearchRequest, SearchResponse
-from bio_mcp.features.pubmed.query import date_clause, effective_term, publication_type_clause, sanitize_term
+from bio_mcp.features.pubmed.models import (
+    MAX_RET_START, BriefSummary, QueryRepair, SearchParameters, SearchRequest, SearchResponse,
+)
+from bio_mcp.features.pubmed.query import TermRepair, date_clause, effective_term, publication_type_clause, repair_term
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ncbi.client import EutilsClient, HistoryRef
 from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
+from bio_mcp.sources.ncbi.parsers.espell import parse_espell
 from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
 
 # ESearch's sort values for the seed's names.
 SORT_PARAM = {"relevance": "relevance", "pub_date": "pub_date", "author": "Author", "journal_name": "JournalName"}
 
 
-def build_term(request: SearchRequest) -> str:
-    term = sanitize_term(request.query_term)
-    if len(term) < 2:
+def repaired_term(request: SearchRequest) -> TermRepair:
+    repair = repair_term(request.query_term)
+    if len(repair.term) < 2:
         raise BioMcpError(
-            ErrorCode.VALIDATION, "queryTerm has nothing searchable once repaired", {"queryTerm": request.query_term}
+            ErrorCode.VALIDATION, "queryTerm has nothing searchable once repaired",
+            {"queryTerm": request.query_term, "repairs": list(repair.changes)},
         )
+    return repair
+
+
+def build_term(request: SearchRequest, repair: TermRepair | None = None) -> str:
+    term = (repair or repaired_term(request)).term
     dates = request.date_range
     date = date_clause(dates.min_date, dates.max_date, dates.date_type) if dates else None
     types = publication_type_clause(request.filter_by_publication_types or [])
     return effective_term(term, date, types)
 
 
+def query_repair(request: SearchRequest, repair: TermRepair) -> QueryRepair | None:
+    if not repair.changed:
+        return None
+    return QueryRepair(
+        original=request.query_term, repaired=repair.term,
+        note="The query did not parse as written and was repaired: " + "; ".join(repair.changes)
+        + ". Check that the repaired query is what you meant.",
+    )
+
+
 async def search_articles(request: SearchRequest, eutils: EutilsClient) -> SearchResponse:
-    term = build_term(request)
+    repair = repaired_term(request)
+    term = build_term(request, repair)
     wants_summaries = request.fetch_brief_summaries > 0
     search_response = await eutils.esearch(
-        term, retmax=request.max_results, sort=SORT_PARAM[request.sort_by], usehistory=wants_summaries
+        term, retmax=request.max_results, retstart=request.ret_start, sort=SORT_PARAM[request.sort_by],
+        usehistory=wants_summaries,
     )
     result = parse_esearch(search_response.body)
+    suggestion: str | None = None
+    espell_url: str | None = None
+    if result.count == 0:
+        # Nothing at all matched: ESpell's correction of the user's own words is the useful next step.
+        spell_response = await eutils.espell(repair.term)
+        espell_url = spell_response.url
+        suggestion = parse_espell(spell_response.body).suggestion
     summaries: list[BriefSummary] = []
     summary_url: str | None = None
     if wants_summaries and result.ids:
         top = result.ids[: request.fetch_brief_summaries]
         if result.web_env and result.query_key:
             summary_response = await eutils.esummary(
-                history=HistoryRef(result.web_env, result.query_key), retmax=len(top)
+                history=HistoryRef(result.web_env, result.query_key), retmax=len(top), retstart=request.ret_start
             )
         else:
             summary_response = await eutils.esummary(ids=top)
@@ -64,6 +92,7 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
             fetch_brief_summaries=request.fetch_brief_summaries,
             date_range=dates.model_dump(by_alias=True, exclude_none=True) if dates else None,
             filter_by_publication_types=request.filter_by_publication_types,
+            ret_start=request.ret_start,
         ),
         effective_esearch_term=term,
         total_found=result.count,
@@ -73,12 +102,30 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
         warnings=[f"{w.kind}: {w.text}" for w in result.warnings],
         esearch_url=search_response.url,
         esummary_url=summary_url,
+        query_repair=query_repair(request, repair),
+        spelling_suggestion=suggestion,
+        next_ret_start=_next_ret_start(request, result.count, len(result.ids)),
+        espell_url=espell_url,
     )
+
+
+def _next_ret_start(request: SearchRequest, total: int, returned: int) -> int | None:
+    following = request.ret_start + returned
+    if returned == 0 or following >= total or following > MAX_RET_START:
+        return None
+    return following
 
 
 def summarize(response: SearchResponse) -> str:
     lines = [f"**{response.total_found} PubMed records** match `{response.effective_esearch_term}`; "
-             f"{response.retrieved_pmid_count} PMIDs returned."]
+             f"{response.retrieved_pmid_count} PMIDs returned from position {response.search_parameters.ret_start}."]
+    if response.query_repair:
+        lines.append(f"Query repaired: {response.query_repair.original!r} was searched as "
+                     f"{response.query_repair.repaired!r}. {response.query_repair.note}")
+    if response.spelling_suggestion:
+        lines.append(f"Nothing found. Did you mean: {response.spelling_suggestion!r}?")
+    if response.next_ret_start is not None:
+        lines.append(f"More results: call again with retStart={response.next_ret_start}.")
     if response.warnings:
         lines.append("Warnings: " + "; ".join(response.warnings))
     if response.brief_summaries:

@@ -72,6 +72,8 @@ class CtgovClient:
             self.limiter,
             max_retries=settings.ctgov_max_retries,
             timeout_s=settings.ctgov_timeout_s,
+            attempt_timeout_s=settings.ctgov_attempt_timeout_s,
+            max_body_bytes=settings.ctgov_max_body_bytes,
             user_agent=f"bio-mcp/{__version__}",
             translate_error=_translate_error,
             transport=transport,

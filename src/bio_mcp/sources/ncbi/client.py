@@ -2,8 +2,9 @@
 
 Sends `tool`, `email` and (when set) `api_key` on every request; shares one rate limit per API
 key (in-process, or across replicas through Redis); chooses GET or POST by payload size; keeps
-the history server (`usehistory=y`, WebEnv/query_key) for multi-step calls; and turns NCBI's own
-error bodies into typed errors.
+the history server (`usehistory=y`, WebEnv/query_key) for multi-step calls; fetches again an XML
+answer cut short; refuses answers past NCBI_MAX_BODY_BYTES; and turns NCBI's own error bodies into
+typed errors.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import httpx2
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.sources.ratelimit import build_rate_limiter
+from bio_mcp.sources.ncbi.xml import truncated_xml
 from bio_mcp.sources.upstream import Params, UpstreamClient, UpstreamResponse
 
 SOURCE = "ncbi"
@@ -50,6 +52,9 @@ class EutilsClient:
             self.limiter,
             max_retries=settings.ncbi_max_retries,
             timeout_s=settings.ncbi_timeout_s,
+            attempt_timeout_s=settings.ncbi_attempt_timeout_s,
+            max_body_bytes=settings.ncbi_max_body_bytes,
+            check_body=truncated_xml,
             fixed_params=fixed,
             secret_params=frozenset({"api_key"}),
             user_agent=settings.ncbi_tool,
@@ -85,11 +90,15 @@ class EutilsClient:
         return await self.call("esearch", params)
 
     async def esummary(
-        self, ids: list[str] | None = None, history: HistoryRef | None = None, retmax: int | None = None
+        self,
+        ids: list[str] | None = None,
+        history: HistoryRef | None = None,
+        retmax: int | None = None,
+        retstart: int = 0,
     ) -> UpstreamResponse:
         params: dict[str, str | int | list[str]] = {"db": "pubmed", "version": "2.0"}
         if history is not None:
-            params.update({"WebEnv": history.webenv, "query_key": history.query_key, "retstart": 0})
+            params.update({"WebEnv": history.webenv, "query_key": history.query_key, "retstart": retstart})
             if retmax is not None:
                 params["retmax"] = retmax
         else:
@@ -122,6 +131,9 @@ class EutilsClient:
         if linkname:
             params["linkname"] = linkname
         return await self.call("elink", params)
+
+    async def espell(self, term: str) -> UpstreamResponse:
+        return await self.call("espell", {"db": "pubmed", "term": term})
 
     async def einfo(self, db: str | None = "pubmed") -> UpstreamResponse:
         return await self.call("einfo", {"db": db} if db else {})

@@ -8,6 +8,7 @@ external-entity attacks. Any parse failure becomes `BioMcpError(ENTREZ)` carryin
 
 from __future__ import annotations
 
+import re
 import threading
 
 from lxml import etree
@@ -82,3 +83,33 @@ def collapsed(text: str | None) -> str:
     if text.isprintable() and text[0] != " " and text[-1] != " " and "  " not in text:
         return text
     return " ".join(text.split())
+
+
+_PROLOG_ITEM = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>)", re.DOTALL)
+_ROOT_START = re.compile(rb"\s*<([A-Za-z_][\w.:-]*)")
+
+
+def truncated_xml(body: bytes, content_type: str) -> BioMcpError | None:
+    """`BioMcpError(ENTREZ)` when `body` is an XML document that stops before its root element
+    closes (a connection cut mid-answer), else None. Only the two ends are read: this runs on
+    every answer, before the full parse, so that a cut answer can be fetched again."""
+    head = body[:4096]
+    position = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    if "json" in content_type or not head[position:].lstrip().startswith(b"<"):
+        return None
+    while match := _PROLOG_ITEM.match(head, position):
+        position = match.end()
+    root = _ROOT_START.match(head, position)
+    if root is None:  # the answer stops inside its prolog (an XML declaration or DOCTYPE)
+        return BioMcpError(ErrorCode.ENTREZ, "NCBI returned truncated XML (the answer stops in its prolog)",
+                           {"bytes": len(body)})
+    if re.search(rb"</" + re.escape(root.group(1)) + rb"\s*>\s*\Z", body[-512:]):
+        return None
+    start_tag_end = head.find(b">", root.end())
+    if start_tag_end > 0 and head[start_tag_end - 1] == ord("/") and not body[start_tag_end + 1 :].strip():
+        return None
+    return BioMcpError(
+        ErrorCode.ENTREZ,
+        "NCBI returned truncated XML (the answer stops before its root element closes)",
+        {"root": root.group(1).decode("ascii", "replace"), "bytes": len(body)},
+    )

@@ -1,0 +1,118 @@
+"""`kb.retrieve_evidence`: whole sections by id, with their document and the entities they mention.
+
+A section's text longer than `max_chars` is cut at that length and put whole in a scratch text
+(`tx.scratch.put`, served as `bio-mcp://scratch/{id}`) whose URI the section carries, so a tool
+result stays small and nothing is lost. Ids that name no section are listed in `missing`; when
+none is found the call is NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
+from bio_mcp.features.kb.models import (
+    EvidenceDocument,
+    EvidenceEntity,
+    EvidenceSection,
+    RetrieveEvidenceRequest,
+    RetrieveEvidenceResponse,
+)
+from bio_mcp.features.kb.search import KbContext
+from bio_mcp.graph.elements import MENTIONS
+from bio_mcp.graph.ids import pubmed_source_uri
+from bio_mcp.graph.store import SqlGraphStore
+
+# Entities listed per section, best linked first.
+MAX_ENTITIES_PER_SECTION = 50
+
+
+def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> RetrieveEvidenceResponse:
+    clock = StageClock()
+    started = time.perf_counter()
+    wanted = list(dict.fromkeys(request.section_ids))
+    with clock.stage("read"), context.store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        nodes = {key: node for key, node in graph.nodes(wanted).items() if node.label == "Section"}
+        mentions = graph.neighbours(sorted(nodes), "out", [MENTIONS], MAX_ENTITIES_PER_SECTION) if nodes else []
+        chunks = tx.chunks.get_many([node.chunk_uuid for node in nodes.values() if node.chunk_uuid])
+        documents = tx.documents.get_many(sorted({chunk.pmid for chunk in chunks.values()}))
+    missing = [key for key in wanted if key not in nodes or nodes[key].chunk_uuid not in chunks]
+    if len(missing) == len(wanted):
+        raise BioMcpError(
+            ErrorCode.NOT_FOUND, "none of the section ids names a section of the knowledge graph",
+            {"section_ids": wanted},
+        )
+    entities: dict[str, list[EvidenceEntity]] = {}
+    for row in sorted(mentions, key=lambda r: (r.origin, -r.weight, r.other)):
+        entities.setdefault(row.origin, []).append(
+            EvidenceEntity(id=row.other, name=row.node_title, type=row.node_type, confidence=min(1.0, max(0.0, row.weight)))
+        )
+    sections: list[EvidenceSection] = []
+    overflow: dict[str, str] = {}
+    for key in wanted:
+        if key in missing:
+            continue
+        node = nodes[key]
+        chunk = chunks[node.chunk_uuid or ""]
+        document = documents.get(chunk.pmid)
+        text = chunk.text
+        truncated = len(text) > request.max_chars
+        if truncated:
+            overflow[key] = text
+            text = text[: request.max_chars]
+        sections.append(
+            EvidenceSection(
+                section_id=key,
+                title=node.title or "Abstract",
+                anchor=node.anchor or f"chunk-{chunk.chunk_id}",
+                order=node.order if node.order is not None else chunk.position,
+                text=text,
+                truncated=truncated,
+                document=EvidenceDocument(
+                    id=node.document_id or "",
+                    source_uri=pubmed_source_uri(chunk.pmid),
+                    doc_id=f"pmid:{chunk.pmid}",
+                    title=document.title if document else None,
+                    journal=document.journal if document else None,
+                    year=document.year if document else None,
+                    pub_types=list(document.pub_types) if document else [],
+                    version=document.version if document else chunk.doc_version,
+                ),
+                entities=entities.get(key, []),
+            )
+        )
+    if overflow:
+        with clock.stage("scratch"), context.store.transaction() as tx:
+            uris = {key: tx.scratch.put(text).uri for key, text in overflow.items()}
+        sections = [s.model_copy(update={"scratch_uri": uris.get(s.section_id)}) for s in sections]
+    record: dict[str, Any] = {
+        "tool": "kb.retrieve_evidence",
+        "section_ids": wanted,
+        "found": len(sections),
+        "missing": missing,
+        "scratched": len(overflow),
+        "stages_ms": clock.as_ms(),
+        "lat_ms": round((time.perf_counter() - started) * 1000),
+    }
+    diagnostic_id = record_diagnostics(context.store, "kb.retrieve_evidence", record, context.settings.diagnostics_ttl_hours)
+    return RetrieveEvidenceResponse(sections=sections, missing=missing, diagnostic_id=diagnostic_id)
+
+
+def summarize(response: RetrieveEvidenceResponse) -> str:
+    lines = [f"**{len(response.sections)} sections**" + (f"; not found: {', '.join(response.missing)}" if response.missing else "")]
+    for section in response.sections:
+        doc = section.document
+        entities = ", ".join(f"{e.id} {e.name or ''}".strip() for e in section.entities[:8])
+        lines.append(
+            f"- **{doc.title or doc.doc_id}** — {section.title} ({doc.source_uri}, section `{section.section_id[:12]}`)"
+            + (f"; entities: {entities}" if entities else "")
+        )
+        lines.append(f"  {section.text[:300]}" + ("…" if len(section.text) > 300 else ""))
+        if section.scratch_uri:
+            lines.append(f"  full text: {section.scratch_uri}")
+    if response.diagnostic_id:
+        lines.append(f"diagnostic_id: {response.diagnostic_id}")
+    return "\n".join(lines)

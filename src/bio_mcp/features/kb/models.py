@@ -1,0 +1,195 @@
+"""Seed 002's kb contracts: `kb.search` (legacy `search_documentation`), `kb.retrieve_evidence`,
+`graph.traverse`, `graph.entities`.
+
+Field names, bounds and defaults are the seed's; requests forbid unknown keys. Additive fields
+(allowed by the seed's change policy) say so in their description.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, StringConstraints
+
+from bio_mcp.models import ToolInput, ToolOutput
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Score = Annotated[float, Field(ge=0.0, le=1.0)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class KbOutput(ToolOutput):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# ---- kb.search / search_documentation (kbtools) ------------------------------------------------
+
+EmbeddingProviderName = Literal["jina", "openai", "hf", "auto"]
+RerankerChoice = Literal["jina", "cohere", "none"]
+Verbosity = Literal["snippet", "full", "graph"]
+SNIPPET_MAX_CHARS = 200
+FULL_TEXT_MAX_BYTES = 16 * 1024
+SEARCH_REL_TYPES = ("MENTIONS", "HAS_SECTION")
+
+
+class SearchProviders(ToolInput):
+    embedding: EmbeddingProviderName | None = Field(
+        default=None, description="Embedding provider for the query (auto: the corpus's configured one)"
+    )
+    reranker: RerankerChoice | None = Field(
+        default=None, description="Reranker of the candidates (default BIO_MCP_KB_RERANKER, else none)"
+    )
+
+
+class GraphSearchLimits(ToolInput):
+    max_depth_soft: int = Field(default=3, ge=1, le=5, strict=True, description="Depth the walk aims for")
+    max_depth_hard: int = Field(default=5, ge=1, le=5, strict=True, description="Depth the walk never passes")
+    max_nodes_hard: int = Field(default=200, ge=1, le=200, strict=True, description="Nodes the walk never passes")
+    rel_whitelist: list[str] = Field(
+        default_factory=lambda: list(SEARCH_REL_TYPES), description="Relationship types the walk may follow"
+    )
+
+
+class SearchLimits(ToolInput):
+    graph: GraphSearchLimits = Field(default_factory=GraphSearchLimits)
+
+
+class KbSearchRequest(ToolInput):
+    query: NonEmpty = Field(description="What to search for")
+    top_k: int = Field(default=8, ge=1, le=20, strict=True, description="Evidence sections to return")
+    verbosity: Verbosity = Field(
+        default="snippet", description="snippet (200-char snippets), full (+ full_text), graph (+ the subgraph)"
+    )
+    providers: SearchProviders = Field(default_factory=SearchProviders)
+    limits: SearchLimits = Field(default_factory=SearchLimits)
+
+
+class EvidenceMetadata(KbOutput):
+    doc_uri: str = Field(description="The document's source URI, e.g. pubmed:12345")
+    anchor: str = Field(description="The section's anchor within its document")
+    score: Score = Field(description="Relevance in [0, 1]")
+    doc_id: str | None = Field(default=None, description="Additive: the corpus document id (pmid:N) for rag.get")
+
+
+class EvidenceItem(KbOutput):
+    section_id: str = Field(description="The Section node id (SHA-256)")
+    title: str = Field(description="Document title, and the section label when it has one")
+    snippet: Annotated[str, StringConstraints(max_length=SNIPPET_MAX_CHARS)]
+    full_text: str | None = Field(default=None, description="The section text (<= 16 KB), full and graph modes")
+    metadata: EvidenceMetadata
+
+
+class RetrievalDiagnostics(KbOutput):
+    provider: str
+    reranker: str
+    lat_ms: int
+    candidates: int | None = Field(default=None, description="Additive: candidates ranked before the cut")
+    query_entities: list[str] | None = Field(default=None, description="Additive: entity ids the query linked to")
+
+
+class GraphDiagnostics(KbOutput):
+    expanded: Count
+    pruned: Count
+    reason: str = Field(description="delta<τ | budget_exhausted | depth_limit")
+
+
+class PlanDiagnostics(KbOutput):
+    explain_ok: bool
+    timeout_ms: int
+
+
+class SearchDiagnostics(KbOutput):
+    retrieval: RetrievalDiagnostics
+    graph: GraphDiagnostics | None = None
+    plan: PlanDiagnostics | None = None
+
+
+class SearchGraphNode(KbOutput):
+    id: str
+    label: str = Field(description="Chunk | Entity | Topic | Document")
+    title: str
+    score: Score
+    type: str | None = Field(default=None, description="Additive: an Entity's type (Disease, Chemical, ...)")
+
+
+class SearchGraphEdge(KbOutput):
+    src: str
+    dst: str
+    type: str
+    path: list[str]
+    depth: int = Field(ge=1, le=5)
+
+
+class GraphBudget(KbOutput):
+    expanded: Count
+    skipped: Count
+    depth_reached: Count
+
+
+class SearchGraph(KbOutput):
+    nodes: list[SearchGraphNode]
+    edges: list[SearchGraphEdge]
+    budget: GraphBudget
+
+
+class KbSearchResponse(KbOutput):
+    omit_none = True
+
+    answer: str | None = Field(default=None, description="Never generated here: the evidence is the answer")
+    evidence: list[EvidenceItem]
+    graph: SearchGraph | None = None
+    diagnostics: SearchDiagnostics
+    diagnostic_id: str | None = Field(default=None, description="Additive: the stored diagnostics record")
+
+
+# ---- kb.retrieve_evidence (kbtools) ---------------------------------------------------------------
+
+INLINE_TEXT_MAX_CHARS = 16 * 1024
+
+
+class RetrieveEvidenceRequest(ToolInput):
+    section_ids: Annotated[list[NonEmpty], Field(min_length=1, max_length=20)] = Field(
+        description="Section ids (SHA-256) from kb.search evidence or graph nodes"
+    )
+    max_chars: int = Field(
+        default=INLINE_TEXT_MAX_CHARS, ge=200, le=INLINE_TEXT_MAX_CHARS, strict=True,
+        description="Longest section text returned inline; a longer one is cut and whole at its scratch_uri",
+    )
+
+
+class EvidenceDocument(KbOutput):
+    id: str = Field(description="The Document node id (SHA-256 of source_uri)")
+    source_uri: str
+    doc_id: str = Field(description="The corpus document id (pmid:N)")
+    title: str | None
+    journal: str | None
+    year: int | None
+    pub_types: list[str]
+    version: int
+
+
+class EvidenceEntity(KbOutput):
+    id: str
+    name: str | None
+    type: str | None
+    confidence: Score
+
+
+class EvidenceSection(KbOutput):
+    section_id: str
+    title: str
+    anchor: str
+    order: int
+    text: str
+    truncated: bool
+    scratch_uri: str | None = Field(default=None, description="The whole text, when `text` was cut")
+    document: EvidenceDocument
+    entities: list[EvidenceEntity]
+
+
+class RetrieveEvidenceResponse(KbOutput):
+    omit_none = True
+
+    sections: list[EvidenceSection]
+    missing: list[str] = Field(description="Requested ids that name no section")
+    diagnostic_id: str | None = None

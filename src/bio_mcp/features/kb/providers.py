@@ -1,0 +1,111 @@
+"""Which embedding provider and reranker a kb.search uses, among those configured.
+
+The corpus index holds vectors of one model (BIO_MCP_EMBEDDINGS_PROVIDER). `auto`, or the name of
+that provider, searches them as they are. Another configured provider re-scores the hybrid's
+candidates: it embeds the query and each candidate section and its cosine replaces the index's in
+the fusion (no second index: the candidates are the corpus index's). A provider that is not
+configured is a VALIDATION error naming the settings to set.
+
+Rerankers (`jina`, `cohere`) score the candidates with a cross-encoder; the request's choice, else
+BIO_MCP_KB_RERANKER, else none.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.kb.models import EmbeddingProviderName, RerankerChoice
+from bio_mcp.search.embeddings import Embeddings
+from bio_mcp.search.rerank import CohereReranker, JinaReranker, Reranker
+
+
+@dataclass(frozen=True)
+class EmbeddingChoice:
+    name: str
+    # None: the corpus index's own vectors; otherwise the provider that re-scores the candidates.
+    rescorer: Embeddings | None
+
+
+class ProviderRegistry:
+    """Builds each configured provider once, on first use (thread-safe)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._embedders: dict[str, Embeddings] = {}
+        self._rerankers: dict[str, Reranker] = {}
+
+    @property
+    def corpus_provider(self) -> str:
+        return self.settings.embeddings_provider
+
+    def embedding(self, requested: EmbeddingProviderName | None) -> EmbeddingChoice:
+        name = requested or "auto"
+        if name in ("auto", self.corpus_provider):
+            return EmbeddingChoice(self.corpus_provider, None)
+        with self._lock:
+            if name not in self._embedders:
+                self._embedders[name] = self._build_embedder(name)
+            return EmbeddingChoice(name, self._embedders[name])
+
+    def _build_embedder(self, name: str) -> Embeddings:
+        settings = self.settings
+        if name == "jina":
+            if not settings.jina_api_key:
+                raise _unconfigured("embedding", "jina", "JINA_API_KEY (and optionally JINA_EMBEDDINGS_MODEL, JINA_BASE_URL)")
+            from bio_mcp.search.embeddings.jina import JinaEmbeddings
+
+            return JinaEmbeddings(
+                settings.jina_api_key, settings.jina_embeddings_model, settings.jina_base_url,
+                batch_size=settings.embeddings_batch_size,
+            )
+        if name == "openai":
+            if not settings.embeddings_base_url or not settings.embeddings_model:
+                raise _unconfigured("embedding", "openai", "BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL")
+            from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
+
+            return OpenAIEmbeddings(
+                settings.embeddings_base_url, settings.embeddings_model, api_key=settings.embeddings_api_key,
+                batch_size=settings.embeddings_batch_size,
+            )
+        if not settings.embeddings_model:
+            raise _unconfigured("embedding", "hf", "BIO_MCP_EMBEDDINGS_MODEL (a sentence-transformers name or folder)")
+        from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+
+        return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=settings.embeddings_batch_size)
+
+    def reranker(self, requested: RerankerChoice | None) -> Reranker | None:
+        name = requested or self.settings.kb_reranker
+        if name == "none":
+            return None
+        with self._lock:
+            if name not in self._rerankers:
+                self._rerankers[name] = self._build_reranker(name)
+            return self._rerankers[name]
+
+    def _build_reranker(self, name: str) -> Reranker:
+        settings = self.settings
+        if name == "jina":
+            if not settings.jina_api_key:
+                raise _unconfigured("reranker", "jina", "JINA_API_KEY (and optionally JINA_RERANKER_MODEL, JINA_BASE_URL)")
+            return JinaReranker(settings.jina_api_key, settings.jina_reranker_model, settings.jina_base_url)
+        if not settings.cohere_api_key:
+            raise _unconfigured("reranker", "cohere", "COHERE_API_KEY (and optionally COHERE_RERANK_MODEL, COHERE_BASE_URL)")
+        return CohereReranker(settings.cohere_api_key, settings.cohere_rerank_model, settings.cohere_base_url)
+
+    def close(self) -> None:
+        for provider in [*self._embedders.values(), *self._rerankers.values()]:
+            close = getattr(provider, "close", None)
+            if close is not None:
+                close()
+
+
+def _unconfigured(kind: str, name: str, settings: str) -> BioMcpError:
+    return BioMcpError(
+        ErrorCode.VALIDATION,
+        f"the {kind} provider {name!r} is not configured: set {settings}",
+        {"provider": name, "kind": kind, "set": settings},
+    )

@@ -1,0 +1,84 @@
+"""`bio-mcp graph rebuild`: every node and edge of the graph again, from the store's documents and chunks.
+
+The graph is cleared, then rebuilt in pages of documents: each page is read, linked outside any
+transaction, and written in one transaction, exactly as a sync writes it (`write_document_graphs`),
+so the node and edge ids are the ones a sync produced. RELATED_TO is recomputed at the end. While a
+rebuild runs the graph is incomplete; a sync running beside it is safe (it writes whole documents,
+which the rebuild at most writes again). A killed rebuild is finished by running it again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bio_mcp.graph.build import DocumentSource, write_document_graphs
+from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
+from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
+from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.related import refresh_related
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.store import MetadataStore
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    documents: int
+    nodes: int
+    edges: int
+    related_edges: int
+    seconds: float
+
+
+def _facts(source: StoredSource, kept: dict[str, tuple[int, DocumentFacts]], catalog: MeshCatalog) -> DocumentFacts:
+    stored = kept.get(source.pmid)
+    if stored is not None and stored[0] == source.version:
+        return stored[1]
+    # A document synced before the graph existed: its headings by name, major flags unknown.
+    uis = sorted({ui for name in source.mesh if (ui := descriptor_ui_of_name(catalog, name)) is not None})
+    return DocumentFacts(topics=tuple((ui, False) for ui in uis))
+
+
+def rebuild_graph(
+    store: MetadataStore, graph: GraphIndexer, *, page_size: int = 200, progress: Progress | None = None
+) -> RebuildReport:
+    started = time.perf_counter()
+    with store.transaction() as tx:
+        total = count_documents(tx.connection)
+        SqlGraphStore(tx.connection).clear()
+    done = 0
+    after: str | None = None
+    while True:
+        with store.read() as tx:
+            page = document_page(tx.connection, after, page_size)
+            kept = SqlGraphStore(tx.connection).facts(source.pmid for source in page)
+        if not page:
+            break
+        sources = [
+            DocumentSource(
+                pmid=source.pmid, title=source.title, version=source.version, last_edited=source.last_edited,
+                sections=source.sections, facts=_facts(source, kept, graph.catalog),
+                mentions={section.chunk_id: graph.link_text(section.text) for section in source.sections},
+            )
+            for source in page
+        ]
+        with store.transaction() as tx:
+            write_document_graphs(SqlGraphStore(tx.connection), sources, graph.catalog)
+        done += len(page)
+        after = page[-1].pmid
+        if progress is not None:
+            progress(done, max(total, done))
+    with store.transaction() as tx:
+        related = refresh_related(tx.connection)
+        counts = SqlGraphStore(tx.connection).counts()
+    return RebuildReport(
+        documents=done, nodes=counts.total_nodes, edges=counts.total_edges, related_edges=related.edges,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+

@@ -1,0 +1,346 @@
+"""`kb.search` (seed 002's `search_documentation`): evidence sections from the corpus's hybrid
+index, boosted by the query's entities, optionally re-scored and reranked, with the subgraph
+around them in graph mode.
+
+1. Providers are resolved first (an unconfigured one fails before any work, `providers`).
+2. The query is linked to entities (the graph's MeSH linker) and searched in the corpus's one
+   `HybridIndex` for a pool of candidate documents, each carried by its best chunk (= Section).
+3. Another configured embedding provider re-scores the pool (its cosine replaces the index's in
+   the same fusion); the entity boost (`ranking.entity_boost`) lifts documents whose sections
+   mention the query's entities; a reranker, when chosen, scores the pool with a cross-encoder.
+4. The best `top_k` become evidence: Section id, title, a 200-character snippet around the first
+   query term, `full_text` (<= 16 KB) in full and graph modes, scores in [0, 1].
+5. Graph mode walks the graph (`graph.traverse`, budgeted) from the evidence sections and the
+   query's entities.
+Each call stores a diagnostics record (`diagnostics`) whose id the result carries.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from bio_mcp.config import Settings
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
+from bio_mcp.features.kb.models import (
+    FULL_TEXT_MAX_BYTES,
+    SNIPPET_MAX_CHARS,
+    EvidenceItem,
+    EvidenceMetadata,
+    GraphBudget,
+    GraphDiagnostics,
+    KbSearchRequest,
+    KbSearchResponse,
+    PlanDiagnostics,
+    RetrievalDiagnostics,
+    SearchDiagnostics,
+    SearchGraph,
+    SearchGraphEdge,
+    SearchGraphNode,
+)
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.ranking import entity_boost, unit_scores
+from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.traverse import Frontier, Subgraph, TraversalSpec, traverse
+from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
+from bio_mcp.search.hybrid import Hit
+from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
+
+# Candidate documents ranked before the cut to top_k (the boost and rerankers reorder within it).
+CANDIDATE_POOL = 50
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{2,}")
+
+
+class QueryLinker(Protocol):
+    def link(self, text: str) -> Sequence[Mention]: ...
+
+
+@dataclass
+class KbContext:
+    """What kb.search and kb.retrieve_evidence read: the corpus's store and index, the providers,
+    the entity linker (None when no vocabulary is configured: no boost, no entity seeds)."""
+
+    settings: Settings
+    store: MetadataStore
+    index: CorpusIndex
+    providers: ProviderRegistry
+    linker: QueryLinker | None = None
+
+
+@dataclass
+class _Candidate:
+    hit: Hit
+    chunk: StoredChunk
+    document: StoredDocument | None
+    score: float
+    section_id: str = field(init=False)
+    document_node: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        uri = pubmed_source_uri(self.hit.pmid)
+        self.section_id = section_node_id(uri, self.chunk.chunk_id)
+        self.document_node = document_node_id(uri)
+
+
+def query_entities(linker: QueryLinker | None, query: str) -> list[str]:
+    """The distinct entity ids the query names, in order of first mention."""
+    if linker is None:
+        return []
+    return list(dict.fromkeys(mention.entity_id for mention in linker.link(query)))
+
+
+def _body(chunk: StoredChunk, title: str | None) -> str:
+    """The chunk text without the title every chunk starts with."""
+    text = chunk.text
+    if title and text.startswith(title):
+        text = text[len(title) :]
+    return text.strip()
+
+
+def make_snippet(text: str, query: str, limit: int = SNIPPET_MAX_CHARS) -> str:
+    """At most `limit` characters of `text` around the first query word it contains, cut at words."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    lowered = flat.lower()
+    positions = [lowered.find(word.lower()) for word in _WORD.findall(query)]
+    first = min((p for p in positions if p >= 0), default=0)
+    start = 0 if first < limit // 2 else flat.rfind(" ", 0, first - limit // 4) + 1
+    prefix = "…" if start > 0 else ""
+    room = limit - len(prefix) - 1
+    piece = flat[start : start + room]
+    if start + room < len(flat):
+        cut = piece.rfind(" ")
+        piece = (piece[:cut] if cut > room // 2 else piece).rstrip() + "…"
+    return prefix + piece
+
+
+def cut_utf8(text: str, max_bytes: int = FULL_TEXT_MAX_BYTES) -> str:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    return encoded[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def _title(chunk: StoredChunk, document: StoredDocument | None) -> str:
+    title = (document.title if document else None) or f"PubMed {chunk.pmid}"
+    return f"{title} — {chunk.section}" if chunk.section else title
+
+
+def _rescore(candidates: list[_Candidate], query: str, embedder: Any) -> None:
+    """Re-fuse BM25 with `embedder`'s cosine of query and section, then the quality factor."""
+    vectors = embedder.embed_array([c.chunk.text for c in candidates])
+    query_vector = embedder.embed_query(query)
+    sims = vectors @ np.asarray(query_vector, dtype=np.float32)
+    bm25 = {c.hit.pmid: c.hit.bm25 for c in candidates if c.hit.bm25 is not None}
+    sim = {c.hit.pmid: float(value) for c, value in zip(candidates, sims, strict=True)}
+    fused = fuse_scores(bm25, sim, DEFAULT_FUSION)
+    for candidate in candidates:
+        candidate.score = fused.get(candidate.hit.pmid, 0.0) * quality_factor(
+            candidate.hit.quality, DEFAULT_FUSION.quality_weight
+        )
+
+
+def _load(context: KbContext, hits: list[Hit]) -> list[_Candidate]:
+    with context.store.read() as tx:
+        chunks = tx.chunks.get_many([hit.uuid for hit in hits])
+        documents = tx.documents.get_many(sorted({hit.pmid for hit in hits}))
+    return [
+        _Candidate(hit, chunks[hit.uuid], documents.get(hit.pmid), hit.score) for hit in hits if hit.uuid in chunks
+    ]
+
+
+def _matched_entities(context: KbContext, candidates: list[_Candidate], entities: list[str]) -> dict[str, int]:
+    """Per document node id: how many of `entities` its sections mention."""
+    matched: dict[str, int] = {}
+    documents = [c.document_node for c in candidates]
+    with context.store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        for entity in entities:
+            for document in graph.documents_matching(documents, [], [entity]):
+                matched[document] = matched.get(document, 0) + 1
+    return matched
+
+
+def _walk(context: KbContext, request: KbSearchRequest, seeds: list[str]) -> Subgraph | None:
+    limits = request.limits.graph
+    spec = TraversalSpec(
+        seeds=seeds,
+        direction="both",
+        max_depth=min(limits.max_depth_soft, limits.max_depth_hard),
+        max_nodes=limits.max_nodes_hard,
+        relationships=limits.rel_whitelist,
+        frontier=Frontier(),
+        max_rows=context.settings.graph_max_rows,
+    )
+    with context.store.read() as tx:
+        graph = SqlGraphStore(tx.connection, timeout_s=context.settings.graph_query_timeout_ms / 1000)
+        try:
+            return traverse(graph, spec)
+        finally:
+            graph.close()
+
+
+def _graph_payload(walk: Subgraph) -> SearchGraph:
+    return SearchGraph(
+        nodes=[
+            SearchGraphNode(id=n.id, label=n.label, title=n.title or n.id, score=min(1.0, max(0.0, n.score)), type=n.type)
+            for n in walk.nodes
+        ],
+        edges=[
+            SearchGraphEdge(src=e.src, dst=e.dst, type=e.type, path=list(e.path), depth=min(5, max(1, e.depth)))
+            for e in walk.edges
+        ],
+        budget=GraphBudget(expanded=walk.expanded, skipped=walk.pruned, depth_reached=walk.depth_reached),
+    )
+
+
+def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
+    clock = StageClock()
+    started = time.perf_counter()
+    embedding = context.providers.embedding(request.providers.embedding)
+    reranker = context.providers.reranker(request.providers.reranker)
+    with clock.stage("link"):
+        entities = query_entities(context.linker, request.query)
+    pool = max(CANDIDATE_POOL, 2 * request.top_k)
+    with clock.stage("retrieve"):
+        hits = context.index.search(request.query, pool, True)
+    with clock.stage("fetch"):
+        candidates = _load(context, hits)
+    if embedding.rescorer is not None and candidates:
+        with clock.stage("rescore"):
+            _rescore(candidates, request.query, embedding.rescorer)
+    matched: dict[str, int] = {}
+    if entities and candidates:
+        with clock.stage("entity_boost"):
+            matched = _matched_entities(context, candidates, entities)
+    weight = context.settings.kb_entity_boost
+    by_key = {c.hit.pmid: c for c in candidates}
+    ranked = entity_boost(
+        [(c.hit.pmid, c.score) for c in candidates],
+        {c.hit.pmid: matched.get(c.document_node, 0) for c in candidates},
+        len(entities), weight,
+    )
+    if reranker is not None and ranked:
+        with clock.stage("rerank"):
+            keys = [key for key, _ in ranked]
+            scores = reranker.rerank(request.query, [by_key[key].chunk.text for key in keys])
+            ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
+    else:
+        ranked = unit_scores(ranked)
+    chosen = ranked[: request.top_k]
+    full = request.verbosity in ("full", "graph")
+    evidence = []
+    for key, score in chosen:
+        candidate = by_key[key]
+        title = candidate.document.title if candidate.document else None
+        body = _body(candidate.chunk, title)
+        evidence.append(
+            EvidenceItem(
+                section_id=candidate.section_id,
+                title=_title(candidate.chunk, candidate.document),
+                snippet=make_snippet(body, request.query),
+                full_text=cut_utf8(candidate.chunk.text) if full else None,
+                metadata=EvidenceMetadata(
+                    doc_uri=pubmed_source_uri(candidate.hit.pmid), anchor=f"chunk-{candidate.chunk.chunk_id}",
+                    score=round(score, 6), doc_id=candidate.hit.doc_id,
+                ),
+            )
+        )
+    graph = graph_diag = plan = None
+    walk: Subgraph | None = None
+    if request.verbosity == "graph":
+        seeds = [item.section_id for item in evidence] + entities
+        with clock.stage("graph"):
+            walk = _walk(context, request, seeds) if seeds else None
+        if walk is not None:
+            graph = _graph_payload(walk)
+            graph_diag = GraphDiagnostics(expanded=walk.expanded, pruned=walk.pruned, reason=walk.reason)
+        else:
+            graph = SearchGraph(nodes=[], edges=[], budget=GraphBudget(expanded=0, skipped=0, depth_reached=0))
+            graph_diag = GraphDiagnostics(expanded=0, pruned=0, reason="delta<τ")
+        plan = PlanDiagnostics(explain_ok=not (walk is not None and walk.timed_out), timeout_ms=context.settings.graph_query_timeout_ms)
+    lat_ms = round((time.perf_counter() - started) * 1000)
+    reranker_name = reranker.name if reranker is not None else "none"
+    diagnostics = SearchDiagnostics(
+        retrieval=RetrievalDiagnostics(
+            provider=embedding.name, reranker=reranker_name, lat_ms=lat_ms,
+            candidates=len(candidates), query_entities=entities,
+        ),
+        graph=graph_diag,
+        plan=plan,
+    )
+    record = {
+        "tool": "kb.search",
+        "query": request.query,
+        "verbosity": request.verbosity,
+        "top_k": request.top_k,
+        "providers": {"embedding": embedding.name, "reranker": reranker_name,
+                      "rescored": embedding.rescorer is not None},
+        "stages_ms": clock.as_ms(),
+        "lat_ms": lat_ms,
+        "candidates": len(candidates),
+        "query_entities": entities,
+        "entity_boost": {"weight": weight, "documents_matching": sum(1 for v in matched.values() if v)},
+        "evidence": [{"section_id": item.section_id, "doc_uri": item.metadata.doc_uri, "score": item.metadata.score}
+                     for item in evidence],
+    }
+    if walk is not None:
+        record["graph"] = {"nodes": len(walk.nodes), "edges": len(walk.edges), "expanded": walk.expanded,
+                           "pruned": walk.pruned, "depth_reached": walk.depth_reached, "reason": walk.reason,
+                           "rows_read": walk.rows_read, "timed_out": walk.timed_out}
+    diagnostic_id = record_diagnostics(context.store, "kb.search", record, context.settings.diagnostics_ttl_hours)
+    return KbSearchResponse(
+        evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id,
+    )
+
+
+# The text content's budget (the server cuts text content at 1,500 characters): snippets shrink to fit.
+SUMMARY_BUDGET = 1450
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def summarize(response: KbSearchResponse) -> str:
+    """Compact Markdown: every evidence item (title, score, doc_uri, snippet), graph counts."""
+    retrieval = response.diagnostics.retrieval
+    head = [
+        f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
+        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})"
+    ]
+    if retrieval.query_entities:
+        head.append("Query entities: " + ", ".join(retrieval.query_entities))
+    tail: list[str] = []
+    if response.graph is not None:
+        graph = response.graph
+        labels: dict[str, int] = {}
+        for node in graph.nodes:
+            labels[node.label] = labels.get(node.label, 0) + 1
+        counts = ", ".join(f"{count} {label}" for label, count in sorted(labels.items()))
+        reason = response.diagnostics.graph.reason if response.diagnostics.graph else ""
+        tail.append(
+            f"Graph: {len(graph.nodes)} nodes ({counts}), {len(graph.edges)} edges; expanded "
+            f"{graph.budget.expanded}, skipped {graph.budget.skipped}, depth {graph.budget.depth_reached} ({reason})"
+        )
+        entities = [node for node in graph.nodes if node.label == "Entity"][:6]
+        if entities:
+            tail.append(_clip("Entities: " + "; ".join(f"{n.id} {n.title}" for n in entities), 300))
+    if not response.evidence:
+        return "\n".join([*head, "No matching sections in the local corpus.", *tail])
+    fixed = sum(len(line) + 1 for line in [*head, *tail])
+    per_item = max(80, (SUMMARY_BUDGET - fixed) // len(response.evidence))
+    items = []
+    for rank, item in enumerate(response.evidence, start=1):
+        label = f"{rank}. **{_clip(item.title, 70)}** ({item.metadata.score:.3f}, {item.metadata.doc_uri}): "
+        items.append(label + _clip(item.snippet, max(20, per_item - len(label))))
+    return "\n".join([*head, *items, *tail])

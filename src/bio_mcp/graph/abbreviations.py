@@ -1,0 +1,80 @@
+"""Abbreviations a text defines, `long form (SF)`, found the Schwartz–Hearst way.
+
+Schwartz & Hearst (PSB 2003): the short form is the parenthesised token; its long form is the
+shortest run of preceding words (at most min(|SF| + 5, 2|SF|) of them) in which the short form's
+letters and digits appear in order, its first one at the start of a word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PARENTHESISED = re.compile(r"\(\s*([^()]{1,20}?)\s*\)")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Abbreviation:
+    short: str
+    short_start: int
+    long_start: int
+    long_end: int  # the long form is text[long_start:long_end]
+
+
+def find_abbreviations(text: str) -> list[Abbreviation]:
+    found: list[Abbreviation] = []
+    for match in _PARENTHESISED.finditer(text):
+        short = re.split(r"[;,]\s", match.group(1))[0].strip()
+        if not _plausible_short_form(short):
+            continue
+        long_end = match.start()
+        while long_end > 0 and text[long_end - 1].isspace():
+            long_end -= 1
+        window = _window_start(text, long_end, min(len(short) + 5, len(short) * 2))
+        long_start = _long_form_start(short, text, window, long_end)
+        if long_start is None:
+            continue
+        long_form = text[long_start:long_end]
+        if len(long_form) <= len(short) or short.lower() in long_form.lower().split():
+            continue
+        found.append(Abbreviation(short, match.start(1), long_start, long_end))
+    return found
+
+
+def _plausible_short_form(short: str) -> bool:
+    if not 2 <= len(short) <= 10 or len(short.split()) > 2:
+        return False
+    return short[0].isalnum() and any(char.isalpha() for char in short)
+
+
+def _window_start(text: str, end: int, words: int) -> int:
+    starts = [match.start() for match in _WORD.finditer(text, max(0, end - 400), end)]
+    if not starts:
+        return end
+    return starts[-words] if len(starts) >= words else starts[0]
+
+
+def _long_form_start(short: str, text: str, start: int, end: int) -> int | None:
+    short_index = len(short) - 1
+    long_index = end - 1
+    lowered = text.lower()
+    short_lower = short.lower()
+    while short_index >= 0:
+        char = short_lower[short_index]
+        if not char.isalnum():
+            short_index -= 1
+            continue
+        while long_index >= start and (
+            lowered[long_index] != char
+            or (short_index == 0 and long_index > start and text[long_index - 1].isalnum())
+        ):
+            long_index -= 1
+        if long_index < start:
+            return None
+        long_index -= 1
+        short_index -= 1
+    word_start = long_index + 1
+    while word_start > start and text[word_start - 1].isalnum():
+        word_start -= 1
+    return word_start

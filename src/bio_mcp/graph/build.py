@@ -1,0 +1,179 @@
+"""A document version's graph from what the corpus stores of it, and the entities it points to.
+
+Pure functions: the same document, chunks, mentions and facts give the same nodes and edges (ids,
+weights, properties) whether a sync or a rebuild calls them. Linking happens before, outside any
+transaction; `document_graph` only assembles.
+
+Edge weights (they order a node's edges best first and scale traversal scores): HAS_SECTION 1;
+MENTIONS the best confidence of its spans; HAS_TOPIC 1 for a major topic, 0.6 otherwise (0.8 for a
+trial the record lists in its DataBankList); BROADER and HAS_PHARM_ACTION 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from bio_mcp.graph.elements import BROADER, HAS_PHARM_ACTION, HAS_SECTION, HAS_TOPIC, MENTIONS, DocumentGraph, Edge, Node
+from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.ids import (
+    PUBMED_SOURCE_TYPE,
+    document_node_id,
+    mesh_entity_id,
+    pubmed_source_uri,
+    section_node_id,
+    trial_entity_id,
+)
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.store import GraphStore
+
+MAJOR_TOPIC_WEIGHT = 1.0
+MINOR_TOPIC_WEIGHT = 0.6
+TRIAL_TOPIC_WEIGHT = 0.8
+_UNLABELLED_SECTION = "Abstract"
+
+
+@dataclass(frozen=True)
+class SectionSource:
+    chunk_id: str
+    chunk_uuid: str
+    label: str | None
+    text: str
+    position: int
+
+
+@dataclass(frozen=True)
+class DocumentSource:
+    pmid: str
+    title: str | None
+    version: int
+    last_edited: str | None
+    sections: Sequence[SectionSource]
+    facts: DocumentFacts = DocumentFacts()
+    # chunk_id -> the mentions linked in that chunk's text.
+    mentions: Mapping[str, Sequence[Mention]] = field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+class EntityCatalog(Protocol):
+    """What the graph needs of a vocabulary: a name and type per entity id, the MeSH tree above
+    it and its pharmacological actions (entity ids in, entity ids out)."""
+
+    def describe(self, entity_id: str) -> tuple[str, str] | None: ...
+
+    def broader(self, entity_id: str) -> Sequence[str]: ...
+
+    def pharm_actions(self, entity_id: str) -> Sequence[str]: ...
+
+
+def document_graph(source: DocumentSource) -> DocumentGraph:
+    """The Document node, its Section nodes and their HAS_SECTION, MENTIONS and HAS_TOPIC edges."""
+    uri = pubmed_source_uri(source.pmid)
+    doc_id = document_node_id(uri)
+    document = Node(
+        id=doc_id, label="Document", title=source.title, source_uri=uri, source_type=PUBMED_SOURCE_TYPE,
+        version=str(source.version), last_edited=source.last_edited,
+    )
+    sections: list[Node] = []
+    edges: list[Edge] = []
+    for section in sorted(source.sections, key=lambda s: (s.position, s.chunk_id)):
+        section_id = section_node_id(uri, section.chunk_id)
+        sections.append(
+            Node(
+                id=section_id, label="Section", title=section.label or _UNLABELLED_SECTION, document_id=doc_id,
+                chunk_uuid=section.chunk_uuid, level=1, order=section.position, anchor=f"chunk-{section.chunk_id}",
+            )
+        )
+        edges.append(Edge(src=doc_id, type=HAS_SECTION, dst=section_id, weight=1.0, document_id=doc_id))
+        edges.extend(_mention_edges(section_id, doc_id, source.mentions.get(section.chunk_id, ())))
+    topics: dict[str, Edge] = {}
+    for ui, major in source.facts.topics:
+        entity = mesh_entity_id(ui)
+        weight = MAJOR_TOPIC_WEIGHT if major else MINOR_TOPIC_WEIGHT
+        # A descriptor listed twice (with different qualifiers) is major if either listing is.
+        if entity not in topics or weight > topics[entity].weight:
+            topics[entity] = Edge(doc_id, HAS_TOPIC, entity, weight, doc_id, {"major": major, "source": "MeSH"})
+    for nct in source.facts.trials:
+        entity = trial_entity_id(nct)
+        topics.setdefault(
+            entity, Edge(doc_id, HAS_TOPIC, entity, TRIAL_TOPIC_WEIGHT, doc_id, {"major": False, "source": "DataBankList"})
+        )
+    edges.extend(topics[key] for key in sorted(topics))
+    return DocumentGraph(document=document, sections=sections, edges=edges)
+
+
+def _mention_edges(section_id: str, doc_id: str, mentions: Iterable[Mention]) -> list[Edge]:
+    by_entity: dict[str, list[Mention]] = {}
+    for mention in mentions:
+        by_entity.setdefault(mention.entity_id, []).append(mention)
+    edges = []
+    for entity_id in sorted(by_entity):
+        spans = sorted(by_entity[entity_id], key=lambda m: (m.start, m.end))
+        best = max(spans, key=lambda m: (m.confidence, -m.start))
+        edges.append(
+            Edge(
+                src=section_id, type=MENTIONS, dst=entity_id, weight=round(max(0.0, min(1.0, best.confidence)), 6),
+                document_id=doc_id,
+                props={
+                    "spans": [[m.start, m.end, m.text] for m in spans],
+                    "linker": best.linker,
+                    "confidence": best.confidence,
+                },
+            )
+        )
+    return edges
+
+
+def referenced_entities(graphs: Iterable[DocumentGraph]) -> set[str]:
+    return {edge.dst for graph in graphs for edge in graph.edges if edge.type in (MENTIONS, HAS_TOPIC)}
+
+
+def entity_graph(
+    entity_ids: Iterable[str], catalog: EntityCatalog, claimed_types: Mapping[str, str]
+) -> tuple[list[Node], list[Edge]]:
+    """Entity nodes for `entity_ids` and everything above them in the MeSH tree (with the BROADER
+    edges), plus their pharmacological actions (HAS_PHARM_ACTION) and those actions' ancestors."""
+    nodes: dict[str, Node] = {}
+    edges: list[Edge] = []
+    pending = sorted(set(entity_ids))
+    while pending:
+        entity_id = pending.pop()
+        if entity_id in nodes:
+            continue
+        described = catalog.describe(entity_id)
+        if described is not None:
+            name, entity_type = described
+        else:
+            name, entity_type = _fallback_name(entity_id), claimed_types.get(entity_id, "Concept")
+        nodes[entity_id] = Node(id=entity_id, label="Entity", type=entity_type, title=name)
+        for parent in catalog.broader(entity_id):
+            edges.append(Edge(src=entity_id, type=BROADER, dst=parent, weight=1.0))
+            pending.append(parent)
+        for action in catalog.pharm_actions(entity_id):
+            edges.append(Edge(src=entity_id, type=HAS_PHARM_ACTION, dst=action, weight=1.0))
+            pending.append(action)
+    return [nodes[key] for key in sorted(nodes)], sorted(edges, key=lambda e: (e.src, e.type, e.dst))
+
+
+def write_document_graphs(store: GraphStore, sources: Sequence[DocumentSource], catalog: EntityCatalog) -> None:
+    """Replace these documents' graphs in `store` and add the entities they point to that it lacks
+    (with their closure: a stored entity always has its ancestors and actions stored too)."""
+    graphs = [document_graph(source) for source in sources]
+    referenced = referenced_entities(graphs)
+    missing = referenced - store.existing(referenced)
+    claimed = {
+        mention.entity_id: mention.entity_type
+        for source in sources
+        for mentions in source.mentions.values()
+        for mention in mentions
+    }
+    claimed.update({trial_entity_id(nct): "Trial" for source in sources for nct in source.facts.trials})
+    store.write_documents(graphs)
+    nodes, edges = entity_graph(missing, catalog, claimed)
+    store.insert(nodes, edges)
+
+
+def _fallback_name(entity_id: str) -> str:
+    return entity_id.split(":", 1)[1] if ":" in entity_id else entity_id

@@ -1,0 +1,59 @@
+"""The graph's nodes and edges as plain values, and the labels and relationship types it allows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bio_mcp.graph.mentions import ENTITY_TYPES
+
+NodeLabel = Literal["Document", "Section", "Entity"]
+
+HAS_SECTION = "HAS_SECTION"
+MENTIONS = "MENTIONS"
+HAS_TOPIC = "HAS_TOPIC"
+BROADER = "BROADER"
+HAS_PHARM_ACTION = "HAS_PHARM_ACTION"
+RELATED_TO = "RELATED_TO"
+# Every relationship type this graph has; anything else in a request is a VALIDATION error.
+RELATIONSHIP_TYPES: tuple[str, ...] = (HAS_SECTION, MENTIONS, HAS_TOPIC, BROADER, HAS_PHARM_ACTION, RELATED_TO)
+# The labels a traversal may whitelist: the seed's, plus each entity type.
+TRAVERSAL_LABELS: tuple[str, ...] = ("Document", "Section", "Chunk", "Entity", "Topic", *ENTITY_TYPES)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    id: str
+    label: NodeLabel
+    type: str | None = None
+    title: str | None = None
+    source_uri: str | None = None
+    source_type: str | None = None
+    version: str | None = None
+    last_edited: str | None = None
+    document_id: str | None = None
+    chunk_uuid: str | None = None
+    level: int | None = None
+    order: int | None = None
+    anchor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src: str
+    type: str
+    dst: str
+    # In [0, 1]: how strongly `src` points at `dst`; a node's edges are read in this order.
+    weight: float = 1.0
+    # The document whose version wrote the edge (None for vocabulary and co-occurrence edges).
+    document_id: str | None = None
+    props: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class DocumentGraph:
+    """What one document version contributes: its node, its sections and the edges it wrote."""
+
+    document: Node
+    sections: list[Node]
+    edges: list[Edge]

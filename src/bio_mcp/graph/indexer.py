@@ -1,0 +1,74 @@
+"""What a sync (and a rebuild) does to the graph: link chunk texts before the transaction, write
+the linked documents' graphs inside it.
+
+    mentions = graph.link(chunks)                      # parse stage, no transaction held
+    with store.transaction() as tx:
+        ...documents and chunks...
+        graph.write(tx.connection, sources)            # same transaction: never ahead or behind
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+from sqlalchemy.engine import Connection
+
+from bio_mcp.config import Settings
+from bio_mcp.features.analyst.service import mesh_path_of
+
+from bio_mcp.graph.build import DocumentSource, write_document_graphs
+from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
+from bio_mcp.graph.linking import load_linker
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
+from bio_mcp.store import ChunkRecord
+
+
+class TextLinker(Protocol):
+    def link(self, text: str) -> list[Mention]: ...
+
+
+class GraphIndexer:
+    """Links sections with `linker` (None: no mentions) and writes graphs, describing entities with `catalog`."""
+
+    def __init__(self, catalog: MeshCatalog, linker: TextLinker | None) -> None:
+        self.catalog = catalog
+        self.linker = linker
+
+    def link_text(self, text: str) -> list[Mention]:
+        return self.linker.link(text) if self.linker is not None else []
+
+    def link(self, chunks: Sequence[ChunkRecord]) -> dict[str, list[Mention]]:
+        return {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
+
+    def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:
+        store = SqlGraphStore(connection)
+        write_document_graphs(store, sources, self.catalog)
+        store.save_facts({source.pmid: (source.version, source.facts) for source in sources})
+
+
+def pharm_actions_path(mesh_path: Path) -> Path:
+    """`data_pharm_action.tsv` beside the descriptor file."""
+    return mesh_path.with_name("data_pharm_action.tsv")
+
+
+@lru_cache(maxsize=4)
+def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
+    """The MeSH catalog of the descriptor file (and the pharmacological actions beside it), once per process."""
+    if mesh_path is None or not mesh_path.is_file():
+        return EMPTY_CATALOG
+    actions_path = pharm_actions_path(mesh_path)
+    actions = load_pharm_actions(actions_path) if actions_path.is_file() else {}
+    return MeshCatalog(load_vocabulary(mesh_path, cache_dir=cache_dir), actions)
+
+
+def build_graph_indexer(settings: Settings) -> GraphIndexer:
+    """The graph writer a sync uses: the MeSH vocabulary (BIO_MCP_MESH_PATH, else the shared data
+    beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it."""
+    catalog = load_catalog(mesh_path_of(settings), settings.home / "cache")
+    linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
+    return GraphIndexer(catalog, linker)

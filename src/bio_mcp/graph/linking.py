@@ -1,0 +1,366 @@
+"""Entity linking: text -> mentions of MeSH descriptors and trials, by dictionary (no model, no LLM).
+
+    linker = load_linker(settings)                 # built once per process (pickled under BIO_MCP_HOME)
+    linker.link("Naloxone reverses the antihypertensive effect of clonidine (NCT00000102).")
+
+One Aho–Corasick automaton holds every MeSH entry term, folded (lower case, punctuation as spaces)
+and padded with a space on each side, matched against the text folded the same way, so every hit
+starts and ends on a word boundary and keeps the text's offsets. On top of it:
+- case rules: acronym-like terms (short, several capitals) and very short terms match only as
+  written, so "AIDS" is found and "aids" is not;
+- plural and adjectival variants of the terms ("seizures", "hypertensive" -> Hypertension);
+- the mention -> MeSH pairs of the BC5CDR training set where MeSH's own terms fall short
+  (`BIO_MCP_LINKER_TRAINING`; without the file the linker uses MeSH alone);
+- terms that were mostly wrong on the training set (a common word that is also a MeSH term) are
+  dropped, judged by their precision there;
+- abbreviations the text defines (`long form (SF)`): every later SF names the long form's concept,
+  and an SF whose long form names nothing is not linked at all;
+- NCT ids by pattern.
+The longest match wins where matches overlap. `Mention.linker` says which rule found each one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import ahocorasick
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.analyst.service import mesh_path_of
+from bio_mcp.graph.abbreviations import find_abbreviations
+from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
+from bio_mcp.graph.mentions import EntityType, Mention
+from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary, read_pickle, write_pickle
+
+# Bump when what `build_linker` produces changes, so pickled linkers from older code are rebuilt.
+LINKER_FORMAT = 1
+CHECKOUT_TRAINING_PATH = Path("..") / "shared" / "data" / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
+
+_NON_WORD_CHAR = re.compile(r"[\W_]")
+_SPACES = re.compile(r"\s+")
+_NCT = re.compile(r"\bNCT\s?(\d{8})\b")
+
+# Entry terms that are everyday words or lab jargon far more often than they are the concept.
+STOP_TERMS = frozenset("""
+a an and are as at be but by can for from has have he her his i if in is it its may no not of on or
+our she so that the their them then there these they this those to was we were which who will with
+aim aims all also any arm arms back base bases cell cells change control controls day days dose doses
+effect effects face factor factors form forms group groups hand hands head help high human humans
+lead level levels life light line lines low male female man men mass methods mode model models
+name names need normal order pain part parts patient patients period phase plan point population
+power rate rates rest result results risk role safety scale sex sign signs size state states step
+study studies system systems test tests therapy time times type types use value values water wave
+way weight work
+""".split())
+
+# Which rule found a mention, and how far it is trusted before the training set says otherwise.
+DICTIONARY, VARIANT, TRAINING, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", "bc5cdr-train", \
+    "abbreviation", "nct"
+_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85}
+
+
+def fold(text: str) -> str:
+    """Lower case, every non-word character a space; always the same length as `text`."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters (e.g. 'İ') lower to two
+        lowered = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
+    return _NON_WORD_CHAR.sub(" ", lowered)
+
+
+def term_key(term: str) -> str:
+    return " ".join(fold(term).split())
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What a folded term links to. `forms` set: only those exact spellings match (case rules)."""
+
+    entity_id: str
+    linker: str
+    confidence: float
+    forms: frozenset[str] | None
+
+
+@dataclass(slots=True)
+class _Candidate:
+    key: str
+    entity_id: str
+    linker: str
+    confidence: float
+    forms: set[str] | None
+    rank: tuple[int, int, str]
+
+
+class EntityLinker:
+    def __init__(self, automaton: ahocorasick.Automaton, entries: list[tuple[Entry, ...]],
+                 types: dict[str, EntityType]) -> None:
+        self._automaton = automaton
+        self._entries = entries
+        self.types = types
+
+    def type_of(self, entity_id: str) -> EntityType:
+        return self.types.get(entity_id, "Concept")
+
+    def link(self, text: str) -> list[Mention]:
+        mentions = self._dictionary_mentions(text)
+        abbreviations = find_abbreviations(text) if "(" in text else []
+        if abbreviations:
+            mentions = self._resolve_abbreviations(text, mentions, abbreviations)
+        if "NCT" in text:
+            mentions.extend(
+                Mention(match.start(), match.end(), match.group(0), trial_entity_id("NCT" + match.group(1)),
+                        "Trial", TRIAL, 1.0)
+                for match in _NCT.finditer(text)
+            )
+            mentions.sort(key=lambda mention: (mention.start, mention.end))
+        return mentions
+
+    def _dictionary_mentions(self, text: str) -> list[Mention]:
+        padded = f" {fold(text)} "
+        hits: list[tuple[int, int, Entry]] = []
+        entries = self._entries
+        for end_index, (length, entry_index) in self._automaton.iter(padded):
+            start = end_index - length + 1
+            end = end_index - 1
+            for entry in entries[entry_index]:
+                if entry.forms is None or text[start:end] in entry.forms:
+                    hits.append((start, end, entry))
+                    break
+        if not hits:
+            return []
+        # Leftmost, then longest; a hit inside or across an accepted one is dropped.
+        hits.sort(key=lambda hit: (hit[0], -hit[1]))
+        mentions: list[Mention] = []
+        last_end = -1
+        for start, end, entry in hits:
+            if start >= last_end:
+                mentions.append(Mention(start, end, text[start:end], entry.entity_id,
+                                        self.types.get(entry.entity_id, "Concept"), entry.linker, entry.confidence))
+                last_end = end
+        return mentions
+
+    def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
+        for abbreviation in abbreviations:
+            long_form = [m for m in mentions
+                         if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
+            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?![\w-])")
+            spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
+            if not spans:
+                continue
+            # A longer match across an SF ("ACE inhibitors") keeps its reading; the SF there is skipped.
+            spans = [(start, end) for start, end in spans
+                     if not any(m.start < end and start < m.end and not (start <= m.start and m.end <= end)
+                                for m in mentions)]
+            kept = [m for m in mentions if not any(start <= m.start and m.end <= end for start, end in spans)]
+            if long_form:
+                named = long_form[0]
+                kept.extend(Mention(start, end, text[start:end], named.entity_id, named.entity_type, ABBREVIATION,
+                                    round(named.confidence * 0.95, 4)) for start, end in spans)
+                kept.sort(key=lambda mention: (mention.start, mention.end))
+            mentions = kept
+        return mentions
+
+
+def _plural(word: str) -> str | None:
+    if len(word) < 4 or not word.isalpha():
+        return None
+    if word.endswith("is"):
+        return word[:-2] + "es"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return None
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+_ADJECTIVE_SUFFIXES = (("sion", "sive"), ("osis", "otic"), ("itis", "itic"), ("psy", "ptic"), ("emia", "emic"),
+                       ("ia", "ic"), ("pathy", "pathic"), ("etes", "etic"))
+
+
+def _adjective(word: str) -> str | None:
+    if len(word) < 6 or not word.isalpha():
+        return None
+    for suffix, replacement in _ADJECTIVE_SUFFIXES:
+        if word.endswith(suffix):
+            return word[: -len(suffix)] + replacement
+    return None
+
+
+def _case_sensitive(term: str) -> bool:
+    """Acronym-like (two or more capitals in a short term) or very short terms match only as written."""
+    letters = sum(char.isalpha() for char in term)
+    capitals = sum(char.isupper() for char in term)
+    return len(term) <= 3 or (capitals >= 2 and len(term) <= 8) or (letters and capitals == letters)
+
+
+def dictionary_candidates(vocabulary: Vocabulary) -> dict[str, list[_Candidate]]:
+    """Every usable MeSH entry term, and its variants, by folded key."""
+    found: dict[str, list[_Candidate]] = defaultdict(list)
+    for concept in vocabulary.concepts.values():
+        for position, term in enumerate((concept.name, *concept.synonyms)):
+            if ", " in term:  # inverted forms ('Abdomen, Acute') are not how texts say it
+                continue
+            key = term_key(term)
+            if len(key) < 2 or key in STOP_TERMS or key.isdigit():
+                continue
+            sensitive = _case_sensitive(term)
+            rank = (0 if position == 0 else 1, 0 if concept.type in ("Disease", "Chemical") else 1, concept.id)
+            found[key].append(_Candidate(key, concept.id, DICTIONARY, _PRIOR[DICTIONARY],
+                                         {term, term + "s"} if sensitive else None, rank))
+            if sensitive or " " in key and concept.type != "Disease":
+                continue
+            head, _, last = key.rpartition(" ")
+            for variant_last in (_plural(last), _adjective(last) if concept.type == "Disease" else None):
+                if variant_last:
+                    variant = f"{head} {variant_last}".strip()
+                    found[variant].append(_Candidate(variant, concept.id, VARIANT, _PRIOR[VARIANT], None,
+                                                     (2, rank[1], concept.id)))
+    return found
+
+
+def training_pairs(documents: Iterable[PubtatorDocument]) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]]:
+    """Folded mention text -> counts of its MeSH ids, and MeSH id -> counts of its annotated types."""
+    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    for document in documents:
+        for annotation in document.annotations:
+            if len(annotation.ids) != 1:
+                continue  # composite mentions name several concepts; -1 names none
+            entity_id = mesh_entity_id(annotation.ids[0])
+            surfaces[term_key(annotation.text)][entity_id] += 1
+            types[entity_id][annotation.type] += 1
+    return surfaces, types
+
+
+def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType]) -> EntityLinker:
+    automaton = ahocorasick.Automaton()
+    entries: list[tuple[Entry, ...]] = []
+    for key, options in candidates.items():
+        if not options:
+            continue
+        ordered = sorted(options, key=lambda option: option.rank)
+        # Exact-spelling entries first, then the first case-free one: a folded key names one concept
+        # per spelling rule.
+        chosen: list[Entry] = []
+        seen: set[str] = set()
+        for option in ordered:
+            if option.forms is not None:
+                forms = frozenset(option.forms - seen)
+                if forms:
+                    chosen.append(Entry(option.entity_id, option.linker, option.confidence, forms))
+                    seen |= forms
+        free = next((option for option in ordered if option.forms is None), None)
+        if free is not None:
+            chosen.append(Entry(free.entity_id, free.linker, free.confidence, None))
+        automaton.add_word(f" {key} ", (len(key) + 2, len(entries)))
+        entries.append(tuple(chosen))
+    automaton.make_automaton()
+    return EntityLinker(automaton, entries, types)
+
+
+def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
+                 min_precision: float = 0.4) -> EntityLinker:
+    """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong."""
+    candidates = dictionary_candidates(vocabulary)
+    types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
+    if not training:
+        return _compile(candidates, types)
+    surfaces, annotated_types = training_pairs(training)
+    for entity_id, counts in annotated_types.items():
+        types[entity_id] = counts.most_common(1)[0][0]  # type: ignore[assignment]
+    for key, counts in surfaces.items():
+        entity_id, count = counts.most_common(1)[0]
+        if len(key) < 2 or count * 2 < sum(counts.values()):
+            continue
+        share = count / sum(counts.values())
+        sensitive = len(key) <= 3
+        forms = {text for text in _surface_spellings(training, key)} if sensitive else None
+        # The training pair outranks MeSH's own reading of the same words (rank 0 sorts first).
+        option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
+        candidates[key].insert(0, option)
+    linker = _compile(candidates, types)
+    for key in _imprecise_keys(linker, training, min_precision):
+        candidates.pop(key, None)
+    return _compile(candidates, types)
+
+
+def _surface_spellings(training: list[PubtatorDocument], key: str) -> set[str]:
+    return {annotation.text for document in training for annotation in document.annotations
+            if term_key(annotation.text) == key}
+
+
+def _imprecise_keys(linker: EntityLinker, training: list[PubtatorDocument], min_precision: float) -> set[str]:
+    """Keys whose Chemical or Disease mentions were right less often than `min_precision` (smoothed)."""
+    predicted: Counter[str] = Counter()
+    correct: Counter[str] = Counter()
+    for document in training:
+        gold = [(a.start, a.end, a.type, {mesh_entity_id(ui) for ui in a.ids}) for a in document.annotations]
+        for mention in linker._dictionary_mentions(document.text):
+            if mention.entity_type not in ("Chemical", "Disease"):
+                continue
+            key = term_key(mention.text)
+            predicted[key] += 1
+            if any(start < mention.end and mention.start < end and mention.entity_id in ids
+                   for start, end, _type, ids in gold):
+                correct[key] += 1
+    return {key for key, count in predicted.items() if (correct[key] + 1) / (count + 2) < min_precision}
+
+
+def training_path_of(settings: Settings) -> Path | None:
+    """BIO_MCP_LINKER_TRAINING, else the BC5CDR training split beside the checkout, else None (MeSH alone)."""
+    if settings.linker_training_path is not None:
+        return settings.linker_training_path
+    return CHECKOUT_TRAINING_PATH.resolve() if CHECKOUT_TRAINING_PATH.is_file() else None
+
+
+def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Path | None,
+                     held_out: frozenset[str] = frozenset()) -> EntityLinker:
+    """Built from the files, or read from a pickle in `cache_dir` keyed by the files' hashes.
+
+    `held_out`: PMIDs whose training documents are left out, so a linker scored on a file never
+    learnt from that file's documents (the shared BC5CDR training file also holds the development
+    split's 500 abstracts).
+    """
+    vocabulary = load_vocabulary(mesh_path, cache_dir)
+    training = None
+    if training_path is not None:
+        training = [document for document in read_pubtator(training_path) if document.pmid not in held_out]
+    if cache_dir is None:
+        return build_linker(vocabulary, training)
+    digest = file_digest(mesh_path)[:12]
+    if training_path is not None:
+        digest += f"-{file_digest(training_path)[:12]}"
+    if held_out:
+        digest += "-" + sha256_hex(" ".join(sorted(held_out)))[:12]
+    cache = cache_dir / f"entity-linker-{LINKER_FORMAT}-{digest}.pickle"
+    if cache.is_file():
+        try:
+            linker = read_pickle(cache)
+            if isinstance(linker, EntityLinker):
+                return linker
+        except (OSError, EOFError, AttributeError, ValueError):
+            pass  # a torn or stale cache is rebuilt below
+    linker = build_linker(vocabulary, training)
+    write_pickle(cache, linker)
+    return linker
+
+
+@lru_cache(maxsize=4)
+def _cached_linker(mesh_path: Path, training_path: Path | None, cache_dir: Path | None) -> EntityLinker:
+    return load_linker_from(mesh_path, training_path, cache_dir)
+
+
+def load_linker(settings: Settings) -> EntityLinker:
+    """The process's linker for these settings; built (or read from BIO_MCP_HOME/cache) once."""
+    mesh_path = mesh_path_of(settings)
+    if mesh_path is None:
+        raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
+                          {"setting": "BIO_MCP_MESH_PATH"})
+    return _cached_linker(mesh_path, training_path_of(settings), settings.home / "cache")

@@ -1,0 +1,93 @@
+"""Scoring a linker against PubTator gold (BC5CDR): mention-level and document-level concept F1.
+
+Document-level concept F1 is the BioCreative V CDR measure: per document, the set of (type, MeSH id)
+the gold names against the set the linker names, counts summed over documents (micro-average).
+A composite gold id `D1|D2` contributes each id; `-1` contributes none. Mention level counts a
+prediction right when its span, type and one of its ids equal a gold mention's. Only the types in
+`SCORED_TYPES` are scored: BC5CDR annotates chemicals and diseases only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bio_mcp.graph.linking import EntityLinker
+from bio_mcp.graph.pubtator import Annotation, PubtatorDocument
+
+SCORED_TYPES = ("Chemical", "Disease")
+
+
+@dataclass(slots=True)
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def scores(self) -> dict[str, float | int]:
+        precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+        recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
+                "tp": self.tp, "fp": self.fp, "fn": self.fn}
+
+
+@dataclass(slots=True)
+class Scores:
+    concept: dict[str, Counts] = field(default_factory=lambda: {t: Counts() for t in SCORED_TYPES})
+    mention: dict[str, Counts] = field(default_factory=lambda: {t: Counts() for t in SCORED_TYPES})
+
+    def add(self, gold: list[Annotation], predicted: list[Annotation]) -> None:
+        for kind in SCORED_TYPES:
+            gold_concepts = {ui for a in gold if a.type == kind for ui in a.ids}
+            predicted_concepts = {ui for a in predicted if a.type == kind for ui in a.ids}
+            counts = self.concept[kind]
+            counts.tp += len(gold_concepts & predicted_concepts)
+            counts.fp += len(predicted_concepts - gold_concepts)
+            counts.fn += len(gold_concepts - predicted_concepts)
+            gold_spans = {(a.start, a.end, ui) for a in gold if a.type == kind for ui in (a.ids or ("-1",))}
+            spans = {(a.start, a.end) for a in gold if a.type == kind}
+            mention_counts = self.mention[kind]
+            matched: set[tuple[int, int]] = set()
+            for a in predicted:
+                if a.type != kind:
+                    continue
+                if any((a.start, a.end, ui) in gold_spans for ui in a.ids):
+                    mention_counts.tp += 1
+                    matched.add((a.start, a.end))
+                else:
+                    mention_counts.fp += 1
+            mention_counts.fn += len(spans - matched)
+
+    def report(self, documents: int) -> dict[str, object]:
+        concept = {kind: counts.scores() for kind, counts in self.concept.items()}
+        total = Counts(*(sum(getattr(c, name) for c in self.concept.values()) for name in ("tp", "fp", "fn")))
+        return {
+            "documents": documents,
+            "measure": "document-level concept F1 (BioCreative V CDR), micro-averaged",
+            "concept": {**concept, "all": total.scores()},
+            "mention": {kind: counts.scores() for kind, counts in self.mention.items()},
+        }
+
+
+def predicted_annotations(linker: EntityLinker, document: PubtatorDocument) -> list[Annotation]:
+    """The linker's mentions of the document as PubTator annotations (MeSH uis without namespace)."""
+    return [
+        Annotation(m.start, m.end, m.text, m.entity_type, (m.entity_id.split(":", 1)[1],))
+        for m in linker.link(document.text)
+    ]
+
+
+def evaluate(linker: EntityLinker, documents: Iterable[PubtatorDocument]) -> tuple[dict[str, object] | None,
+                                                                                      list[PubtatorDocument]]:
+    """Scores (None when no document carries gold mentions) and the documents with predicted mentions."""
+    scores = Scores()
+    predicted_documents: list[PubtatorDocument] = []
+    scored = 0
+    for document in documents:
+        predicted = predicted_annotations(linker, document)
+        predicted_documents.append(PubtatorDocument(document.pmid, document.title, document.abstract, predicted))
+        if document.annotations:
+            scored += 1
+            scores.add(document.annotations, predicted)
+    return (scores.report(scored) if scored else None), predicted_documents

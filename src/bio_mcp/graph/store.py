@@ -1,0 +1,362 @@
+"""The graph's one storage interface, and its implementation on the corpus's SQL store.
+
+`GraphStore` is all the rest of the code knows of where the graph lives: write a document's graph,
+bulk-insert nodes and edges, read a hop's neighbours in one batched query, look nodes and entity
+mentions up, count. `SqlGraphStore` keeps it in the `kg_nodes` / `kg_edges` tables of the metadata
+store (SQLite or PostgreSQL), bound to one transaction, so a sync writes the graph in the same
+transaction as the documents and chunks. A Neo4j implementation can be added behind the same
+interface once one can run and be tested here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.graph.elements import DocumentGraph, Edge, Node
+from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.store.database import dialect_of, in_batches, upsert_insert
+from bio_mcp.store.schema import kg_document_facts, kg_edges, kg_meta, kg_nodes, utc_now
+
+Direction = Literal["out", "in", "both"]
+
+_NODE_COLUMNS = (
+    "id", "label", "type", "title", "source_uri", "source_type", "version", "last_edited",
+    "document_id", "chunk_uuid", "level", "order", "anchor",
+)
+# SQLite calls the progress handler every this many virtual-machine steps (about 0.1 ms of work).
+_PROGRESS_STEPS = 1000
+# Compound SELECTs per statement: SQLite's default limit is 500 terms.
+_MAX_TERMS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """One edge of a hop, seen from the frontier node `origin`; `node_*` describe the other end."""
+
+    origin: str
+    other: str
+    type: str
+    weight: float
+    direction: Literal["out", "in"]
+    node_label: str
+    node_type: str | None
+    node_title: str | None
+    node_document_id: str | None
+
+
+@dataclass(frozen=True)
+class GraphCounts:
+    nodes: dict[str, int]
+    edges: dict[str, int]
+
+    @property
+    def total_nodes(self) -> int:
+        return sum(self.nodes.values())
+
+    @property
+    def total_edges(self) -> int:
+        return sum(self.edges.values())
+
+
+class QueryTimeout(Exception):
+    """A graph read ran past its statement timeout and was cancelled."""
+
+
+class GraphStore(Protocol):
+    def write_documents(self, graphs: Sequence[DocumentGraph]) -> None: ...
+
+    def insert(self, nodes: Iterable[Node], edges: Iterable[Edge]) -> None: ...
+
+    def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def existing(self, node_ids: Iterable[str]) -> set[str]: ...
+
+    def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]: ...
+
+    def neighbours(
+        self, origins: Sequence[str], direction: Direction, types: Sequence[str], per_origin: int
+    ) -> list[Neighbour]: ...
+
+    def documents_matching(
+        self, document_ids: Iterable[str], topics: Sequence[str], entities: Sequence[str]
+    ) -> set[str]: ...
+
+    def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]: ...
+
+    def counts(self) -> GraphCounts: ...
+
+
+def _node_row(node: Node, now: Any) -> dict[str, Any]:
+    row = {name: getattr(node, name) for name in _NODE_COLUMNS}
+    return row | {"created_at": now, "updated_at": now}
+
+
+def _edge_row(edge: Edge) -> dict[str, Any]:
+    return {
+        "src": edge.src, "type": edge.type, "dst": edge.dst, "weight": edge.weight,
+        "document_id": edge.document_id, "props": edge.props,
+    }
+
+
+def _node(row: Any) -> Node:
+    return Node(**{name: row[name] for name in _NODE_COLUMNS})
+
+
+class SqlGraphStore:
+    """The graph in the metadata store's tables, bound to one transaction's connection.
+
+    Reads can run under a statement timeout (`timeout_s`: PostgreSQL's statement_timeout, a
+    progress handler on SQLite); a read cut short raises `QueryTimeout`.
+    """
+
+    def __init__(self, connection: Connection, *, timeout_s: float | None = None) -> None:
+        self._connection = connection
+        self._dialect = dialect_of(connection)
+        self._timeout_s = timeout_s
+        self._deadline = 0.0
+        if timeout_s is not None:
+            self._arm_timeout(timeout_s)
+
+    # ---- timeouts ------------------------------------------------------------------------
+
+    def _arm_timeout(self, timeout_s: float) -> None:
+        if self._dialect == "postgresql":
+            # SET LOCAL ends with the transaction, so the pooled connection keeps no timeout.
+            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+            return
+        raw = self._connection.connection.driver_connection
+        raw.set_progress_handler(lambda: 1 if time.monotonic() > self._deadline else 0, _PROGRESS_STEPS)
+
+    def close(self) -> None:
+        """Remove the SQLite progress handler before the connection returns to the pool."""
+        if self._timeout_s is not None and self._dialect == "sqlite":
+            self._connection.connection.driver_connection.set_progress_handler(None, _PROGRESS_STEPS)
+
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        if self._timeout_s is not None:
+            self._deadline = time.monotonic() + self._timeout_s
+        try:
+            return list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall())
+        except sa.exc.OperationalError as exc:
+            if _is_timeout(exc):
+                raise QueryTimeout(str(exc.orig).splitlines()[0]) from exc
+            raise
+
+    def _placeholders(self, count: int) -> str:
+        mark = "?" if self._dialect == "sqlite" else "%s"
+        return ", ".join([mark] * count)
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
+        """Make each document's node, sections and edges exactly those of `graphs`: an older
+        version's sections and edges go."""
+        if not graphs:
+            return
+        now = utc_now()
+        document_ids = [graph.document.id for graph in graphs]
+        for batch in in_batches(document_ids):
+            self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.document_id.in_(batch)))
+            self._connection.execute(
+                sa.delete(kg_nodes).where(kg_nodes.c.label == "Section", kg_nodes.c.document_id.in_(batch))
+            )
+        upsert = upsert_insert(self._connection, kg_nodes)
+        kept = {"created_at", "id"}
+        statement = upsert.on_conflict_do_update(
+            index_elements=["id"],
+            set_={name: upsert.excluded[name] for name in (*_NODE_COLUMNS, "updated_at") if name not in kept},
+        )
+        self._connection.execute(statement, [_node_row(graph.document, now) for graph in graphs])
+        sections = [_node_row(section, now) for graph in graphs for section in graph.sections]
+        if sections:
+            self._connection.execute(sa.insert(kg_nodes), sections)
+        edges = [_edge_row(edge) for graph in graphs for edge in graph.edges]
+        if edges:
+            self._connection.execute(sa.insert(kg_edges), edges)
+
+    def insert(self, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
+        """Add nodes and edges; any already stored (same id, same src/type/dst) are left as they are."""
+        now = utc_now()
+        node_rows = list({node.id: _node_row(node, now) for node in nodes}.values())
+        edge_rows = list({(e.src, e.type, e.dst): _edge_row(e) for e in edges}.values())
+        if node_rows:
+            statement = upsert_insert(self._connection, kg_nodes).on_conflict_do_nothing(index_elements=["id"])
+            self._connection.execute(statement, node_rows)
+        if edge_rows:
+            statement = upsert_insert(self._connection, kg_edges).on_conflict_do_nothing(
+                index_elements=["src", "type", "dst"]
+            )
+            self._connection.execute(statement, edge_rows)
+
+    def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
+        self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.type == edge_type))
+        rows = [_edge_row(edge) for edge in edges]
+        for start in range(0, len(rows), 5000):
+            self._connection.execute(sa.insert(kg_edges), rows[start : start + 5000])
+
+    def clear(self) -> None:
+        self._connection.execute(sa.delete(kg_edges))
+        self._connection.execute(sa.delete(kg_nodes))
+
+    def save_facts(self, facts: Mapping[str, tuple[int, DocumentFacts]]) -> None:
+        """Keep what NLM indexed each document version with, for a rebuild to reproduce its HAS_TOPIC edges."""
+        if not facts:
+            return
+        statement = upsert_insert(self._connection, kg_document_facts)
+        self._connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=["pmid"], set_={"version": statement.excluded.version, "facts": statement.excluded.facts}
+            ),
+            [{"pmid": pmid, "version": version, "facts": value.to_json()} for pmid, (version, value) in facts.items()],
+        )
+
+    def facts(self, pmids: Iterable[str]) -> dict[str, tuple[int, DocumentFacts]]:
+        found: dict[str, tuple[int, DocumentFacts]] = {}
+        for batch in in_batches(sorted(set(pmids))):
+            query = sa.select(kg_document_facts).where(kg_document_facts.c.pmid.in_(batch))
+            for row in self._connection.execute(query):
+                found[row.pmid] = (row.version, DocumentFacts.from_json(row.facts))
+        return found
+
+    def set_meta(self, key: str, value: dict[str, Any]) -> None:
+        statement = upsert_insert(self._connection, kg_meta)
+        self._connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=["key"], set_={"value": statement.excluded.value, "updated_at": statement.excluded.updated_at}
+            ),
+            {"key": key, "value": value, "updated_at": utc_now()},
+        )
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        row = self._connection.execute(sa.select(kg_meta.c.value).where(kg_meta.c.key == key)).first()
+        return None if row is None else dict(row.value)
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def existing(self, node_ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for batch in in_batches(sorted(set(node_ids))):
+            found.update(self._connection.execute(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))).scalars())
+        return found
+
+    def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]:
+        found: dict[str, Node] = {}
+        columns = [kg_nodes.c[name] for name in _NODE_COLUMNS]
+        for batch in in_batches(sorted(set(node_ids))):
+            for row in self._connection.execute(sa.select(*columns).where(kg_nodes.c.id.in_(batch))).mappings():
+                found[row["id"]] = _node(row)
+        return found
+
+    def neighbours(
+        self, origins: Sequence[str], direction: Direction, types: Sequence[str], per_origin: int
+    ) -> list[Neighbour]:
+        """Each origin's edges of each type, best first (weight, then id), at most `per_origin` per
+        origin, type and direction: one statement of index range scans, so a hub costs `per_origin`
+        rows, not its degree."""
+        directions: list[Literal["out", "in"]] = ["out", "in"] if direction == "both" else [direction]
+        terms = [(origin, edge_type, side) for origin in origins for edge_type in types for side in directions]
+        found: list[Neighbour] = []
+        for start in range(0, len(terms), _MAX_TERMS):
+            chunk = terms[start : start + _MAX_TERMS]
+            selects = []
+            params: list[Any] = []
+            mark = self._placeholders(1)
+            for origin, edge_type, side in chunk:
+                near, far = ("src", "dst") if side == "out" else ("dst", "src")
+                selects.append(
+                    "SELECT * FROM (SELECT e.{near} AS origin, e.{far} AS other, e.type AS type, e.weight AS weight, "
+                    "'{side}' AS direction, n.label AS label, n.type AS node_type, n.title AS title, "
+                    "n.document_id AS document_id FROM kg_edges e JOIN kg_nodes n ON n.id = e.{far} "
+                    "WHERE e.{near} = {mark} AND e.type = {mark} ORDER BY e.weight DESC, e.{far} LIMIT {limit}) AS t{index}".format(
+                        near=near, far=far, side=side, mark=mark, limit=int(per_origin), index=len(selects)
+                    )
+                )
+                params.extend((origin, edge_type))
+            for row in self._read(" UNION ALL ".join(selects), params):
+                found.append(
+                    Neighbour(
+                        origin=row[0], other=row[1], type=row[2], weight=float(row[3]), direction=row[4],
+                        node_label=row[5], node_type=row[6], node_title=row[7], node_document_id=row[8],
+                    )
+                )
+        return found
+
+    def documents_matching(
+        self, document_ids: Iterable[str], topics: Sequence[str], entities: Sequence[str]
+    ) -> set[str]:
+        """Those of `document_ids` indexed with one of `topics` (HAS_TOPIC) when topics are given,
+        and with a section mentioning one of `entities` when entities are given."""
+        matching = set(document_ids)
+        if topics and matching:
+            matching &= self._documents_with("src", "HAS_TOPIC", sorted(matching), topics)
+        if entities and matching:
+            matching &= self._documents_with("document_id", "MENTIONS", sorted(matching), entities)
+        return matching
+
+    def _documents_with(self, column: str, edge_type: str, document_ids: Sequence[str], targets: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        wanted = sorted(set(targets))
+        for batch in in_batches(document_ids, 250):
+            sql = (
+                f"SELECT DISTINCT {column} FROM kg_edges WHERE type = {self._placeholders(1)} "
+                f"AND {column} IN ({self._placeholders(len(batch))}) AND dst IN ({self._placeholders(len(wanted))})"
+            )
+            found.update(row[0] for row in self._read(sql, [edge_type, *batch, *wanted]))
+        return found
+
+    def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
+        """How many documents mention each entity (in any section)."""
+        counts: dict[str, int] = {}
+        for batch in in_batches(sorted(set(entity_ids))):
+            query = (
+                sa.select(kg_edges.c.dst, sa.func.count(sa.distinct(kg_edges.c.document_id)))
+                .where(kg_edges.c.type == "MENTIONS", kg_edges.c.dst.in_(batch))
+                .group_by(kg_edges.c.dst)
+            )
+            counts.update({row[0]: int(row[1]) for row in self._connection.execute(query)})
+        return counts
+
+    def counts(self) -> GraphCounts:
+        nodes = {
+            str(row[0]): int(row[1])
+            for row in self._connection.execute(sa.select(kg_nodes.c.label, sa.func.count()).group_by(kg_nodes.c.label))
+        }
+        edges = {
+            str(row[0]): int(row[1])
+            for row in self._connection.execute(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
+        }
+        return GraphCounts(nodes=nodes, edges=edges)
+
+    def ids(self) -> tuple[set[str], set[tuple[str, str, str]]]:
+        """Every node id and every (src, type, dst): what a rebuild must reproduce."""
+        node_ids = set(self._connection.execute(sa.select(kg_nodes.c.id)).scalars())
+        edge_ids = {
+            (row[0], row[1], row[2])
+            for row in self._connection.execute(sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst))
+        }
+        return node_ids, edge_ids
+
+
+def _is_timeout(exc: sa.exc.OperationalError) -> bool:
+    message = str(exc.orig).lower()
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    return sqlstate == "57014" or "interrupted" in message or "statement timeout" in message
+
+
+def require_known_types(types: Sequence[str], allowed: Sequence[str]) -> None:
+    unknown = [name for name in types if name not in allowed]
+    if unknown:
+        raise BioMcpError(
+            ErrorCode.VALIDATION,
+            f"relationship type(s) {unknown} are not in this graph; allowed: {list(allowed)}",
+            {"unknown": unknown, "allowed": list(allowed)},
+        )

@@ -1,0 +1,240 @@
+"""MeSH 2024 descriptors as a vocabulary of typed concepts, searchable by id, name or synonym.
+
+    vocabulary = load_vocabulary(mesh_path, cache_dir=settings.home / "cache")
+    vocabulary.search("tylenol")[0].concept.id        # 'mesh:D000082' (Acetaminophen)
+    vocabulary.parents("mesh:D000082")                # the descriptors one level up the tree
+
+The descriptor file (JSON lines: ui, name, terms, tree_numbers) carries no scope notes. Parsing it
+takes about a second, so the compiled vocabulary is pickled under `cache_dir`, keyed by the file's
+SHA-256, and later loads read the pickle.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import difflib
+import gc
+import hashlib
+import json
+import pickle
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from bio_mcp.graph.ids import mesh_entity_id
+from bio_mcp.graph.mentions import EntityType
+
+# Bump when the pickled form changes shape, so stale caches are ignored rather than misread.
+_CACHE_FORMAT = 1
+_MESH_ID = re.compile(r"^(?:mesh:)?([DC][0-9]{6,9})$", re.IGNORECASE)
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+class Concept(NamedTuple):
+    # A NamedTuple rather than a dataclass: 30,000 of them unpickle several times faster.
+    id: str
+    name: str
+    type: EntityType
+    synonyms: tuple[str, ...]
+    tree_numbers: tuple[str, ...]
+    parents: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptMatch:
+    """A search hit: `how` is `id`, `name`, `synonym`, `prefix`, `words` or `fuzzy`; `score` in [0, 1]."""
+
+    concept: Concept
+    matched: str
+    how: str
+    score: float
+
+
+def entity_type_of(tree_numbers: Iterable[str]) -> EntityType:
+    """C (diseases) and F03 (mental disorders) -> Disease, D -> Chemical, B -> Organism, A -> Anatomy."""
+    trees = tuple(tree_numbers)
+    if any(tree.startswith(("C", "F03")) for tree in trees):
+        return "Disease"
+    if any(tree.startswith("D") for tree in trees):
+        return "Chemical"
+    if any(tree.startswith("B") for tree in trees):
+        return "Organism"
+    if any(tree.startswith("A") for tree in trees):
+        return "Anatomy"
+    return "Concept"
+
+
+def search_key(text: str) -> str:
+    """Case, punctuation and spacing folded away: 'Alzheimer's Disease' -> 'alzheimer s disease'."""
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
+
+class Vocabulary:
+    def __init__(self, concepts: dict[str, Concept]) -> None:
+        self.concepts = concepts
+        self._by_name: dict[str, list[str]] = {}
+        self._by_synonym: dict[str, list[str]] = {}
+        for concept in concepts.values():
+            self._by_name.setdefault(search_key(concept.name), []).append(concept.id)
+            for synonym in concept.synonyms:
+                self._by_synonym.setdefault(search_key(synonym), []).append(concept.id)
+        self._keys = sorted(set(self._by_name) | set(self._by_synonym))
+
+    def __len__(self) -> int:
+        return len(self.concepts)
+
+    def get(self, concept_id: str) -> Concept | None:
+        match = _MESH_ID.match(concept_id.strip())
+        return self.concepts.get(mesh_entity_id(match.group(1).upper())) if match else None
+
+    def parents(self, concept_id: str) -> tuple[str, ...]:
+        concept = self.get(concept_id)
+        return concept.parents if concept else ()
+
+    def search(self, query: str, limit: int = 10) -> list[ConceptMatch]:
+        """Best first: exact id, exact name, exact synonym, name or synonym prefix, all words, then typos."""
+        hits: dict[str, ConceptMatch] = {}
+
+        def add(ids: Iterable[str], matched: str, how: str, score: float) -> None:
+            for concept_id in sorted(ids, key=self._rank):
+                if concept_id not in hits and len(hits) < limit:
+                    hits[concept_id] = ConceptMatch(self.concepts[concept_id], matched, how, score)
+
+        by_id = self.get(query)
+        if by_id is not None:
+            add([by_id.id], by_id.id, "id", 1.0)
+        key = search_key(query)
+        if not key or limit <= 0:
+            return list(hits.values())[:max(limit, 0)]
+        add(self._by_name.get(key, ()), key, "name", 1.0)
+        add(self._by_synonym.get(key, ()), key, "synonym", 0.95)
+        # Looser stages only while nothing closer was found: a prefix of some longer term says less
+        # than an exact synonym, and the word and typo stages scan every term.
+        if len(hits) < limit:
+            for term in self._prefixed(key, limit * 4):
+                add(self._ids_of(term), term, "prefix", round(0.5 + 0.4 * len(key) / len(term), 4))
+        if not hits:
+            for term in self._all_words(key, limit * 4):
+                add(self._ids_of(term), term, "words", round(0.3 + 0.4 * len(key) / len(term), 4))
+        if not hits:
+            for term in self._close(key, limit):
+                ratio = difflib.SequenceMatcher(None, key, term).ratio()
+                add(self._ids_of(term), term, "fuzzy", round(0.6 * ratio, 4))
+        return list(hits.values())
+
+    def _ids_of(self, term: str) -> list[str]:
+        return self._by_name.get(term, []) + self._by_synonym.get(term, [])
+
+    def _rank(self, concept_id: str) -> tuple[int, str]:
+        # Among concepts sharing a term, diseases and chemicals first (what agents mostly look up).
+        order = {"Disease": 0, "Chemical": 1, "Organism": 2, "Anatomy": 3}
+        return order.get(self.concepts[concept_id].type, 4), concept_id
+
+    def _prefixed(self, key: str, limit: int) -> list[str]:
+        start = bisect.bisect_left(self._keys, key)
+        found: list[str] = []
+        for term in self._keys[start:]:
+            if not term.startswith(key) or len(found) >= limit * 50:
+                break
+            found.append(term)
+        # A descriptor's own name before the entry terms of others ("hypertens" -> Hypertension first).
+        return sorted(found, key=lambda term: (term not in self._by_name, len(term), term))[:limit]
+
+    def _all_words(self, key: str, limit: int) -> list[str]:
+        words = key.split()
+        if len(words) < 2:
+            return []
+        # Candidates share the query's rarest-looking (longest) word; then every word must be there.
+        anchor = max(words, key=len)
+        found = [
+            term for term in self._keys
+            if anchor in term and all(word in term.split() for word in words)
+        ]
+        return sorted(found, key=lambda term: (len(term), term))[:limit]
+
+    def _close(self, key: str, limit: int) -> list[str]:
+        if len(key) < 4:
+            return []
+        pool = [term for term in self._keys if term[:1] == key[:1] and abs(len(term) - len(key)) <= 3]
+        return difflib.get_close_matches(key, pool, n=limit, cutoff=0.8)
+
+
+def read_descriptors(path: Path) -> dict[str, Concept]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    descriptor_of_tree = {tree: row["ui"] for row in rows for tree in row["tree_numbers"]}
+    concepts: dict[str, Concept] = {}
+    for row in rows:
+        parent_uis = dict.fromkeys(
+            descriptor_of_tree[tree.rsplit(".", 1)[0]]
+            for tree in row["tree_numbers"]
+            if "." in tree and tree.rsplit(".", 1)[0] in descriptor_of_tree
+        )
+        concept_id = mesh_entity_id(row["ui"])
+        concepts[concept_id] = Concept(
+            id=concept_id,
+            name=row["name"],
+            type=entity_type_of(row["tree_numbers"]),
+            synonyms=tuple(term for term in dict.fromkeys(row["terms"]) if term != row["name"]),
+            tree_numbers=tuple(row["tree_numbers"]),
+            parents=tuple(mesh_entity_id(ui) for ui in parent_uis if ui != row["ui"]),
+        )
+    return concepts
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_vocabulary(path: Path, cache_dir: Path | None = None) -> Vocabulary:
+    """The vocabulary of the descriptor file at `path`, from a pickle in `cache_dir` when one matches."""
+    if cache_dir is None:
+        return Vocabulary(read_descriptors(path))
+    cache = cache_dir / f"mesh-vocabulary-{_CACHE_FORMAT}-{file_digest(path)[:16]}.pickle"
+    if cache.is_file():
+        try:
+            vocabulary = read_pickle(cache)
+            if isinstance(vocabulary, Vocabulary):
+                return vocabulary
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            pass  # a torn or stale cache is rebuilt below
+    vocabulary = Vocabulary(read_descriptors(path))
+    write_pickle(cache, vocabulary)
+    return vocabulary
+
+
+def read_pickle(path: Path) -> object:
+    # The collector would otherwise walk the half-built object graph many times over while
+    # hundreds of thousands of small objects are created: a third of the load time.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with path.open("rb") as handle:
+            return pickle.load(handle)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def write_pickle(path: Path, value: object) -> None:
+    """Written to a temporary name and renamed, so a killed process never leaves half a cache."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("wb") as handle:
+        pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    partial.replace(path)
+
+
+def load_pharm_actions(path: Path) -> dict[str, tuple[str, ...]]:
+    """`data_pharm_action.tsv`: substance id -> the ids of its pharmacological actions (HAS_PHARM_ACTION)."""
+    actions: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            actions.setdefault(mesh_entity_id(row["DescriptorUI"]), []).append(mesh_entity_id(row["PharmActionUI"]))
+    return {substance: tuple(dict.fromkeys(ids)) for substance, ids in actions.items()}

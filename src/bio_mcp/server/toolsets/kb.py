@@ -1,0 +1,86 @@
+"""The `kb` toolset (seed 002): knowledge-graph search, evidence, traversal and entities."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bio_mcp.config import Settings
+from bio_mcp.features.kb import evidence, search
+from bio_mcp.features.kb.diagnostics import DIAGNOSTICS_URI
+from bio_mcp.features.kb.models import (
+    KbSearchRequest,
+    KbSearchResponse,
+    RetrieveEvidenceRequest,
+    RetrieveEvidenceResponse,
+)
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
+
+if TYPE_CHECKING:
+    from bio_mcp.server.runtime import Runtime
+
+# Seed 002's legacy name of kb.search, registered only with MCP_HTTP_LEGACY_REST_ENABLED=true.
+LEGACY_SEARCH_NAME = "search_documentation"
+
+_SEARCH_DESCRIPTION = (
+    "Search the knowledge graph of the local corpus for evidence sections: hybrid BM25 + semantic "
+    "retrieval, boosted for documents whose sections mention the query's entities (MeSH-linked, any "
+    "synonym). verbosity snippet (200-char snippets), full (+ full_text), graph (+ the subgraph of "
+    "documents, sections and entities around the evidence, under hard budgets)."
+)
+
+
+# ---- kb.search, kb.retrieve_evidence, diagnostics (kbtools) ------------------------------------
+
+
+def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[ToolSpec[Any, Any]], list[ResourceSpec]]:
+    tools: list[ToolSpec[Any, Any]] = [
+        ToolSpec(
+            name="kb.search",
+            title="Search the knowledge graph",
+            description=_SEARCH_DESCRIPTION,
+            input_model=KbSearchRequest, output_model=KbSearchResponse,
+            run=retrieval.search, summarize=search.summarize,
+        ),
+        ToolSpec(
+            name="kb.retrieve_evidence",
+            title="Retrieve evidence sections",
+            description="Whole sections by id (from kb.search or graph nodes) with their document and the "
+            "entities they mention; text longer than max_chars is cut and whole at its scratch_uri.",
+            input_model=RetrieveEvidenceRequest, output_model=RetrieveEvidenceResponse,
+            run=retrieval.retrieve_evidence, summarize=evidence.summarize,
+        ),
+    ]
+    if settings.http_legacy_rest_enabled:
+        tools.append(
+            ToolSpec(
+                name=LEGACY_SEARCH_NAME,
+                title="Search documentation (deprecated: use kb.search)",
+                description="Deprecated legacy name of kb.search. " + _SEARCH_DESCRIPTION,
+                input_model=KbSearchRequest, output_model=KbSearchResponse,
+                run=retrieval.search, summarize=search.summarize,
+            )
+        )
+    resources: list[ResourceSpec] = []
+    if settings.diagnostics_resources_enabled:
+
+        async def read_diagnostics(date: str, diagnostic_id: str) -> str:
+            return await retrieval.diagnostics_markdown(diagnostic_id, date)
+
+        resources.append(
+            ResourceSpec(
+                DIAGNOSTICS_URI, "retrievalDiagnostics",
+                "The Markdown diagnostics of a kb.search or kb.retrieve_evidence call (its diagnostic_id)",
+                "text/markdown", read_diagnostics,
+            )
+        )
+    return tools, resources
+
+
+def build_kb_toolset(retrieval: KbRetrieval, settings: Settings) -> Toolset:
+    tools, resources = retrieval_tools(retrieval, settings)
+    return Toolset(name="kb", tools=tools, resources=resources)
+
+
+def kb_toolset(runtime: Runtime) -> Toolset:
+    return build_kb_toolset(KbRetrieval(runtime.corpus), runtime.settings)

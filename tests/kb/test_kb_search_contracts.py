@@ -1,0 +1,227 @@
+"""kb.search and kb.retrieve_evidence against seed 002's shapes, on a corpus synced from the fake
+E-utilities over the real records with the real MeSH linker and graph; SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+from mcp import Client
+from pydantic import ValidationError
+
+from bio_mcp.features.kb.models import KbSearchRequest, RetrieveEvidenceRequest
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.graph.ids import section_node_id
+from bio_mcp.graph.indexer import GraphIndexer, load_catalog
+from bio_mcp.graph.linking import load_linker_from
+from bio_mcp.server.app import build_server
+from bio_mcp.server.toolsets.kb import build_kb_toolset
+from tests.graph.graph_sync_fixtures import (  # noqa: F401
+    database_url,
+    fakes,
+    fakes_app,
+    make_graph_service,
+    mesh_cache,
+    synced,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="session")
+def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
+    """The MeSH linker with the BC5CDR training pairs, as deployed: MeSH 2024 has no entry term
+    "hepatotoxicity", the training set maps it to D056486."""
+    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
+    training = data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
+    return GraphIndexer(load_catalog(mesh, mesh_cache), load_linker_from(mesh, training, mesh_cache))
+
+LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
+
+# Seed 002's search_documentation request, as JSON Schema (descriptions dropped).
+SEARCH_REQUEST = {
+    "type": "object", "required": ["query"], "additionalProperties": False,
+    "properties": {
+        "query": {"type": "string", "minLength": 1},
+        "top_k": {"type": "integer", "minimum": 1, "maximum": 20, "default": 8},
+        "verbosity": {"type": "string", "enum": ["snippet", "full", "graph"], "default": "snippet"},
+        "providers": {"type": "object", "additionalProperties": False, "properties": {
+            "embedding": {"type": "string", "enum": ["jina", "openai", "hf", "auto"]},
+            "reranker": {"type": "string", "enum": ["jina", "cohere", "none"]}}},
+        "limits": {"type": "object", "additionalProperties": False, "properties": {"graph": {
+            "type": "object", "additionalProperties": False, "properties": {
+                "max_depth_soft": {"type": "integer", "minimum": 1, "maximum": 5, "default": 3},
+                "max_depth_hard": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5},
+                "max_nodes_hard": {"type": "integer", "minimum": 1, "maximum": 200, "default": 200},
+                "rel_whitelist": {"type": "array", "items": {"type": "string"}}}}}},
+    },
+}
+_METADATA = {"type": "object", "required": ["doc_uri", "anchor", "score"], "properties": {
+    "doc_uri": {"type": "string"}, "anchor": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1}}}
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_RETRIEVAL = {"type": "object", "required": ["provider", "reranker", "lat_ms"], "properties": {
+    "provider": {"type": "string"}, "reranker": {"type": "string"}, "lat_ms": {"type": "integer"}}}
+
+
+def _evidence(full: bool) -> dict[str, Any]:
+    required = ["section_id", "title", "snippet", "metadata"] + (["full_text"] if full else [])
+    properties: dict[str, Any] = {"section_id": _SHA256, "title": {"type": "string"},
+                                  "snippet": {"type": "string", "maxLength": 200}, "metadata": _METADATA}
+    if full:
+        properties["full_text"] = {"type": "string", "maxLength": 16 * 1024}
+    return {"type": "object", "required": required, "properties": properties}
+
+
+def search_response(verbosity: str) -> dict[str, Any]:
+    full = verbosity != "snippet"
+    schema: dict[str, Any] = {
+        "type": "object", "required": ["evidence", "diagnostics"],
+        "properties": {
+            "answer": {"type": "string"},
+            "evidence": {"type": "array", "items": _evidence(full)},
+            "diagnostics": {"type": "object", "required": ["retrieval"], "properties": {"retrieval": _RETRIEVAL}},
+            "diagnostic_id": {"type": "string"},
+        },
+    }
+    if verbosity == "graph":
+        schema["required"].append("graph")
+        schema["properties"]["graph"] = {
+            "type": "object", "required": ["nodes", "edges", "budget"],
+            "properties": {
+                "nodes": {"type": "array", "items": {"type": "object", "required": ["id", "label", "title", "score"],
+                          "properties": {"id": {"type": "string"}, "label": {"enum": ["Chunk", "Entity", "Topic", "Document"]},
+                                         "title": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1}}}},
+                "edges": {"type": "array", "items": {"type": "object", "required": ["src", "dst", "type", "path", "depth"],
+                          "properties": {"src": {"type": "string"}, "dst": {"type": "string"},
+                                         "type": {"enum": ["MENTIONS", "HAS_SECTION"]},
+                                         "path": {"type": "array", "items": {"type": "string"}},
+                                         "depth": {"type": "integer", "minimum": 1, "maximum": 5}}}},
+                "budget": {"type": "object", "required": ["expanded", "skipped", "depth_reached"],
+                           "properties": {k: {"type": "integer", "minimum": 0} for k in ("expanded", "skipped", "depth_reached")}},
+            },
+        }
+        schema["properties"]["diagnostics"]["required"] += ["graph", "plan"]
+        schema["properties"]["diagnostics"]["properties"] |= {
+            "graph": {"type": "object", "required": ["expanded", "pruned", "reason"], "properties": {
+                "expanded": {"type": "integer"}, "pruned": {"type": "integer"},
+                "reason": {"enum": ["delta<τ", "budget_exhausted", "depth_limit"]}}},
+            "plan": {"type": "object", "required": ["explain_ok", "timeout_ms"], "properties": {
+                "explain_ok": {"type": "boolean"}, "timeout_ms": {"type": "integer"}}},
+        }
+    else:
+        schema["not"] = {"required": ["graph"]}
+    return schema
+
+
+def test_the_request_model_accepts_and_rejects_what_the_seed_schema_does() -> None:
+    valid = [
+        {"query": "q"},
+        {"query": "q", "top_k": 20, "verbosity": "graph", "providers": {"embedding": "auto", "reranker": "none"}},
+        {"query": "q", "limits": {"graph": {"max_depth_soft": 2, "max_nodes_hard": 50, "rel_whitelist": ["MENTIONS"]}}},
+    ]
+    invalid = [
+        {}, {"query": ""}, {"query": "q", "top_k": 21}, {"query": "q", "top_k": 0}, {"query": "q", "verbosity": "all"},
+        {"query": "q", "providers": {"embedding": "cohere"}}, {"query": "q", "providers": {"reranker": "openai"}},
+        {"query": "q", "limits": {"graph": {"max_depth_hard": 6}}},
+        {"query": "q", "limits": {"graph": {"max_nodes_hard": 201}}}, {"query": "q", "extra": 1},
+    ]
+    for example in valid:
+        jsonschema.validate(example, SEARCH_REQUEST)
+        KbSearchRequest.model_validate(example)
+    for example in invalid:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(example, SEARCH_REQUEST)
+        with pytest.raises(ValidationError):
+            KbSearchRequest.model_validate(example)
+    defaults = KbSearchRequest(query="q")
+    assert (defaults.top_k, defaults.verbosity) == (8, "snippet")
+    assert defaults.limits.graph.rel_whitelist == ["MENTIONS", "HAS_SECTION"]
+    assert (defaults.limits.graph.max_depth_soft, defaults.limits.graph.max_nodes_hard) == (3, 200)
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
+    result = await client.call_tool(name, arguments)
+    return bool(result.is_error), result.structured_content, result.content[0].text
+
+
+async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:  # noqa: F811
+    service = await synced(make_graph_service, database_url)
+    await service.drain()
+    retrieval = KbRetrieval(service)
+    async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"kb.search", "kb.retrieve_evidence"} <= listed and "search_documentation" not in listed
+        bodies = {}
+        for verbosity in ("snippet", "full", "graph"):
+            error, body, text = await call(
+                client, "kb.search", {"query": "drug-induced hepatotoxicity", "verbosity": verbosity}
+            )
+            assert not error, body
+            jsonschema.validate(body, search_response(verbosity))
+            bodies[verbosity] = body
+            assert body["diagnostic_id"] in text and body["evidence"][0]["metadata"]["doc_uri"] in text
+    snippet, full, graph = bodies["snippet"], bodies["full"], bodies["graph"]
+    # One ranking, whatever the verbosity; scores best first, the best at 1.
+    assert [e["section_id"] for e in snippet["evidence"]] == [e["section_id"] for e in graph["evidence"]]
+    scores = [e["metadata"]["score"] for e in snippet["evidence"]]
+    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0 and 1 <= len(scores) <= 8
+    # The query names Chemical and Drug Induced Liver Injury; the best sections are about it.
+    assert LIVER_INJURY in snippet["diagnostics"]["retrieval"]["query_entities"]
+    top = snippet["evidence"][0]
+    assert any(word in (top["snippet"] + top["title"]).lower() for word in ("hepatotox", "liver"))
+    # Section ids are the graph's: SHA-256 of "pubmed:<pmid>#<chunk_id>".
+    pmid = top["metadata"]["doc_uri"].removeprefix("pubmed:")
+    assert top["section_id"] == section_node_id(f"pubmed:{pmid}", top["metadata"]["anchor"].removeprefix("chunk-"))
+    # full_text is the section's text, which contains the snippet's words.
+    for item in full["evidence"]:
+        assert item["snippet"].rstrip("…").lstrip("…").split(" ")[1] in item["full_text"]
+    # The subgraph holds the evidence sections, their documents and the liver-injury entity.
+    nodes = {node["id"]: node for node in graph["graph"]["nodes"]}
+    assert {e["section_id"] for e in graph["evidence"]} <= set(nodes)
+    assert nodes[LIVER_INJURY]["label"] == "Entity" and nodes[LIVER_INJURY]["title"] == "Chemical and Drug Induced Liver Injury"
+    assert {"Chunk", "Document", "Entity"} <= {node["label"] for node in nodes.values()}
+    assert len(nodes) <= 200 and graph["graph"]["budget"]["depth_reached"] <= 3
+    assert all(edge["path"][-1] in (edge["src"], edge["dst"]) for edge in graph["graph"]["edges"])
+
+
+async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch(make_graph_service, database_url) -> None:  # noqa: F811
+    service = await synced(make_graph_service, database_url)
+    retrieval = KbRetrieval(service)
+    found = await retrieval.search(KbSearchRequest(query="drug-induced hepatotoxicity", top_k=3))
+    ids = [item.section_id for item in found.evidence]
+    got = await retrieval.retrieve_evidence(RetrieveEvidenceRequest(section_ids=[*ids, "0" * 64]))
+    assert [s.section_id for s in got.sections] == ids and got.missing == ["0" * 64]
+    first = got.sections[0]
+    assert first.document.source_uri == found.evidence[0].metadata.doc_uri and first.document.doc_id.startswith("pmid:")
+    assert not first.truncated and first.scratch_uri is None
+    assert any(entity.id == LIVER_INJURY for section in got.sections for entity in section.entities)
+    assert got.diagnostic_id
+
+    cut = await retrieval.retrieve_evidence(RetrieveEvidenceRequest(section_ids=ids[:1], max_chars=200))
+    section = cut.sections[0]
+    assert section.truncated and len(section.text) == 200 and section.scratch_uri.startswith("bio-mcp://scratch/")
+    whole = await service.read_scratch(section.scratch_uri.removeprefix("bio-mcp://scratch/"))
+    assert whole == first.text and whole.startswith(section.text)
+
+    async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
+        error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": ["f" * 64]})
+        assert error and body["error"]["code"] == "NOT_FOUND"
+        error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": []})
+        assert error and body["error"]["code"] == "VALIDATION"
+
+
+async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:  # noqa: F811
+    service = make_graph_service()
+    retrieval = KbRetrieval(service)
+    async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
+        for providers, setting in (({"embedding": "jina"}, "JINA_API_KEY"), ({"reranker": "cohere"}, "COHERE_API_KEY"),
+                                   ({"embedding": "openai"}, "BIO_MCP_EMBEDDINGS_BASE_URL")):
+            error, body, _ = await call(client, "kb.search", {"query": "aspirin", "providers": providers})
+            assert error and body["error"]["code"] == "VALIDATION" and setting in body["error"]["message"]
+        error, body, _ = await call(client, "kb.search", {"query": "aspirin", "providers": {"embedding": "auto"}})
+        assert not error and body["diagnostics"]["retrieval"]["provider"] == "hash"
+        error, body, _ = await call(
+            client, "kb.search", {"query": "aspirin", "verbosity": "graph", "limits": {"graph": {"rel_whitelist": ["CAUSES"]}}}
+        )
+        assert error and body["error"]["code"] == "VALIDATION" and "MENTIONS" in body["error"]["message"]
