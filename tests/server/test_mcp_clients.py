@@ -142,7 +142,8 @@ async def test_eighty_abstracts_fit_the_budget_with_the_rest_in_scratch(pubmed, 
     pmids = fakes.eutils.pmids[:80]
     body, text = await ok(pubmed, "fetchArticleDetails", {"pmids": pmids})
     assert len(json.dumps(body, ensure_ascii=False)) <= 65_536
-    assert all("abstractSections" not in article for article in body["articles"])  # the abstract is sent once
+    # The abstract and the MeSH headings are sent once each.
+    assert all("abstractSections" not in article and "meshHeadings" not in article for article in body["articles"])
     kept = [article["pmid"] for article in body["articles"]]
     rest: list[dict[str, Any]] = []
     if "overflow" in body:
