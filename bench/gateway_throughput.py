@@ -43,7 +43,7 @@ async def drive(base_url: str, home: str, callers: int, calls: int) -> list[str]
                 while queue:
                     queue.pop()
                     result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
-                    outcomes.append("ok" if not result.is_error else result.structured_content["error"]["code"])
+                    outcomes.append("ok" if not result.is_error else result.meta["error"]["code"])
 
             async with anyio.create_task_group() as tg:
                 for _ in range(callers):

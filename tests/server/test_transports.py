@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -46,16 +47,15 @@ async def test_stdio_session_lists_and_calls_tools(fakes, bio_home) -> None:
         assert result.meta["audit"]["status"] == "ok"
 
 
-@pytest.fixture
-def http_server(fakes, bio_home, tmp_path):
+@contextlib.contextmanager
+def serving_http(env: dict[str, str]):
+    """A real `bio-mcp serve --transport http` process; yields its base URL."""
     port = free_port()
-    logs = tmp_path / "logs"
-    env = server_env(fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, MCP_ALLOWED_ORIGINS="https://app.example.org",
-                     LOGS_DIR=str(logs))
     proc = subprocess.Popen([BIO_MCP, "serve", "--transport", "http", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
+    # Generous: a loaded CI machine takes seconds to import the server.
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:
             if httpx2.get(f"{base}/healthz", timeout=1).status_code == 200:
@@ -65,9 +65,20 @@ def http_server(fakes, bio_home, tmp_path):
     else:
         proc.kill()
         pytest.fail("the HTTP server did not start: " + proc.stderr.read().decode()[-2000:])
-    yield base, logs
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def http_server(fakes, bio_home, tmp_path):
+    logs = tmp_path / "logs"
+    env = server_env(fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, MCP_ALLOWED_ORIGINS="https://app.example.org",
+                     LOGS_DIR=str(logs))
+    with serving_http(env) as base:
+        yield base, logs
 
 
 def authed(token: str, **headers: str) -> httpx2.AsyncClient:
@@ -177,3 +188,38 @@ def test_token_command_mints_a_verifiable_token(bio_home) -> None:
                             env={**os.environ, "MCP_AUTH_SECRET_KEY": SECRET}, capture_output=True, timeout=30)
     claims = jwt.decode(result.stdout.decode().strip(), SECRET, algorithms=["HS256"])
     assert claims["sub"] == "alice" and claims["exp"] - claims["iat"] == 60
+
+
+async def test_static_tokens_advertise_no_oauth_metadata(http_server) -> None:
+    base, _ = http_server
+    async with httpx2.AsyncClient(timeout=10) as http:
+        for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource",
+                     "/.well-known/oauth-authorization-server"):
+            assert (await http.get(base + path)).status_code == 404, path
+        unauthorized = await http.post(base + "/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+    assert unauthorized.status_code == 401
+    assert "resource_metadata" not in unauthorized.headers["www-authenticate"]
+
+
+def test_an_external_issuer_is_named_in_protected_resource_metadata(fakes, bio_home) -> None:
+    issuer = "https://login.example.org/realms/bio"
+    env = server_env(fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, MCP_AUTH_ISSUER=issuer)
+    with serving_http(env) as base:
+        metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+        for url in (metadata_url, f"{base}/.well-known/oauth-protected-resource"):
+            metadata = httpx2.get(url, timeout=10)
+            assert metadata.status_code == 200, url
+            body = metadata.json()
+            assert body["resource"] == f"{base}/mcp" and body["authorization_servers"] == [issuer]
+            assert body["scopes_supported"] == ["bio-mcp"] and body["bearer_methods_supported"] == ["header"]
+        assert httpx2.get(f"{base}/.well-known/oauth-authorization-server", timeout=10).status_code == 404
+        unauthorized = httpx2.post(base + "/mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=10)
+        assert unauthorized.status_code == 401
+        assert f'resource_metadata="{metadata_url}"' in unauthorized.headers["www-authenticate"]
+        token = mint_token(SECRET, issuer=issuer)
+        accepted = httpx2.post(base + "/mcp", json=INITIALIZE, timeout=10,
+                               headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"})
+        assert accepted.status_code == 200
+        wrong_issuer = httpx2.post(base + "/mcp", json=INITIALIZE, timeout=10,
+                                   headers={**MCP_HEADERS, "Authorization": f"Bearer {mint_token(SECRET)}"})
+        assert wrong_issuer.status_code == 401

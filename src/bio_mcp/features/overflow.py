@@ -50,14 +50,15 @@ class Spilled(Generic[T]):
 
 
 async def spill(overflow: Overflow | None, items: Sequence[T], size: Callable[[T], int],
-                as_text: Callable[[list[T]], str], mime_type: str) -> Spilled[T]:
-    """The items that fit the budget, and the others kept as one scratch text (`uri`).
+                as_text: Callable[[list[T]], str], mime_type: str, reserved: int = 0) -> Spilled[T]:
+    """The items that fit the budget less `reserved` (the result's other fields), and the others kept as
+    one scratch text (`uri`).
 
     Without an `Overflow` (no budget given, e.g. the CLI) every item is kept.
     """
     if overflow is None:
         return Spilled(list(items), [])
-    kept, rest = split_to_budget(items, size, max(0, overflow.budget - ENVELOPE_ROOM))
+    kept, rest = split_to_budget(items, size, max(0, overflow.budget - ENVELOPE_ROOM - reserved))
     if not rest or overflow.put is None:
         return Spilled(kept, rest)
     text = as_text(rest)

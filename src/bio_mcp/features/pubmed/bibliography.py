@@ -28,6 +28,7 @@ async def format_citations(
     spilled = await spill(
         overflow, entries, lambda entry: json_size(entry.to_json()),
         lambda rest: json.dumps([entry.to_json() for entry in rest], ensure_ascii=False, indent=1), "application/json",
+        reserved=2 * json_size(requested),
     )
     return FormatCitationsResponse(
         requested_pmids=requested, styles=styles, citations=spilled.kept,

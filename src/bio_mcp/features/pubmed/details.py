@@ -22,15 +22,16 @@ _MIME_TYPES = {"full_xml": "application/xml", "medline_text": "text/plain"}
 
 
 def article_json(article: Article, request: DetailsRequest) -> dict[str, Any]:
-    # abstractText already holds the labelled sections' text: the abstract is sent once.
-    data = article.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"abstract_sections"})
+    # Each thing is sent once: abstractText already holds the labelled sections' text, and meshTerms
+    # (the seed's field) the headings' descriptors and qualifiers.
+    data = article.model_dump(mode="json", by_alias=True, exclude_none=True,
+                              exclude={"abstract_sections", "mesh_headings"})
     if request.detail_level == "citation_data":
         data = {k: v for k, v in data.items() if k in _CITATION_FIELDS | ({"meshTerms"} if request.include_mesh_terms else set())}
         data["authors"] = [{k: v for k, v in a.items() if k in _CITATION_AUTHOR_FIELDS} for a in data.get("authors", [])]
     else:
         if not request.include_mesh_terms:
             data.pop("meshTerms", None)
-            data.pop("meshHeadings", None)
         if not request.include_grant_info:
             data.pop("grantList", None)
     return data
@@ -82,7 +83,9 @@ async def fetch_article_details(
         found = {a.pmid for a in parsed.records}
         unrequested = parsed.unrequested
     spilled = await spill(overflow, articles, json_size, lambda rest: _overflow_text(request.detail_level, rest),
-                          _MIME_TYPES.get(request.detail_level, "application/json"))
+                          _MIME_TYPES.get(request.detail_level, "application/json"),
+                          # requestedPmids, and overflow.pmids at worst
+                          reserved=2 * json_size(requested))
     return DetailsResponse(
         requested_pmids=requested,
         detail_level=request.detail_level,
