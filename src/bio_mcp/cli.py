@@ -268,3 +268,22 @@ def embeddings_export(force: Annotated[bool, typer.Option(help="Export again eve
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(f"{path}\n")
+
+
+diagnostics_app = typer.Typer(help="Retrieval diagnostics of kb.search and kb.retrieve_evidence.", no_args_is_help=True)
+app.add_typer(diagnostics_app, name="diagnostics")
+
+
+@diagnostics_app.command("show")
+def diagnostics_show(
+    diagnostic_id: Annotated[str, typer.Option("--id", help="The diagnostic_id of a kb.search or kb.retrieve_evidence result")],
+) -> None:
+    """Print a call's diagnostics (providers, stage timings, candidates, graph budget) as Markdown."""
+    from bio_mcp.features.kb.diagnostics import show_diagnostics
+
+    settings = settings_or_exit()
+    try:
+        text = show_diagnostics(settings, diagnostic_id)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(text)
