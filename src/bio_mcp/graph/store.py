@@ -131,7 +131,8 @@ class SqlGraphStore:
     def _arm_timeout(self, timeout_s: float) -> None:
         if self._dialect == "postgresql":
             # SET LOCAL ends with the transaction, so the pooled connection keeps no timeout.
-            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+            # 0 would mean no timeout at all: anything shorter than 1 ms is 1 ms.
+            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, round(timeout_s * 1000))}")
             return
         raw = self._connection.connection.driver_connection
         raw.set_progress_handler(lambda: 1 if time.monotonic() > self._deadline else 0, _PROGRESS_STEPS)
