@@ -179,7 +179,7 @@ def index_rebuild() -> None:
     sys.stdout.write(json.dumps({"chunks_indexed": count}) + "\n")
 
 
-eval_app = typer.Typer(help="Retrieval evaluation.", no_args_is_help=True)
+eval_app = typer.Typer(help="Retrieval and entity-linking evaluation.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
 
@@ -205,6 +205,27 @@ def eval_beir(
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(result) + "\n")
+
+
+@eval_app.command("linking")
+def eval_linking(
+    data: Annotated[Path, typer.Option(help="A PubTator file (e.g. BC5CDR's); gold mention lines optional")],
+    output: Annotated[Optional[Path], typer.Option(help="Write the linker's mentions here, in PubTator form")] = None,
+) -> None:
+    """Link every title and abstract of DATA; print precision, recall and F1 per type (document-level concept F1)."""
+    from bio_mcp.graph.linking_eval import evaluate_file
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"linking {data}"):
+        try:
+            report = evaluate_file(data, settings, output)
+        except BioMcpError as exc:
+            fail(exc)
+    if report is None:
+        err.print(f"no gold mentions in {data}: linked and written, not scored")
+        return
+    sys.stdout.write(json.dumps(report) + "\n")
 
 
 @app.command()

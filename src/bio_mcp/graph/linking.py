@@ -63,6 +63,7 @@ way weight work
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
 DICTIONARY, VARIANT, TRAINING, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", "bc5cdr-train", \
     "abbreviation", "nct"
+_SCORED = frozenset(("Chemical", "Disease"))
 _PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85}
 
 
@@ -135,15 +136,20 @@ class EntityLinker:
                     break
         if not hits:
             return []
-        # Leftmost, then longest; a hit inside or across an accepted one is dropped.
+        # Leftmost, then longest; a hit inside or across an accepted one is dropped. Chemicals and
+        # diseases are resolved apart from the other types, so "spontaneously hypertensive rats"
+        # (an organism) keeps "hypertensive" (a disease) inside it.
         hits.sort(key=lambda hit: (hit[0], -hit[1]))
         mentions: list[Mention] = []
-        last_end = -1
+        last_end = {True: -1, False: -1}
+        types = self.types
         for start, end, entry in hits:
-            if start >= last_end:
-                mentions.append(Mention(start, end, text[start:end], entry.entity_id,
-                                        self.types.get(entry.entity_id, "Concept"), entry.linker, entry.confidence))
-                last_end = end
+            entity_type = types.get(entry.entity_id, "Concept")
+            group = entity_type in _SCORED
+            if start >= last_end[group]:
+                mentions.append(Mention(start, end, text[start:end], entry.entity_id, entity_type, entry.linker,
+                                        entry.confidence))
+                last_end[group] = end
         return mentions
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
@@ -266,7 +272,7 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
-                 min_precision: float = 0.4) -> EntityLinker:
+                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
     """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong."""
     candidates = dictionary_candidates(vocabulary)
     types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
@@ -280,15 +286,34 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
         if len(key) < 2 or count * 2 < sum(counts.values()):
             continue
         share = count / sum(counts.values())
-        sensitive = len(key) <= 3
-        forms = {text for text in _surface_spellings(training, key)} if sensitive else None
+        spellings = _surface_spellings(training, key)
+        forms = spellings | {text + "s" for text in spellings} if all(map(_case_sensitive, spellings)) else None
         # The training pair outranks MeSH's own reading of the same words (rank 0 sorts first).
         option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
         candidates[key].insert(0, option)
     linker = _compile(candidates, types)
-    for key in _imprecise_keys(linker, training, min_precision):
+    keys, branches = _imprecise(linker, training, vocabulary, min_precision, min_branch_precision)
+    for key in keys:
         candidates.pop(key, None)
+    # A concept the training set never names, in a branch of the tree whose terms were mostly wrong
+    # there (proteins, enzymes, drug classes: BC5CDR does not annotate them), is not linked.
+    unconfirmed = {
+        concept.id for concept in vocabulary.concepts.values()
+        if concept.id not in annotated_types and _branch_of(concept.tree_numbers, branches)
+    }
+    for key in list(candidates):
+        kept = [option for option in candidates[key]
+                if option.linker == TRAINING or option.entity_id not in unconfirmed]
+        if kept:
+            candidates[key] = kept
+        else:
+            del candidates[key]
     return _compile(candidates, types)
+
+
+def _branch_of(tree_numbers: Iterable[str], branches: set[str]) -> bool:
+    trees = tuple(tree_numbers)
+    return bool(trees) and all(any(tree == b or tree.startswith(b + ".") for b in branches) for tree in trees)
 
 
 def _surface_spellings(training: list[PubtatorDocument], key: str) -> set[str]:
@@ -296,21 +321,32 @@ def _surface_spellings(training: list[PubtatorDocument], key: str) -> set[str]:
             if term_key(annotation.text) == key}
 
 
-def _imprecise_keys(linker: EntityLinker, training: list[PubtatorDocument], min_precision: float) -> set[str]:
-    """Keys whose Chemical or Disease mentions were right less often than `min_precision` (smoothed)."""
+def _imprecise(linker: EntityLinker, training: list[PubtatorDocument], vocabulary: Vocabulary,
+               min_precision: float, min_branch_precision: float) -> tuple[set[str], set[str]]:
+    """Keys, and tree branches (two levels deep), whose Chemical or Disease mentions on the training
+    set were right less often than the bounds (smoothed: one right and one wrong added)."""
     predicted: Counter[str] = Counter()
     correct: Counter[str] = Counter()
+    branch_predicted: Counter[str] = Counter()
+    branch_correct: Counter[str] = Counter()
     for document in training:
-        gold = [(a.start, a.end, a.type, {mesh_entity_id(ui) for ui in a.ids}) for a in document.annotations]
+        gold = [(a.start, a.end, {mesh_entity_id(ui) for ui in a.ids}) for a in document.annotations]
         for mention in linker._dictionary_mentions(document.text):
-            if mention.entity_type not in ("Chemical", "Disease"):
+            if mention.entity_type not in _SCORED:
                 continue
             key = term_key(mention.text)
+            right = any(start < mention.end and mention.start < end and mention.entity_id in ids
+                        for start, end, ids in gold)
             predicted[key] += 1
-            if any(start < mention.end and mention.start < end and mention.entity_id in ids
-                   for start, end, _type, ids in gold):
-                correct[key] += 1
-    return {key for key, count in predicted.items() if (correct[key] + 1) / (count + 2) < min_precision}
+            correct[key] += right
+            concept = vocabulary.concepts.get(mention.entity_id)
+            for branch in {".".join(tree.split(".")[:2]) for tree in (concept.tree_numbers if concept else ())}:
+                branch_predicted[branch] += 1
+                branch_correct[branch] += right
+    keys = {key for key, count in predicted.items() if (correct[key] + 1) / (count + 2) < min_precision}
+    branches = {branch for branch, count in branch_predicted.items()
+                if (branch_correct[branch] + 1) / (count + 2) < min_branch_precision}
+    return keys, branches
 
 
 def training_path_of(settings: Settings) -> Path | None:
