@@ -308,3 +308,49 @@ def diagnostics_show(
     except BioMcpError as exc:
         fail(exc)
     sys.stdout.write(text)
+
+
+graph_app = typer.Typer(help="The knowledge graph of the corpus.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("rebuild")
+def graph_rebuild() -> None:
+    """Rebuild every graph node and edge from the store's documents and chunks (same ids as a sync)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bio_mcp.features.kb.rebuild import rebuild_configured_graph
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.0f} docs/s"), TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("rebuilding the graph", total=None, rate=0.0)
+
+        def advance(done: int, total: int) -> None:
+            elapsed = progress.tasks[task].elapsed or 0.0
+            progress.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
+
+        try:
+            report = rebuild_configured_graph(settings, advance)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
+
+
+@graph_app.command("related")
+def graph_related() -> None:
+    """Recompute RELATED_TO (entity co-occurrence, NPMI over sections); run it after large syncs."""
+    from bio_mcp.features.kb.rebuild import refresh_configured_related
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status("computing RELATED_TO"):
+        try:
+            report = refresh_configured_related(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
