@@ -11,7 +11,7 @@ interface once one can run and be tested here.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -143,10 +143,17 @@ class SqlGraphStore:
             self._connection.connection.driver_connection.set_progress_handler(None, _PROGRESS_STEPS)
 
     def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._timed(lambda: list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall()))
+
+    def _select(self, statement: sa.Executable) -> list[Any]:
+        return self._timed(lambda: list(self._connection.execute(statement)))
+
+    def _timed(self, run: Callable[[], list[Any]]) -> list[Any]:
+        """Runs one statement under its own timeout; a statement cut short raises QueryTimeout."""
         if self._timeout_s is not None:
             self._deadline = time.monotonic() + self._timeout_s
         try:
-            return list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall())
+            return run()
         except sa.exc.OperationalError as exc:
             if _is_timeout(exc):
                 raise QueryTimeout(str(exc.orig).splitlines()[0]) from exc
@@ -246,15 +253,15 @@ class SqlGraphStore:
     def existing(self, node_ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
         for batch in in_batches(sorted(set(node_ids))):
-            found.update(self._connection.execute(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))).scalars())
+            found.update(row[0] for row in self._select(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))))
         return found
 
     def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]:
         found: dict[str, Node] = {}
         columns = [kg_nodes.c[name] for name in _NODE_COLUMNS]
         for batch in in_batches(sorted(set(node_ids))):
-            for row in self._connection.execute(sa.select(*columns).where(kg_nodes.c.id.in_(batch))).mappings():
-                found[row["id"]] = _node(row)
+            for row in self._select(sa.select(*columns).where(kg_nodes.c.id.in_(batch))):
+                found[row.id] = _node(row._mapping)
         return found
 
     def neighbours(
@@ -323,17 +330,17 @@ class SqlGraphStore:
                 .where(kg_edges.c.type == "MENTIONS", kg_edges.c.dst.in_(batch))
                 .group_by(kg_edges.c.dst)
             )
-            counts.update({row[0]: int(row[1]) for row in self._connection.execute(query)})
+            counts.update({row[0]: int(row[1]) for row in self._select(query)})
         return counts
 
     def counts(self) -> GraphCounts:
         nodes = {
             str(row[0]): int(row[1])
-            for row in self._connection.execute(sa.select(kg_nodes.c.label, sa.func.count()).group_by(kg_nodes.c.label))
+            for row in self._select(sa.select(kg_nodes.c.label, sa.func.count()).group_by(kg_nodes.c.label))
         }
         edges = {
             str(row[0]): int(row[1])
-            for row in self._connection.execute(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
+            for row in self._select(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
         }
         return GraphCounts(nodes=nodes, edges=edges)
 
