@@ -320,9 +320,16 @@ def graph_rebuild() -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from bio_mcp.features.kb.rebuild import rebuild_configured_graph
+    from bio_mcp.graph.indexer import build_graph_indexer
 
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
+    # Loaded before the bar starts, so its rate counts documents only (a first build takes minutes).
+    with err.status("loading the MeSH vocabulary and entity linker"):
+        try:
+            graph = build_graph_indexer(settings)
+        except BioMcpError as exc:
+            fail(exc)
     columns = (
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]:.0f} docs/s"), TimeElapsedColumn(),
@@ -335,7 +342,7 @@ def graph_rebuild() -> None:
             progress.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
 
         try:
-            report = rebuild_configured_graph(settings, advance)
+            report = rebuild_configured_graph(settings, advance, graph)
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(report.__dict__) + "\n")

@@ -85,11 +85,14 @@ def rebuild_graph(
 
 
 
-def rebuild_configured_graph(settings: Settings, progress: Progress | None = None) -> RebuildReport:
-    """`bio-mcp graph rebuild` on the corpus of these settings (DATABASE_URL or BIO_MCP_HOME)."""
+def rebuild_configured_graph(
+    settings: Settings, progress: Progress | None = None, graph: GraphIndexer | None = None
+) -> RebuildReport:
+    """`bio-mcp graph rebuild` on the corpus of these settings (DATABASE_URL or BIO_MCP_HOME), with
+    `graph` (default: the linker and vocabulary the settings configure)."""
     store = open_metadata_store(settings)
     try:
-        return rebuild_graph(store, build_graph_indexer(settings), progress=progress)
+        return rebuild_graph(store, graph or build_graph_indexer(settings), progress=progress)
     finally:
         store.close()
 
