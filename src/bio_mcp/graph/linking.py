@@ -155,7 +155,7 @@ class EntityLinker:
         for abbreviation in abbreviations:
             long_form = [m for m in mentions
                          if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
-            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?![\w-])")
+            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?!\w)")
             spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
             if not spans:
                 continue
@@ -319,8 +319,9 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
     keys, branches = _imprecise(linker, training, vocabulary, min_precision, min_branch_precision)
     for key in keys:
         candidates.pop(key, None)
-    # A concept the training set never names, in a branch of the tree whose terms were mostly wrong
-    # there (proteins, enzymes, drug classes: BC5CDR does not annotate them), is not linked.
+    # A concept the training set never names, filed (anywhere) in a branch of the tree whose terms
+    # were mostly wrong there (proteins, enzymes, drug classes: BC5CDR does not annotate them), is
+    # not linked.
     unconfirmed = {
         concept.id for concept in vocabulary.concepts.values()
         if concept.id not in pairs.types and _branch_of(concept.tree_numbers, branches)
@@ -336,8 +337,7 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
 
 
 def _branch_of(tree_numbers: Iterable[str], branches: set[str]) -> bool:
-    trees = tuple(tree_numbers)
-    return bool(trees) and all(any(tree == b or tree.startswith(b + ".") for b in branches) for tree in trees)
+    return any(tree == branch or tree.startswith(branch + ".") for tree in tree_numbers for branch in branches)
 
 
 def _imprecise(linker: EntityLinker, training: list[PubtatorDocument], vocabulary: Vocabulary,
@@ -423,7 +423,7 @@ def _cached_linker(mesh_path: Path, training_path: Path | None, cache_dir: Path 
 def load_linker(settings: Settings) -> EntityLinker:
     """The process's linker for these settings; built (or read from BIO_MCP_HOME/cache) once."""
     mesh_path = mesh_path_of(settings)
-    if mesh_path is None:
+    if mesh_path is None or not mesh_path.is_file():
         raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
     return _cached_linker(mesh_path, training_path_of(settings), settings.home / "cache")

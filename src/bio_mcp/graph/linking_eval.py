@@ -108,7 +108,7 @@ def evaluate_file(data: Path, settings: Settings, output: Path | None = None) ->
     if not documents:
         raise BioMcpError(ErrorCode.VALIDATION, f"no PubTator documents in {data}", {"path": str(data)})
     mesh_path = mesh_path_of(settings)
-    if mesh_path is None:
+    if mesh_path is None or not mesh_path.is_file():
         raise BioMcpError(ErrorCode.VALIDATION, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
     held_out = frozenset(document.pmid for document in documents)
