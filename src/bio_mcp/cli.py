@@ -220,7 +220,7 @@ def index_embed() -> None:
     sys.stdout.write(json.dumps({"chunks_embedded": count, "chunks_pending": pending}) + "\n")
 
 
-eval_app = typer.Typer(help="Retrieval evaluation.", no_args_is_help=True)
+eval_app = typer.Typer(help="Retrieval and entity-linking evaluation.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
 
@@ -256,6 +256,27 @@ def eval_beir(
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(result) + "\n")
+
+
+@eval_app.command("linking")
+def eval_linking(
+    data: Annotated[Path, typer.Option(help="A PubTator file (e.g. BC5CDR's); gold mention lines optional")],
+    output: Annotated[Optional[Path], typer.Option(help="Write the linker's mentions here, in PubTator form")] = None,
+) -> None:
+    """Link every title and abstract of DATA; print precision, recall and F1 per type (document-level concept F1)."""
+    from bio_mcp.graph.linking_eval import evaluate_file
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"linking {data}"):
+        try:
+            report = evaluate_file(data, settings, output)
+        except BioMcpError as exc:
+            fail(exc)
+    if report is None:
+        err.print(f"no gold mentions in {data}: linked and written, not scored")
+        return
+    sys.stdout.write(json.dumps(report) + "\n")
 
 
 @app.command()
@@ -321,6 +342,78 @@ def embeddings_export(force: Annotated[bool, typer.Option(help="Build again even
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(f"{path}\n")
+
+
+diagnostics_app = typer.Typer(help="Retrieval diagnostics of kb.search and kb.retrieve_evidence.", no_args_is_help=True)
+app.add_typer(diagnostics_app, name="diagnostics")
+
+
+@diagnostics_app.command("show")
+def diagnostics_show(
+    diagnostic_id: Annotated[str, typer.Option("--id", help="The diagnostic_id of a kb.search or kb.retrieve_evidence result")],
+) -> None:
+    """Print a call's diagnostics (providers, stage timings, candidates, graph budget) as Markdown."""
+    from bio_mcp.features.kb.diagnostics import show_diagnostics
+
+    settings = settings_or_exit()
+    try:
+        text = show_diagnostics(settings, diagnostic_id)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(text)
+
+
+graph_app = typer.Typer(help="The knowledge graph of the corpus.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("rebuild")
+def graph_rebuild() -> None:
+    """Rebuild every graph node and edge from the store's documents and chunks (same ids as a sync)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bio_mcp.features.kb.rebuild import rebuild_configured_graph
+    from bio_mcp.graph.indexer import build_graph_indexer
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    # Loaded before the bar starts, so its rate counts documents only (a first build takes minutes).
+    with err.status("loading the MeSH vocabulary and entity linker"):
+        try:
+            graph = build_graph_indexer(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.0f} docs/s"), TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("rebuilding the graph", total=None, rate=0.0)
+
+        def advance(done: int, total: int) -> None:
+            elapsed = progress.tasks[task].elapsed or 0.0
+            progress.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
+
+        try:
+            report = rebuild_configured_graph(settings, advance, graph)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
+
+
+@graph_app.command("related")
+def graph_related() -> None:
+    """Recompute RELATED_TO (entity co-occurrence, NPMI over sections); run it after large syncs."""
+    from bio_mcp.features.kb.rebuild import refresh_configured_related
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status("computing RELATED_TO"):
+        try:
+            report = refresh_configured_related(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
 
 
 if __name__ == "__main__":
