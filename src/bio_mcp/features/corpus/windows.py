@@ -15,6 +15,8 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_esearch
 
 ESEARCH_CEILING = 9999
+# Before the first Entrez date of any record: no sync window ever starts earlier.
+ALL_TIME_START = date(1800, 1, 1)
 
 
 @dataclass(frozen=True)
