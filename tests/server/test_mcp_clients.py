@@ -89,7 +89,9 @@ async def test_seed_names_on_request(fakes, bio_home) -> None:
 
 
 async def test_unknown_tool_is_the_validation_envelope_naming_the_tools(pubmed) -> None:
-    error = envelope_of(await pubmed.call_tool("searchPubMed", {"queryTerm": "asthma"}))
+    result = await pubmed.call_tool("searchPubMed", {"queryTerm": "asthma"})
+    assert result.meta["audit"]["latency_ms"] < 1000
+    error = envelope_of(result)
     assert error["code"] == "VALIDATION" and "searchPubMedArticles" in error["message"]
     assert "formatCitations" in error["details"]["available"]
 
