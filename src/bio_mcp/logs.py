@@ -75,6 +75,9 @@ def configure_logging(level: str = "info", logs_dir: Path | None = None) -> None
         root.addHandler(handler)
     root.setLevel(logging.WARNING)
     logging.getLogger(_LOGGER_NAME).setLevel(level.upper())
+    # uvicorn's own records (started, listening, shutting down, errors) at our level, through the
+    # same JSON handlers: the server passes log_config=None so uvicorn adds no handlers of its own.
+    logging.getLogger("uvicorn").setLevel(level.upper())
     # The HTTP client logs every request URL at INFO, and an NCBI URL carries the api_key: our own
     # upstream log lines show the URL with secrets removed instead.
     for name in ("httpx2", "httpcore2"):

@@ -2,7 +2,9 @@
 
 `ToolInput` makes an empty string (or null) in an optional field count as absent, at any depth,
 so an agent that fills every optional parameter with "" gets the defaults instead of a broken
-query. Required fields still reject empty strings through their own constraints.
+query. Required fields still reject empty strings through their own constraints. Calls through
+the server are first held to the published JSON schema (`input_schema`), where null passes only
+if the schema allows it.
 """
 
 from __future__ import annotations

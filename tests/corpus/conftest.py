@@ -67,7 +67,7 @@ async def make_service(bio_home: Path, fakes: RunningFakes) -> AsyncIterator[Ser
     def make(database_url: str | None = None, **kwargs: Any) -> CorpusService:
         settings = corpus_settings(bio_home, fakes, database_url)
         eutils = EutilsClient(settings)
-        kwargs.setdefault("sync_options", SyncOptions(until=UNTIL, batch_size=100))
+        kwargs.setdefault("sync_options", SyncOptions(until=UNTIL, batch_size=100, since=SPREAD[0].date()))
         kwargs.setdefault("embed_in_background", False)
         service = CorpusService(settings, eutils, **kwargs)
         opened.append((service, eutils))

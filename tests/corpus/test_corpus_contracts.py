@@ -29,7 +29,9 @@ SYNC_RESPONSE = {
     "properties": {"job_id": {"type": "string"}, "inserted": {"type": "integer", "minimum": 0},
                    "updated": {"type": "integer", "minimum": 0}, "skipped": {"type": "integer", "minimum": 0},
                    "pmids_processed": {"type": "integer", "minimum": 0}, "max_edat_seen": {"type": ["string", "null"]},
-                   "warnings": {"type": "array", "items": {"type": "string"}}},
+                   "warnings": {"type": "array", "items": {"type": "string"}},
+                   # Additive (the seed's versioning policy allows new optional fields): the record cap stopped early.
+                   "more_to_sync": {"type": "boolean"}},
     "additionalProperties": False,
 }
 SEARCH_REQUEST = {
@@ -45,8 +47,13 @@ SEARCH_RESPONSE = {
         "type": "object", "required": ["doc_id", "uuid", "score"],
         "properties": {"doc_id": {"type": "string", "pattern": "^pmid:[0-9]+$"}, "uuid": {"type": "string", "minLength": 10},
                        "sim": {"type": ["number", "null"]}, "bm25": {"type": ["number", "null"]},
-                       "quality": {"type": ["number", "null"]}, "score": {"type": "number"}},
-        "additionalProperties": False}}},
+                       "quality": {"type": ["number", "null"]}, "score": {"type": "number"},
+                       # Additive: what a caller needs to judge a hit without rag.get.
+                       "title": {"type": ["string", "null"]}, "year": {"type": ["integer", "null"]},
+                       "snippet": {"type": ["string", "null"]}},
+        "additionalProperties": False}},
+        # Additive: why there are no results.
+        "note": {"type": ["string", "null"]}},
     "additionalProperties": False,
 }
 GET_REQUEST = {

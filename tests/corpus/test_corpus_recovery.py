@@ -17,7 +17,7 @@ from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +32,8 @@ SYNC_SCRIPT = textwrap.dedent(
     from bio_mcp.features.corpus.service import sync_once
     from bio_mcp.features.corpus.sync import SyncOptions
 
-    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31)
+    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31,
+                          since=date.fromisoformat("{SPREAD[0].date().isoformat()}"))
     asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="killed", term="{TERM}"), options))
     """
 )
@@ -158,3 +159,81 @@ async def test_index_writes_a_crash_left_unflushed_are_redone_from_the_store(mak
     assert reopened.index.uuids() == (uuids, uuids)
     assert chunk_uuids(reopened.store) == (uuids, set())
     assert reopened.index.search("zymurgy xylophone quokka", 5, False, mode="bm25") == []
+
+
+EMBED_KILL_SCRIPT = textwrap.dedent(
+    f"""
+    import asyncio
+    from datetime import date
+    from bio_mcp.config import load_settings
+    from bio_mcp.features.corpus.models import SyncDeltaRequest
+    from bio_mcp.features.corpus.service import sync_once
+    from bio_mcp.features.corpus.sync import SyncOptions
+
+    options = SyncOptions(until=date(2024, 3, 15), batch_size=50)
+    asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="embedding", term="{TERM}"), options))
+    """
+)
+
+
+@pytest.fixture(scope="session")
+def onnx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ONNX model exported once per session (needs torch that one time); homes link to it."""
+    from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model
+
+    home = tmp_path_factory.mktemp("onnx-home")
+    export_onnx_model(home)
+    return home / "models"
+
+
+async def test_a_sync_killed_while_embedding_with_onnx_leaves_store_and_indexes_agreeing(
+    make_service, fakes, bio_home, database_url, onnx_models
+) -> None:
+    from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+
+    (bio_home / "models").symlink_to(onnx_models, target_is_directory=True)
+    settings = corpus_settings(bio_home, fakes, database_url)
+    env = {
+        **os.environ,
+        "BIO_MCP_HOME": str(settings.home),
+        "NCBI_EUTILS_BASE_URL": fakes.eutils_base_url,
+        "BIO_MCP_EMBEDDINGS_PROVIDER": "onnx",
+        # Small embedding batches: many commits, so the kill lands between two of them.
+        "BIO_MCP_EMBEDDINGS_BATCH_SIZE": "4",
+        "NCBI_API_KEY": "test-key",
+        **({"DATABASE_URL": database_url} if database_url else {}),
+    }
+    process = await anyio.open_process([sys.executable, "-c", EMBED_KILL_SCRIPT], env=env, cwd=REPO)
+    store = open_metadata_store(settings)
+    model_id = OnnxEmbeddings(bio_home).model_id
+    try:
+        with anyio.fail_after(180):
+            while True:
+                with store.read() as tx:
+                    counts = tx.chunks.state_counts(model_id)
+                # Chunks embedded, but not all: the sync is in its embedding phase.
+                if 0 < counts.embedded < counts.total:
+                    break
+                assert process.returncode is None, "the sync subprocess ended before it was killed"
+                await anyio.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        with anyio.fail_after(10):
+            await process.wait()
+        with store.read() as tx:
+            killed_at = tx.chunks.state_counts(model_id)
+        assert 0 < killed_at.embedded < killed_at.total
+
+        service = make_service(database_url, embeddings=OnnxEmbeddings(bio_home))
+        await service.open()
+        assert await service.drain() == killed_at.total - killed_at.embedded
+        uuids, unindexed = chunk_uuids(service.store)
+        with service.store.read() as tx:
+            after = tx.chunks.state_counts(model_id)
+        assert len(uuids) == after.total == after.embedded == killed_at.total and not unindexed
+        bm25_uuids, vector_uuids = service.index.uuids()
+        assert bm25_uuids == vector_uuids == uuids
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.aclose()
+        store.close()

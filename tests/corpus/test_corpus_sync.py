@@ -14,7 +14,7 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaRequest,
 )
 from bio_mcp.store.timestamps import parse_iso_utc
-from tests.corpus.conftest import TERM
+from tests.corpus.conftest import SPREAD, TERM
 
 pytestmark = pytest.mark.anyio
 
@@ -124,7 +124,7 @@ async def test_windows_advance_the_watermark_in_steps(make_service, fakes) -> No
     from bio_mcp.features.corpus.sync import SyncOptions
     from tests.corpus.conftest import UNTIL
 
-    service = make_service(sync_options=SyncOptions(until=UNTIL, batch_size=50, max_window_days=31))
+    service = make_service(sync_options=SyncOptions(until=UNTIL, batch_size=50, max_window_days=31, since=SPREAD[0].date()))
     response = await service.sync_delta(SyncDeltaRequest(query_key="steps", term=TERM))
     with service.store.read() as tx:
         audit = tx.checkpoints.audit("steps")

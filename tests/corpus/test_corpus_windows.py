@@ -57,3 +57,21 @@ async def test_max_days_caps_window_spans(fakes, bio_home) -> None:
         assert plan.total == len(fakes.eutils.records)
     finally:
         await eutils.aclose()
+
+
+async def test_a_capped_plan_stops_at_the_cap_and_counts_only_what_it_plans(fakes, bio_home) -> None:
+    fakes.eutils.spread_edats(datetime(2024, 1, 1), datetime(2024, 12, 31))
+    eutils = EutilsClient(corpus_settings(bio_home, fakes))
+    try:
+        start, end = date(2024, 1, 1), date(2024, 12, 31)
+        whole = await plan_windows(eutils, "all[sb]", start, end, max_count=100)
+        assert whole.range_count == len(fakes.eutils.records)
+        assert not whole.complete and 0 < whole.total <= 100
+        assert all(w.count <= 100 for w in whole.windows) and whole.windows[0].start == start
+        counted = len(fakes.eutils.faults.log.to("esearch.fcgi"))
+        fakes.eutils.faults.reset()
+        full = await plan_windows(eutils, "all[sb]", start, end, max_count=None)
+        assert full.complete and full.total == len(fakes.eutils.records)
+        assert counted < 20  # the capped plan never counts the months it will not sync
+    finally:
+        await eutils.aclose()

@@ -5,6 +5,7 @@ import itertools
 import pytest
 
 from bio_mcp.search.fusion import (
+    DEFAULT_FUSION,
     Candidate,
     FusedDoc,
     FusionConfig,
@@ -114,3 +115,29 @@ def test_config_validation() -> None:
         FusionConfig(quality_weight=-1.0)
     assert FusionConfig(candidates=100).candidate_depth(10) == 100
     assert FusionConfig(candidates=100).candidate_depth(100) == 500
+
+
+def test_a_poor_semantic_best_does_not_outrank_the_only_real_match() -> None:
+    # The reported case: `semaglutide` on a corpus without it. The one real match is BM25's only hit
+    # but has the lowest cosine of the candidates; an unrelated paper's cosine of 0.23 is the best of
+    # a narrow band of poor cosines. Min-max made that paper worth as much as the real match.
+    real = Candidate("real", "29915538", bm25=7.4, sim=0.05)
+    unrelated = Candidate("unrelated", "1000", sim=0.23)
+    others = [Candidate(f"o{i}", str(2000 + i), sim=0.06 + 0.0015 * i) for i in range(98)]
+    docs = fuse([real, unrelated, *others], DEFAULT_FUSION)
+    assert docs[0].pmid == "29915538"
+    poor = next(doc for doc in docs if doc.pmid == "1000")
+    assert poor.relevance == pytest.approx(0.5 * 0.18 / 0.3) and poor.relevance < 0.5
+    old = fuse([real, unrelated, *others], FusionConfig(sim_min_span=0.0))
+    assert old[0].pmid == "1000"  # what plain min-max did: a tie, lost on the PMID tie-breaker
+    ranked = rerank(docs, {"unrelated": 8, "real": 0}, quality_bias=True)
+    assert ranked[0].pmid == "29915538"
+
+
+def test_relevance_is_absolute_not_relative_to_the_query_best() -> None:
+    weak = fuse([Candidate("a", "1", bm25=None, sim=0.2), Candidate("b", "2", sim=0.1)], DEFAULT_FUSION)
+    assert weak[0].relevance < 0.5
+    strong = fuse([Candidate("a", "1", bm25=3.0, sim=0.8), Candidate("b", "2", bm25=1.0, sim=0.3)], DEFAULT_FUSION)
+    assert strong[0].relevance == pytest.approx(1.0)
+    rrf = FusionConfig(method="rrf", rrf_k=60)
+    assert fuse([Candidate("a", "1", bm25=1.0, sim=0.5)], rrf)[0].relevance == pytest.approx(1.0)

@@ -169,8 +169,9 @@ async def test_one_slow_answer_leaves_time_for_a_retry(fakes, bio_home) -> None:
             elapsed = time.monotonic() - started
     assert not result.is_error, result.structured_content
     assert 1.5 <= elapsed < 3.5
-    # The answer came from the retry: the slow first request has not even been answered yet.
-    assert [a.fault for a in fakes.eutils.faults.log.to("efetch.fcgi")] == [None]
+    # The answer came from the retry; the first attempt hung up on the slow request (the fake's 499).
+    arrivals = fakes.eutils.faults.log.to("efetch.fcgi")
+    assert [(a.fault, a.status) for a in arrivals] == [("slow", 499), (None, 200)]
 
 
 async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:

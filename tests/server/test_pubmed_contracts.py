@@ -66,7 +66,11 @@ def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_tool_and_resource_names(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    assert tools == {"searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "formatCitations"}
+    # formatCitations and fetchFullText are additive.
+    assert tools == {
+        "searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "formatCitations", "fetchFullText",
+        "lookupMeshTerms",
+    }
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert resources == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
 

@@ -122,3 +122,45 @@ async def test_a_search_that_finds_something_does_not_ask_espell(gateway, fakes)
 async def test_no_suggestion_when_espell_has_none(gateway) -> None:
     out, _ = await search(gateway, {"queryTerm": "asthma AND zzzzzzzzzzzzqqq"})
     assert out["totalFound"] == 0 and "spellingSuggestion" not in out
+
+
+@pytest.fixture
+async def fragile_gateway(fakes, bio_home):
+    settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_MAX_RETRIES=0)
+    async with Runtime(settings) as runtime:
+        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            yield client
+
+
+async def test_a_failed_esummary_keeps_the_pmids_and_says_what_failed(fragile_gateway, fakes) -> None:
+    fakes.eutils.inject(fakes.eutils.server_error(503), times=None, path="esummary.fcgi")
+    out, text = await search(fragile_gateway, {"queryTerm": "asthma", "maxResults": 5, "fetchBriefSummaries": 3})
+    assert out["pmids"] and out["briefSummaries"] == []
+    [warning] = [w for w in out["warnings"] if "ESummary" in w]
+    assert warning.startswith("NCBI ESummary failed (UPSTREAM:") and "503" in warning
+    assert "brief summaries are missing" in warning and "ESummary failed" in text
+
+
+async def test_a_failed_espell_does_not_fail_the_search(fragile_gateway, fakes) -> None:
+    fakes.eutils.inject(fakes.eutils.server_error(502), times=None, path="espell.fcgi")
+    out, _ = await search(fragile_gateway, {"queryTerm": "semaglutde"})
+    assert out["totalFound"] == 0 and "spellingSuggestion" not in out
+    assert any(w.startswith("NCBI ESpell failed (UPSTREAM:") for w in out["warnings"])
+
+
+async def test_a_failed_esearch_is_an_upstream_error_not_an_empty_result(fragile_gateway, fakes) -> None:
+    fakes.eutils.inject(fakes.eutils.server_error(503), times=None, path="esearch.fcgi")
+    error = await error_of(fragile_gateway, {"queryTerm": "asthma"})
+    assert error["code"] == "UPSTREAM"
+
+
+async def test_related_articles_without_titles_say_why(fragile_gateway, fakes) -> None:
+    pmid = next(p for p in fakes.eutils.pmids if fakes.eutils.index.cited_by.get(p))
+    fakes.eutils.inject(fakes.eutils.server_error(503), times=None, path="esummary.fcgi")
+    result = await fragile_gateway.call_tool(
+        "getArticleRelationships", {"sourcePmid": pmid, "relationshipType": "pubmed_citedin"}
+    )
+    assert not result.is_error
+    out = result.structured_content
+    assert out["relatedArticles"] and all("title" not in article for article in out["relatedArticles"])
+    assert out["warnings"][0].startswith("NCBI ESummary failed") and "titles and authors are missing" in out["warnings"][0]

@@ -104,11 +104,19 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@pytest.mark.parametrize("case", ["missing", "bad_signature", "expired", "not_a_jwt"])
+@pytest.mark.parametrize(
+    "case", ["missing", "bad_signature", "expired", "not_a_jwt", "year_3000", "lives_25_hours", "issued_long_ago"]
+)
 async def test_http_rejects_bad_tokens_with_401(http_server, case) -> None:
     base, _ = http_server
     headers = dict(MCP_HEADERS)
-    if case == "bad_signature":
+    now = int(time.time())
+    lifetimes = {"year_3000": (now, 32503680000), "lives_25_hours": (now, now + 25 * 3600),
+                 "issued_long_ago": (now - 10 * 86400, now + 3600)}
+    if case in lifetimes:
+        iat, exp = lifetimes[case]
+        headers["Authorization"] = "Bearer " + jwt.encode({"sub": "d", "iat": iat, "exp": exp}, SECRET, "HS256")
+    elif case == "bad_signature":
         headers["Authorization"] = "Bearer " + mint_token("x" * 40)
     elif case == "expired":
         headers["Authorization"] = "Bearer " + jwt.encode({"sub": "d", "exp": int(time.time()) - 60}, SECRET, "HS256")
@@ -152,6 +160,27 @@ def test_bad_configuration_is_a_clear_error(bio_home) -> None:
                             capture_output=True, timeout=30)
     assert result.returncode == 2
     assert b"NCBI_REQUEST_DELAY_MS" in result.stderr and b"Traceback" not in result.stderr
+
+
+async def test_http_accepts_a_token_just_within_the_maximum_lifetime(http_server) -> None:
+    base, _ = http_server
+    now = int(time.time())
+    token = jwt.encode({"sub": "d", "iat": now, "exp": now + 23 * 3600}, SECRET, "HS256")
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(base + "/mcp", json=INITIALIZE,
+                                   headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+
+
+def test_token_command_refuses_a_lifetime_past_the_maximum(bio_home) -> None:
+    env = {**os.environ, "MCP_AUTH_SECRET_KEY": SECRET}
+    refused = subprocess.run([BIO_MCP, "token", "--ttl", str(25 * 3600)], env=env, capture_output=True, timeout=30)
+    assert refused.returncode != 0 and not refused.stdout
+    assert b"MCP_AUTH_MAX_TOKEN_LIFETIME_S" in refused.stderr and b"Traceback" not in refused.stderr
+    raised = subprocess.run([BIO_MCP, "token", "--ttl", str(25 * 3600)], capture_output=True, timeout=30,
+                            env={**env, "MCP_AUTH_MAX_TOKEN_LIFETIME_S": str(48 * 3600)})
+    claims = jwt.decode(raised.stdout.decode().strip(), SECRET, algorithms=["HS256"])
+    assert claims["exp"] - claims["iat"] == 25 * 3600
 
 
 def test_token_command_mints_a_verifiable_token(bio_home) -> None:

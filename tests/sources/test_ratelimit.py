@@ -1,4 +1,5 @@
-"""The rate limiters keep NCBI's rule (at most N starts in any window) and fail fast past a deadline."""
+"""The rate limiters keep NCBI's rule (at most N starts in any window) at send time, hold no slot
+for a caller that cannot use it, and fail fast past a deadline."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import anyio
 import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.sources.ratelimit import LocalRateLimiter, RedisRateLimiter, build_rate_limiter, limit_for_rate
+from bio_mcp.sources.ratelimit import (
+    WINDOW_MARGIN_S,
+    LocalRateLimiter,
+    RedisRateLimiter,
+    SlidingLog,
+    build_rate_limiter,
+    limit_for_rate,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -25,17 +33,18 @@ def max_in_window(starts: list[float], window: float) -> int:
     return best
 
 
-async def run_callers(limiter, callers: int) -> list[float]:
+async def run_callers(limiters, callers: int) -> list[float]:
+    """Each caller takes a slot and 'sends' at once; the send times."""
     starts: list[float] = []
 
-    async def one() -> None:
-        await limiter.acquire()
+    async def one(limiter) -> None:
+        slot = await limiter.acquire()
         starts.append(time.monotonic())
-        limiter.note_sent()
+        await limiter.confirm(slot)
 
     async with anyio.create_task_group() as tg:
-        for _ in range(callers):
-            tg.start_soon(one)
+        for i in range(callers):
+            tg.start_soon(one, limiters[i % len(limiters)])
     return starts
 
 
@@ -45,50 +54,97 @@ def test_limit_for_rate() -> None:
     assert limit_for_rate(0.5) == (1, 2.0)
 
 
+def test_sliding_log_counts_a_pending_slot_until_it_is_confirmed() -> None:
+    log = SlidingLog(limit=2, span_s=1.0, min_gap_s=0.1)
+    assert log.reserve("a", now=0.0) == 0
+    assert log.reserve("b", now=0.1) == 0
+    # Both windows are full; "a" is still pending, so nobody can know when its window ends.
+    assert log.reserve("c", now=5.0) > 1.0
+    log.confirm("a", now=5.0)
+    # Confirmed at 5.0, "a" now frees its place one span after that, not after 0.0.
+    assert log.reserve("c", now=5.5) > 0
+    log.confirm("b", now=5.1)
+    assert log.reserve("c", now=6.0) == 0
+    assert log.reserve("d", now=6.05) == pytest.approx(0.05)
+
+
+def test_sliding_log_gives_a_released_slot_back() -> None:
+    log = SlidingLog(limit=1, span_s=1.0, min_gap_s=0.1)
+    assert log.reserve("a", now=0.0) == 0
+    assert log.reserve("b", now=0.2) > 0
+    log.release("a")
+    assert log.reserve("b", now=0.2) == 0
+
+
 async def test_local_limiter_never_exceeds_limit_in_any_window() -> None:
     limiter = LocalRateLimiter("test", limit=10)
-    starts = await run_callers(limiter, 35)
+    starts = await run_callers([limiter], 35)
     assert len(starts) == 35
-    assert max_in_window(starts, 1.0) <= 10
-    # Starts are spaced 1.03 s / 10 apart: 34 gaps take about 3.5 s, within 97% of the limit.
-    assert max(starts) - min(starts) < 3.6
+    assert max_in_window(starts, 1.0 + WINDOW_MARGIN_S) <= 10
+    # Three full windows of 10 and five more: a little over three spans, not more.
+    assert max(starts) - min(starts) < 3 * (1 + WINDOW_MARGIN_S) + 0.3
 
 
 async def test_deadline_fails_fast_with_rate_limit_and_reserves_nothing() -> None:
     limiter = LocalRateLimiter("ncbi", limit=3)
     for _ in range(3):
-        await limiter.acquire()
-        limiter.note_sent()
+        await limiter.confirm(await limiter.acquire())
     started = time.monotonic()
     with pytest.raises(BioMcpError) as info:
         await limiter.acquire(deadline=time.monotonic() + 0.2)
     assert info.value.code is ErrorCode.RATE_LIMIT
     assert info.value.details["wait_s"] > 0.2
     assert time.monotonic() - started < 0.05
-    # The refused caller took no slot: the next one gets the next one, a third of a second on.
-    waited = await limiter.acquire()
-    limiter.note_sent()
-    assert waited < 0.4
+    # The refused caller took no slot: the log still holds the three starts only.
+    assert len(limiter.log.starts) == 3
 
 
-async def test_a_late_send_pushes_the_next_slot_back() -> None:
-    limiter = LocalRateLimiter("ncbi", limit=10)
-    await limiter.acquire()
+async def test_a_late_send_counts_from_when_it_really_left() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=2)
+    first = await limiter.acquire()
     await anyio.sleep(0.3)  # the event loop was busy: the request leaves late
     sent = time.monotonic()
-    limiter.note_sent()
+    await limiter.confirm(first)
+    await limiter.confirm(await limiter.acquire())
     await limiter.acquire()
-    assert time.monotonic() - sent >= 0.1
-    limiter.release()
+    # The third start waits a whole span after the late send, not after the reservation.
+    assert time.monotonic() - sent >= 1.0
 
 
-async def test_a_request_that_fails_before_sending_frees_its_slot() -> None:
-    limiter = LocalRateLimiter("ncbi", limit=10)
-    await limiter.acquire()
-    limiter.release()
-    with anyio.fail_after(1):
-        await limiter.acquire()
-    limiter.release()
+async def test_an_unconfirmed_slot_holds_its_place() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=1)
+    await limiter.acquire()  # reserved, its request not yet sent
+    with pytest.raises(BioMcpError) as info:
+        await limiter.acquire(deadline=time.monotonic() + 0.8)
+    assert info.value.code is ErrorCode.RATE_LIMIT
+
+
+async def test_a_request_that_never_started_gives_its_slot_back() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=1)
+    await limiter.release(await limiter.acquire())
+    waited = (await limiter.acquire()).waited_s
+    # Only the minimum gap between starts, not a whole window.
+    assert waited < 0.6
+
+
+async def test_callers_that_give_up_hold_no_slots(redis_url: str) -> None:
+    limiter = RedisRateLimiter("ncbi", redis_url, uuid.uuid4().hex, limit=2)
+    outcomes: list[str] = []
+
+    async def one() -> None:
+        try:
+            await limiter.confirm(await limiter.acquire(deadline=time.monotonic() + 0.5))
+            outcomes.append("ok")
+        except BioMcpError as exc:
+            outcomes.append(exc.code.value)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(10):
+            tg.start_soon(one)
+    starts = await limiter._redis.zcard(limiter._keys[0])
+    await limiter.aclose()
+    assert sorted(outcomes) == ["RATE_LIMIT"] * 8 + ["ok"] * 2
+    assert starts == 2
 
 
 async def test_redis_limiter_is_shared_by_every_instance_with_the_same_key(redis_url: str) -> None:
@@ -96,25 +152,30 @@ async def test_redis_limiter_is_shared_by_every_instance_with_the_same_key(redis
     # Two limiters stand in for two replicas: one limit between them.
     a = RedisRateLimiter("ncbi", redis_url, key, limit=5)
     b = RedisRateLimiter("ncbi", redis_url, key, limit=5)
-    starts: list[float] = []
-
-    async def one(limiter) -> None:
-        await limiter.acquire()
-        starts.append(time.monotonic())
-
-    async with anyio.create_task_group() as tg:
-        for i in range(16):
-            tg.start_soon(one, a if i % 2 else b)
+    starts = await run_callers([a, b], 16)
     await a.aclose()
     await b.aclose()
     assert len(starts) == 16
     assert max_in_window(starts, 1.0) <= 5
 
 
+async def test_redis_pending_slot_is_seen_by_other_replicas(redis_url: str) -> None:
+    key = uuid.uuid4().hex
+    a = RedisRateLimiter("ncbi", redis_url, key, limit=1)
+    b = RedisRateLimiter("ncbi", redis_url, key, limit=1)
+    slot = await a.acquire()
+    with pytest.raises(BioMcpError):
+        await b.acquire(deadline=time.monotonic() + 0.7)
+    await a.release(slot)
+    await b.acquire(deadline=time.monotonic() + 0.7)
+    await a.aclose()
+    await b.aclose()
+
+
 async def test_redis_limiter_deadline(redis_url: str) -> None:
     limiter = RedisRateLimiter("ncbi", redis_url, uuid.uuid4().hex, limit=2)
-    await limiter.acquire()
-    await limiter.acquire()
+    await limiter.confirm(await limiter.acquire())
+    await limiter.confirm(await limiter.acquire())
     with pytest.raises(BioMcpError) as info:
         await limiter.acquire(deadline=time.monotonic() + 0.1)
     assert info.value.code is ErrorCode.RATE_LIMIT
@@ -132,3 +193,18 @@ async def test_unreachable_redis_is_a_typed_error() -> None:
 def test_build_chooses_backend(redis_url: str) -> None:
     assert isinstance(build_rate_limiter("ncbi", 3, None, None), LocalRateLimiter)
     assert isinstance(build_rate_limiter("ncbi", 10, redis_url, "secret-key"), RedisRateLimiter)
+
+
+async def test_a_wider_margin_counts_starts_over_a_longer_window(bio_home) -> None:
+    from bio_mcp.config import load_settings
+    from bio_mcp.sources.ncbi.client import EutilsClient
+
+    client = EutilsClient(load_settings(NCBI_RATE_MARGIN_MS=200))
+    limiter = client.limiter
+    starts = []
+    for _ in range(4):
+        await limiter.pace()
+        starts.append(time.monotonic())
+    await client.aclose()
+    assert limiter.limit == 3
+    assert starts[3] - starts[0] >= 1.2

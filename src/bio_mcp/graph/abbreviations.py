@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 _PARENTHESISED = re.compile(r"\(\s*([^()]{1,20}?)\s*\)")
-_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +48,16 @@ def _plausible_short_form(short: str) -> bool:
 
 
 def _window_start(text: str, end: int, words: int) -> int:
-    starts = [match.start() for match in _WORD.finditer(text, max(0, end - 400), end)]
-    if not starts:
-        return end
-    return starts[-words] if len(starts) >= words else starts[0]
+    """Where the `words` words before `end` begin (fewer when the text starts sooner)."""
+    position = end
+    for _ in range(words):
+        while position > 0 and text[position - 1].isspace():
+            position -= 1
+        if position == 0:
+            break
+        space = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position))
+        position = space + 1
+    return position
 
 
 def _long_form_start(short: str, text: str, start: int, end: int) -> int | None:

@@ -12,6 +12,7 @@ import re
 
 PUBMED_SOURCE_TYPE = "pubmed"
 _PMID_ALIAS = re.compile(r"^(?:pubmed|pmid):([0-9]{1,16})$", re.IGNORECASE)
+_MESH_UI = re.compile(r"^(?:mesh:)?([DC][0-9]{6,9})$", re.IGNORECASE)
 
 
 def sha256_hex(text: str) -> str:
@@ -43,8 +44,13 @@ def gene_entity_id(symbol: str) -> str:
 
 
 def resolve_alias(node_id: str) -> str:
-    """`pmid:123` or `pubmed:123` -> that document's node id; anything else unchanged."""
-    match = _PMID_ALIAS.match(node_id.strip())
+    """`pmid:123` or `pubmed:123` -> that document's node id; a bare MeSH UI (`D000082`) -> its
+    entity id; anything else unchanged."""
+    value = node_id.strip()
+    match = _PMID_ALIAS.match(value)
     if match:
         return document_node_id(pubmed_source_uri(match.group(1)))
-    return node_id.strip()
+    mesh = _MESH_UI.match(value)
+    if mesh:
+        return mesh_entity_id(mesh.group(1).upper())
+    return value

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import ahocorasick
 
@@ -39,11 +40,10 @@ from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary, read_pickle, write_pickle
 
-# Bump when what `build_linker` produces changes, so pickled linkers from older code are rebuilt.
-LINKER_FORMAT = 1
 CHECKOUT_TRAINING_PATH = Path("..") / "shared" / "data" / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
 
-_NON_WORD_CHAR = re.compile(r"[\W_]")
+_NON_WORD_CHAR = re.compile(r"[^\w ]|_")
+_ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
 _SPACES = re.compile(r"\s+")
 _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 
@@ -51,7 +51,7 @@ _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 STOP_TERMS = frozenset("""
 a an and are as at be but by can for from has have he her his i if in is it its may no not of on or
 our she so that the their them then there these they this those to was we were which who will with
-aim aims all also any arm arms back base bases cell cells change control controls day days dose doses
+aim aims all also rose tetra any arm arms back base bases cell cells change control controls day days dose doses
 effect effects face factor factors form forms group groups hand hands head help high human humans
 lead level levels life light line lines low male female man men mass methods mode model models
 name names need normal order pain part parts patient patients period phase plan point population
@@ -63,6 +63,7 @@ way weight work
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
 DICTIONARY, VARIANT, TRAINING, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", "bc5cdr-train", \
     "abbreviation", "nct"
+_SCORED = frozenset(("Chemical", "Disease"))
 _PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85}
 
 
@@ -71,18 +72,21 @@ def fold(text: str) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters (e.g. 'İ') lower to two
         lowered = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-    return _NON_WORD_CHAR.sub(" ", lowered)
+    # A translation table does ASCII in one C pass; the regular expression then only has non-ASCII
+    # punctuation left to find, which most abstracts have little of.
+    folded = lowered.translate(_ASCII_PUNCTUATION)
+    return folded if folded.isascii() else _NON_WORD_CHAR.sub(" ", folded)
 
 
 def term_key(term: str) -> str:
     return " ".join(fold(term).split())
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """What a folded term links to. `forms` set: only those exact spellings match (case rules)."""
 
     entity_id: str
+    entity_type: EntityType
     linker: str
     confidence: float
     forms: frozenset[str] | None
@@ -123,42 +127,46 @@ class EntityLinker:
         return mentions
 
     def _dictionary_mentions(self, text: str) -> list[Mention]:
-        padded = f" {fold(text)} "
-        hits: list[tuple[int, int, Entry]] = []
+        """Leftmost-longest matches, chemicals and diseases resolved apart from the other types, so
+        "spontaneously hypertensive rats" (an organism) keeps "hypertensive" (a disease) inside it.
+
+        Hits arrive in order of their end; a hit that starts no later than the accepted one it
+        overlaps replaces it (it is longer), otherwise it is dropped (the accepted one is leftmost).
+        """
         entries = self._entries
-        for end_index, (length, entry_index) in self._automaton.iter(padded):
+        accepted: dict[bool, list[tuple[int, int, Entry]]] = {True: [], False: []}
+        for end_index, (length, entry_index) in self._automaton.iter(f" {fold(text)} "):
             start = end_index - length + 1
             end = end_index - 1
             for entry in entries[entry_index]:
-                if entry.forms is None or text[start:end] in entry.forms:
-                    hits.append((start, end, entry))
+                if entry[4] is None or text[start:end] in entry[4]:
+                    stack = accepted[entry[1] in _SCORED]
+                    while stack and stack[-1][1] > start and start <= stack[-1][0]:
+                        stack.pop()
+                    if not stack or stack[-1][1] <= start:
+                        stack.append((start, end, entry))
                     break
-        if not hits:
-            return []
-        # Leftmost, then longest; a hit inside or across an accepted one is dropped.
-        hits.sort(key=lambda hit: (hit[0], -hit[1]))
-        mentions: list[Mention] = []
-        last_end = -1
-        for start, end, entry in hits:
-            if start >= last_end:
-                mentions.append(Mention(start, end, text[start:end], entry.entity_id,
-                                        self.types.get(entry.entity_id, "Concept"), entry.linker, entry.confidence))
-                last_end = end
-        return mentions
+        hits = accepted[True] + accepted[False]
+        hits.sort(key=_by_span)
+        return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
+                for start, end, entry in hits]
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
             long_form = [m for m in mentions
                          if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
-            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?![\w-])")
+            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?!\w)")
             spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
             if not spans:
                 continue
             # A longer match across an SF ("ACE inhibitors") keeps its reading; the SF there is skipped.
+            first = spans[0][0]
+            nearby = [m for m in mentions if m.end > first]
             spans = [(start, end) for start, end in spans
                      if not any(m.start < end and start < m.end and not (start <= m.start and m.end <= end)
-                                for m in mentions)]
-            kept = [m for m in mentions if not any(start <= m.start and m.end <= end for start, end in spans)]
+                                for m in nearby)]
+            inside = {id(m) for m in nearby for start, end in spans if start <= m.start and m.end <= end}
+            kept = [m for m in mentions if id(m) not in inside]
             if long_form:
                 named = long_form[0]
                 kept.extend(Mention(start, end, text[start:end], named.entity_id, named.entity_type, ABBREVIATION,
@@ -166,6 +174,10 @@ class EntityLinker:
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
+
+
+def _by_span(hit: tuple[int, int, Entry]) -> tuple[int, int]:
+    return hit[0], hit[1]
 
 
 def _plural(word: str) -> str | None:
@@ -200,24 +212,29 @@ def _case_sensitive(term: str) -> bool:
     return len(term) <= 3 or (capitals >= 2 and len(term) <= 8) or (letters and capitals == letters)
 
 
-def dictionary_candidates(vocabulary: Vocabulary) -> dict[str, list[_Candidate]]:
+def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) -> dict[str, list[_Candidate]]:
     """Every usable MeSH entry term, and its variants, by folded key."""
     found: dict[str, list[_Candidate]] = defaultdict(list)
     for concept in vocabulary.concepts.values():
+        entity_type = types[concept.id]
         for position, term in enumerate((concept.name, *concept.synonyms)):
             if ", " in term:  # inverted forms ('Abdomen, Acute') are not how texts say it
                 continue
             key = term_key(term)
             if len(key) < 2 or key in STOP_TERMS or key.isdigit():
                 continue
+            # One-word terms of the catch-all type are mostly everyday words of method and setting
+            # ("treatment", "women", "report"): linked, they only make hubs of the graph.
+            if entity_type == "Concept" and " " not in key:
+                continue
             sensitive = _case_sensitive(term)
-            rank = (0 if position == 0 else 1, 0 if concept.type in ("Disease", "Chemical") else 1, concept.id)
+            rank = (0 if position == 0 else 1, 0 if entity_type in _SCORED else 1, concept.id)
             found[key].append(_Candidate(key, concept.id, DICTIONARY, _PRIOR[DICTIONARY],
                                          {term, term + "s"} if sensitive else None, rank))
-            if sensitive or " " in key and concept.type != "Disease":
+            if sensitive or (" " in key and entity_type != "Disease"):
                 continue
             head, _, last = key.rpartition(" ")
-            for variant_last in (_plural(last), _adjective(last) if concept.type == "Disease" else None):
+            for variant_last in (_plural(last), _adjective(last) if entity_type == "Disease" else None):
                 if variant_last:
                     variant = f"{head} {variant_last}".strip()
                     found[variant].append(_Candidate(variant, concept.id, VARIANT, _PRIOR[VARIANT], None,
@@ -225,18 +242,28 @@ def dictionary_candidates(vocabulary: Vocabulary) -> dict[str, list[_Candidate]]
     return found
 
 
-def training_pairs(documents: Iterable[PubtatorDocument]) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]]:
-    """Folded mention text -> counts of its MeSH ids, and MeSH id -> counts of its annotated types."""
-    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
-    types: dict[str, Counter[str]] = defaultdict(Counter)
+@dataclass(slots=True)
+class TrainingPairs:
+    """What a PubTator training set says: folded mention text -> its MeSH ids (counted) and the
+    spellings it was written in; MeSH id -> the types it was annotated as (counted)."""
+
+    ids: dict[str, Counter[str]]
+    spellings: dict[str, set[str]]
+    types: dict[str, Counter[str]]
+
+
+def training_pairs(documents: Iterable[PubtatorDocument]) -> TrainingPairs:
+    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter))
     for document in documents:
         for annotation in document.annotations:
             if len(annotation.ids) != 1:
                 continue  # composite mentions name several concepts; -1 names none
             entity_id = mesh_entity_id(annotation.ids[0])
-            surfaces[term_key(annotation.text)][entity_id] += 1
-            types[entity_id][annotation.type] += 1
-    return surfaces, types
+            key = term_key(annotation.text)
+            pairs.ids[key][entity_id] += 1
+            pairs.spellings[key].add(annotation.text)
+            pairs.types[entity_id][annotation.type] += 1
+    return pairs
 
 
 def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType]) -> EntityLinker:
@@ -254,11 +281,13 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
             if option.forms is not None:
                 forms = frozenset(option.forms - seen)
                 if forms:
-                    chosen.append(Entry(option.entity_id, option.linker, option.confidence, forms))
+                    chosen.append(Entry(option.entity_id, types.get(option.entity_id, "Concept"), option.linker,
+                                        option.confidence, forms))
                     seen |= forms
         free = next((option for option in ordered if option.forms is None), None)
         if free is not None:
-            chosen.append(Entry(free.entity_id, free.linker, free.confidence, None))
+            chosen.append(Entry(free.entity_id, types.get(free.entity_id, "Concept"), free.linker, free.confidence,
+                                None))
         automaton.add_word(f" {key} ", (len(key) + 2, len(entries)))
         entries.append(tuple(chosen))
     automaton.make_automaton()
@@ -266,51 +295,77 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
-                 min_precision: float = 0.4) -> EntityLinker:
+                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
     """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong."""
-    candidates = dictionary_candidates(vocabulary)
     types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
     if not training:
-        return _compile(candidates, types)
-    surfaces, annotated_types = training_pairs(training)
-    for entity_id, counts in annotated_types.items():
+        return _compile(dictionary_candidates(vocabulary, types), types)
+    pairs = training_pairs(training)
+    # BC5CDR's reading of a concept's type wins over the tree's ("Death" is annotated a disease).
+    for entity_id, counts in pairs.types.items():
         types[entity_id] = counts.most_common(1)[0][0]  # type: ignore[assignment]
-    for key, counts in surfaces.items():
+    candidates = dictionary_candidates(vocabulary, types)
+    for key, counts in pairs.ids.items():
         entity_id, count = counts.most_common(1)[0]
         if len(key) < 2 or count * 2 < sum(counts.values()):
             continue
         share = count / sum(counts.values())
-        sensitive = len(key) <= 3
-        forms = {text for text in _surface_spellings(training, key)} if sensitive else None
-        # The training pair outranks MeSH's own reading of the same words (rank 0 sorts first).
+        spellings = pairs.spellings[key]
+        forms = spellings | {text + "s" for text in spellings} if all(map(_case_sensitive, spellings)) else None
+        # The training pair outranks MeSH's own reading of the same words (rank -1 sorts first).
         option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
         candidates[key].insert(0, option)
     linker = _compile(candidates, types)
-    for key in _imprecise_keys(linker, training, min_precision):
+    keys, branches = _imprecise(linker, training, vocabulary, min_precision, min_branch_precision)
+    for key in keys:
         candidates.pop(key, None)
+    # A concept the training set never names, filed (anywhere) in a branch of the tree whose terms
+    # were mostly wrong there (proteins, enzymes, drug classes: BC5CDR does not annotate them), is
+    # not linked.
+    unconfirmed = {
+        concept.id for concept in vocabulary.concepts.values()
+        if concept.id not in pairs.types and _branch_of(concept.tree_numbers, branches)
+    }
+    for key in list(candidates):
+        kept = [option for option in candidates[key]
+                if option.linker == TRAINING or option.entity_id not in unconfirmed]
+        if kept:
+            candidates[key] = kept
+        else:
+            del candidates[key]
     return _compile(candidates, types)
 
 
-def _surface_spellings(training: list[PubtatorDocument], key: str) -> set[str]:
-    return {annotation.text for document in training for annotation in document.annotations
-            if term_key(annotation.text) == key}
+def _branch_of(tree_numbers: Iterable[str], branches: set[str]) -> bool:
+    return any(tree == branch or tree.startswith(branch + ".") for tree in tree_numbers for branch in branches)
 
 
-def _imprecise_keys(linker: EntityLinker, training: list[PubtatorDocument], min_precision: float) -> set[str]:
-    """Keys whose Chemical or Disease mentions were right less often than `min_precision` (smoothed)."""
+def _imprecise(linker: EntityLinker, training: list[PubtatorDocument], vocabulary: Vocabulary,
+               min_precision: float, min_branch_precision: float) -> tuple[set[str], set[str]]:
+    """Keys, and tree branches (two levels deep), whose Chemical or Disease mentions on the training
+    set were right less often than the bounds (smoothed: one right and one wrong added)."""
     predicted: Counter[str] = Counter()
     correct: Counter[str] = Counter()
+    branch_predicted: Counter[str] = Counter()
+    branch_correct: Counter[str] = Counter()
     for document in training:
-        gold = [(a.start, a.end, a.type, {mesh_entity_id(ui) for ui in a.ids}) for a in document.annotations]
+        gold = [(a.start, a.end, {mesh_entity_id(ui) for ui in a.ids}) for a in document.annotations]
         for mention in linker._dictionary_mentions(document.text):
-            if mention.entity_type not in ("Chemical", "Disease"):
+            if mention.entity_type not in _SCORED:
                 continue
             key = term_key(mention.text)
+            right = any(start < mention.end and mention.start < end and mention.entity_id in ids
+                        for start, end, ids in gold)
             predicted[key] += 1
-            if any(start < mention.end and mention.start < end and mention.entity_id in ids
-                   for start, end, _type, ids in gold):
-                correct[key] += 1
-    return {key for key, count in predicted.items() if (correct[key] + 1) / (count + 2) < min_precision}
+            correct[key] += right
+            concept = vocabulary.concepts.get(mention.entity_id)
+            for branch in {".".join(tree.split(".")[:2]) for tree in (concept.tree_numbers if concept else ())}:
+                branch_predicted[branch] += 1
+                branch_correct[branch] += right
+    keys = {key for key, count in predicted.items() if (correct[key] + 1) / (count + 2) < min_precision}
+    branches = {branch for branch, count in branch_predicted.items()
+                if (branch_correct[branch] + 1) / (count + 2) < min_branch_precision}
+    return keys, branches
 
 
 def training_path_of(settings: Settings) -> Path | None:
@@ -339,7 +394,7 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
         digest += f"-{file_digest(training_path)[:12]}"
     if held_out:
         digest += "-" + sha256_hex(" ".join(sorted(held_out)))[:12]
-    cache = cache_dir / f"entity-linker-{LINKER_FORMAT}-{digest}.pickle"
+    cache = cache_dir / f"entity-linker-{_code_digest()}-{digest}.pickle"
     if cache.is_file():
         try:
             linker = read_pickle(cache)
@@ -352,6 +407,14 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     return linker
 
 
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """The linker's own source, so a pickle built by other code is never read back."""
+    here = Path(__file__)
+    sources = (here, here.with_name("abbreviations.py"), here.with_name("vocabulary.py"))
+    return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))[:12]
+
+
 @lru_cache(maxsize=4)
 def _cached_linker(mesh_path: Path, training_path: Path | None, cache_dir: Path | None) -> EntityLinker:
     return load_linker_from(mesh_path, training_path, cache_dir)
@@ -360,7 +423,7 @@ def _cached_linker(mesh_path: Path, training_path: Path | None, cache_dir: Path 
 def load_linker(settings: Settings) -> EntityLinker:
     """The process's linker for these settings; built (or read from BIO_MCP_HOME/cache) once."""
     mesh_path = mesh_path_of(settings)
-    if mesh_path is None:
+    if mesh_path is None or not mesh_path.is_file():
         raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
     return _cached_linker(mesh_path, training_path_of(settings), settings.home / "cache")

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from bio_mcp.graph.linking import EntityLinker
-from bio_mcp.graph.pubtator import Annotation, PubtatorDocument
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.analyst.service import mesh_path_of
+from bio_mcp.graph.linking import EntityLinker, load_linker_from, training_path_of
+from bio_mcp.graph.pubtator import Annotation, PubtatorDocument, format_document, read_pubtator
 
 SCORED_TYPES = ("Chemical", "Disease")
 
@@ -91,3 +95,27 @@ def evaluate(linker: EntityLinker, documents: Iterable[PubtatorDocument]) -> tup
             scored += 1
             scores.add(document.annotations, predicted)
     return (scores.report(scored) if scored else None), predicted_documents
+
+
+def evaluate_file(data: Path, settings: Settings, output: Path | None = None) -> dict[str, object] | None:
+    """`bio-mcp eval linking`: link every document of a PubTator file, score it when it carries gold.
+
+    The linker is built without the training documents that are also in `data`, so a score is never
+    earned on documents the linker learnt from (the shared BC5CDR training file holds the
+    development split too).
+    """
+    documents = read_pubtator(data)
+    if not documents:
+        raise BioMcpError(ErrorCode.VALIDATION, f"no PubTator documents in {data}", {"path": str(data)})
+    mesh_path = mesh_path_of(settings)
+    if mesh_path is None or not mesh_path.is_file():
+        raise BioMcpError(ErrorCode.VALIDATION, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
+                          {"setting": "BIO_MCP_MESH_PATH"})
+    held_out = frozenset(document.pmid for document in documents)
+    linker = load_linker_from(mesh_path, training_path_of(settings), settings.home / "cache", held_out)
+    report, predicted = evaluate(linker, documents)
+    if output is not None:
+        output.write_text("".join(format_document(document) for document in predicted), encoding="utf-8")
+    if report is not None:
+        report["linker"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out)}
+    return report

@@ -11,8 +11,9 @@ interface once one can run and be tested here.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 import sqlalchemy as sa
@@ -131,7 +132,8 @@ class SqlGraphStore:
     def _arm_timeout(self, timeout_s: float) -> None:
         if self._dialect == "postgresql":
             # SET LOCAL ends with the transaction, so the pooled connection keeps no timeout.
-            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+            # 0 would mean no timeout at all: anything shorter than 1 ms is 1 ms.
+            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, round(timeout_s * 1000))}")
             return
         raw = self._connection.connection.driver_connection
         raw.set_progress_handler(lambda: 1 if time.monotonic() > self._deadline else 0, _PROGRESS_STEPS)
@@ -142,10 +144,17 @@ class SqlGraphStore:
             self._connection.connection.driver_connection.set_progress_handler(None, _PROGRESS_STEPS)
 
     def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._timed(lambda: list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall()))
+
+    def _select(self, statement: sa.Executable) -> list[Any]:
+        return self._timed(lambda: list(self._connection.execute(statement)))
+
+    def _timed(self, run: Callable[[], list[Any]]) -> list[Any]:
+        """Runs one statement under its own timeout; a statement cut short raises QueryTimeout."""
         if self._timeout_s is not None:
             self._deadline = time.monotonic() + self._timeout_s
         try:
-            return list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall())
+            return run()
         except sa.exc.OperationalError as exc:
             if _is_timeout(exc):
                 raise QueryTimeout(str(exc.orig).splitlines()[0]) from exc
@@ -187,7 +196,10 @@ class SqlGraphStore:
         """Add nodes and edges; any already stored (same id, same src/type/dst) are left as they are."""
         now = utc_now()
         node_rows = list({node.id: _node_row(node, now) for node in nodes}.values())
-        edge_rows = list({(e.src, e.type, e.dst): _edge_row(e) for e in edges}.values())
+        # In key order: the edge table is clustered on (src, type, dst), so sorted rows append to
+        # its B-tree instead of splitting pages all over it.
+        keyed = {(e.src, e.type, e.dst): e for e in edges}
+        edge_rows = [_edge_row(keyed[key]) for key in sorted(keyed)]
         if node_rows:
             statement = upsert_insert(self._connection, kg_nodes).on_conflict_do_nothing(index_elements=["id"])
             self._connection.execute(statement, node_rows)
@@ -245,15 +257,220 @@ class SqlGraphStore:
     def existing(self, node_ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
         for batch in in_batches(sorted(set(node_ids))):
-            found.update(self._connection.execute(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))).scalars())
+            found.update(row[0] for row in self._select(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))))
         return found
 
     def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]:
         found: dict[str, Node] = {}
         columns = [kg_nodes.c[name] for name in _NODE_COLUMNS]
         for batch in in_batches(sorted(set(node_ids))):
-            for row in self._connection.execute(sa.select(*columns).where(kg_nodes.c.id.in_(batch))).mappings():
-                found[row["id"]] = _node(row)
+            for row in self._select(sa.select(*columns).where(kg_nodes.c.id.in_(batch))):
+                found[row.id] = _node(row._mapping)
+        return found
+
+    def neighbours(
+        self, origins: Sequence[str], direction: Direction, types: Sequence[str], per_origin: int
+    ) -> list[Neighbour]:
+        """Each origin's edges of each type, best first (weight, then id), at most `per_origin` per
+        origin, type and direction: one statement of index range scans, so a hub costs `per_origin`
+        rows, not its degree."""
+        sides: tuple[Literal["out", "in"], ...] = ("out", "in") if direction == "both" else (direction,)
+        per_origin_terms = len(types) * len(sides)
+        # Whole origins per statement, within SQLite's limit on compound SELECT terms.
+        step = max(1, _MAX_TERMS // max(1, per_origin_terms))
+        found: list[Neighbour] = []
+        for start in range(0, len(origins), step):
+            batch = origins[start : start + step]
+            sql = _neighbour_sql(self._placeholders(1), tuple(types), sides, len(batch), int(per_origin))
+            params = [value for origin in batch for edge_type in types for _ in sides for value in (origin, edge_type)]
+            for row in self._read(sql, params):
+                found.append(
+                    Neighbour(
+                        origin=row[0], other=row[1], type=row[2], weight=float(row[3]), direction=row[4],
+                        node_label=row[5], node_type=row[6], node_title=row[7], node_document_id=row[8],
+                    )
+                )
+        return found
+
+    def documents_matching(
+        self, document_ids: Iterable[str], topics: Sequence[str], entities: Sequence[str]
+    ) -> set[str]: ...
+
+    def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]: ...
+
+    def counts(self) -> GraphCounts: ...
+
+
+def _node_row(node: Node, now: Any) -> dict[str, Any]:
+    row = {name: getattr(node, name) for name in _NODE_COLUMNS}
+    return row | {"created_at": now, "updated_at": now}
+
+
+def _edge_row(edge: Edge) -> dict[str, Any]:
+    return {
+        "src": edge.src, "type": edge.type, "dst": edge.dst, "weight": edge.weight,
+        "document_id": edge.document_id, "props": edge.props,
+    }
+
+
+def _node(row: Any) -> Node:
+    return Node(**{name: row[name] for name in _NODE_COLUMNS})
+
+
+class SqlGraphStore:
+    """The graph in the metadata store's tables, bound to one transaction's connection.
+
+    Reads can run under a statement timeout (`timeout_s`: PostgreSQL's statement_timeout, a
+    progress handler on SQLite); a read cut short raises `QueryTimeout`.
+    """
+
+    def __init__(self, connection: Connection, *, timeout_s: float | None = None) -> None:
+        self._connection = connection
+        self._dialect = dialect_of(connection)
+        self._timeout_s = timeout_s
+        self._deadline = 0.0
+        if timeout_s is not None:
+            self._arm_timeout(timeout_s)
+
+    # ---- timeouts ------------------------------------------------------------------------
+
+    def _arm_timeout(self, timeout_s: float) -> None:
+        if self._dialect == "postgresql":
+            # SET LOCAL ends with the transaction, so the pooled connection keeps no timeout.
+            # 0 would mean no timeout at all: anything shorter than 1 ms is 1 ms.
+            self._connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, round(timeout_s * 1000))}")
+            return
+        raw = self._connection.connection.driver_connection
+        raw.set_progress_handler(lambda: 1 if time.monotonic() > self._deadline else 0, _PROGRESS_STEPS)
+
+    def close(self) -> None:
+        """Remove the SQLite progress handler before the connection returns to the pool."""
+        if self._timeout_s is not None and self._dialect == "sqlite":
+            self._connection.connection.driver_connection.set_progress_handler(None, _PROGRESS_STEPS)
+
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._timed(lambda: list(self._connection.exec_driver_sql(sql, tuple(params)).fetchall()))
+
+    def _select(self, statement: sa.Executable) -> list[Any]:
+        return self._timed(lambda: list(self._connection.execute(statement)))
+
+    def _timed(self, run: Callable[[], list[Any]]) -> list[Any]:
+        """Runs one statement under its own timeout; a statement cut short raises QueryTimeout."""
+        if self._timeout_s is not None:
+            self._deadline = time.monotonic() + self._timeout_s
+        try:
+            return run()
+        except sa.exc.OperationalError as exc:
+            if _is_timeout(exc):
+                raise QueryTimeout(str(exc.orig).splitlines()[0]) from exc
+            raise
+
+    def _placeholders(self, count: int) -> str:
+        mark = "?" if self._dialect == "sqlite" else "%s"
+        return ", ".join([mark] * count)
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
+        """Make each document's node, sections and edges exactly those of `graphs`: an older
+        version's sections and edges go."""
+        if not graphs:
+            return
+        now = utc_now()
+        document_ids = [graph.document.id for graph in graphs]
+        for batch in in_batches(document_ids):
+            self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.document_id.in_(batch)))
+            self._connection.execute(
+                sa.delete(kg_nodes).where(kg_nodes.c.label == "Section", kg_nodes.c.document_id.in_(batch))
+            )
+        upsert = upsert_insert(self._connection, kg_nodes)
+        kept = {"created_at", "id"}
+        statement = upsert.on_conflict_do_update(
+            index_elements=["id"],
+            set_={name: upsert.excluded[name] for name in (*_NODE_COLUMNS, "updated_at") if name not in kept},
+        )
+        self._connection.execute(statement, [_node_row(graph.document, now) for graph in graphs])
+        sections = [_node_row(section, now) for graph in graphs for section in graph.sections]
+        if sections:
+            self._connection.execute(sa.insert(kg_nodes), sections)
+        edges = [_edge_row(edge) for graph in graphs for edge in graph.edges]
+        if edges:
+            self._connection.execute(sa.insert(kg_edges), edges)
+
+    def insert(self, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
+        """Add nodes and edges; any already stored (same id, same src/type/dst) are left as they are."""
+        now = utc_now()
+        node_rows = list({node.id: _node_row(node, now) for node in nodes}.values())
+        # In key order: the edge table is clustered on (src, type, dst), so sorted rows append to
+        # its B-tree instead of splitting pages all over it.
+        keyed = {(e.src, e.type, e.dst): e for e in edges}
+        edge_rows = [_edge_row(keyed[key]) for key in sorted(keyed)]
+        if node_rows:
+            statement = upsert_insert(self._connection, kg_nodes).on_conflict_do_nothing(index_elements=["id"])
+            self._connection.execute(statement, node_rows)
+        if edge_rows:
+            statement = upsert_insert(self._connection, kg_edges).on_conflict_do_nothing(
+                index_elements=["src", "type", "dst"]
+            )
+            self._connection.execute(statement, edge_rows)
+
+    def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
+        self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.type == edge_type))
+        rows = [_edge_row(edge) for edge in edges]
+        for start in range(0, len(rows), 5000):
+            self._connection.execute(sa.insert(kg_edges), rows[start : start + 5000])
+
+    def clear(self) -> None:
+        self._connection.execute(sa.delete(kg_edges))
+        self._connection.execute(sa.delete(kg_nodes))
+
+    def save_facts(self, facts: Mapping[str, tuple[int, DocumentFacts]]) -> None:
+        """Keep what NLM indexed each document version with, for a rebuild to reproduce its HAS_TOPIC edges."""
+        if not facts:
+            return
+        statement = upsert_insert(self._connection, kg_document_facts)
+        self._connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=["pmid"], set_={"version": statement.excluded.version, "facts": statement.excluded.facts}
+            ),
+            [{"pmid": pmid, "version": version, "facts": value.to_json()} for pmid, (version, value) in facts.items()],
+        )
+
+    def facts(self, pmids: Iterable[str]) -> dict[str, tuple[int, DocumentFacts]]:
+        found: dict[str, tuple[int, DocumentFacts]] = {}
+        for batch in in_batches(sorted(set(pmids))):
+            query = sa.select(kg_document_facts).where(kg_document_facts.c.pmid.in_(batch))
+            for row in self._connection.execute(query):
+                found[row.pmid] = (row.version, DocumentFacts.from_json(row.facts))
+        return found
+
+    def set_meta(self, key: str, value: dict[str, Any]) -> None:
+        statement = upsert_insert(self._connection, kg_meta)
+        self._connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=["key"], set_={"value": statement.excluded.value, "updated_at": statement.excluded.updated_at}
+            ),
+            {"key": key, "value": value, "updated_at": utc_now()},
+        )
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        row = self._connection.execute(sa.select(kg_meta.c.value).where(kg_meta.c.key == key)).first()
+        return None if row is None else dict(row.value)
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def existing(self, node_ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for batch in in_batches(sorted(set(node_ids))):
+            found.update(row[0] for row in self._select(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))))
+        return found
+
+    def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]:
+        found: dict[str, Node] = {}
+        columns = [kg_nodes.c[name] for name in _NODE_COLUMNS]
+        for batch in in_batches(sorted(set(node_ids))):
+            for row in self._select(sa.select(*columns).where(kg_nodes.c.id.in_(batch))):
+                found[row.id] = _node(row._mapping)
         return found
 
     def neighbours(
@@ -322,17 +539,17 @@ class SqlGraphStore:
                 .where(kg_edges.c.type == "MENTIONS", kg_edges.c.dst.in_(batch))
                 .group_by(kg_edges.c.dst)
             )
-            counts.update({row[0]: int(row[1]) for row in self._connection.execute(query)})
+            counts.update({row[0]: int(row[1]) for row in self._select(query)})
         return counts
 
     def counts(self) -> GraphCounts:
         nodes = {
             str(row[0]): int(row[1])
-            for row in self._connection.execute(sa.select(kg_nodes.c.label, sa.func.count()).group_by(kg_nodes.c.label))
+            for row in self._select(sa.select(kg_nodes.c.label, sa.func.count()).group_by(kg_nodes.c.label))
         }
         edges = {
             str(row[0]): int(row[1])
-            for row in self._connection.execute(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
+            for row in self._select(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
         }
         return GraphCounts(nodes=nodes, edges=edges)
 
@@ -344,6 +561,26 @@ class SqlGraphStore:
             for row in self._connection.execute(sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst))
         }
         return node_ids, edge_ids
+
+
+@lru_cache(maxsize=256)
+def _neighbour_sql(mark: str, types: tuple[str, ...], sides: tuple[str, ...], origins: int, per_origin: int) -> str:
+    """One UNION ALL of index range scans, one per origin, type and side, each best first with LIMIT.
+
+    Cached by shape, so a hop reuses the SQL text (and SQLite its prepared statement)."""
+    selects = []
+    for _ in range(origins):
+        for _type in types:
+            for side in sides:
+                near, far = ("src", "dst") if side == "out" else ("dst", "src")
+                selects.append(
+                    f"SELECT * FROM (SELECT e.{near} AS origin, e.{far} AS other, e.type AS type, e.weight AS weight, "
+                    f"'{side}' AS direction, n.label AS label, n.type AS node_type, n.title AS title, "
+                    f"n.document_id AS document_id FROM kg_edges e JOIN kg_nodes n ON n.id = e.{far} "
+                    f"WHERE e.{near} = {mark} AND e.type = {mark} ORDER BY e.weight DESC, e.{far} "
+                    f"LIMIT {per_origin}) AS t{len(selects)}"
+                )
+    return " UNION ALL ".join(selects)
 
 
 def _is_timeout(exc: sa.exc.OperationalError) -> bool:

@@ -11,12 +11,19 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
 3. **Fusion**, one of:
    - ``"rrf"``: reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)``
      with 1-based ranks among documents; a missing rank adds nothing.
-   - ``"score"``: normalised-score fusion, ``w_bm25 * bm25 / max(bm25) + w_vec * minmax(sim)``
+   - ``"score"``: normalised-score fusion,
+     ``w_bm25 * bm25 / max(bm25) + w_vec * (sim - min(sim)) / max(max(sim) - min(sim), sim_min_span)``
      over the candidate documents, a missing score counting as 0. BM25 is ratio-scaled from 0
      (no term matched), so dividing by the best keeps "how much of the best match" and a matching
-     document never scores 0; candidate cosines sit in a narrow band whose floor is not "no
-     match", so min-max stretches them over [0, 1].
-   Relevance is then divided by the best document's, so the top document has relevance 1.
+     document never scores 0; candidate cosines sit in a band whose floor is not "no match", so
+     they are stretched from the lowest candidate, but over at least `sim_min_span` (0.3 in
+     cosine): when every candidate is a poor match the cosines are bunched (the query
+     `semaglutide` on a corpus without it: 0.05 to 0.23), and plain min-max would make the best of
+     them (an unrelated paper at 0.23) worth as much as the only BM25 match, which it then
+     outranked. With the floor that paper gets 0.6 of the vector weight, not all of it. On
+     SciFact the candidates of almost every query span more than 0.3 (README, `bench/fusion_floor.py`).
+   Relevance is the fused score over the best possible one (`FusionConfig.best_possible`), not over
+   this query's best, so a poor best match does not read as 1.0.
 4. **Quality rerank** (`quality_bias`): ``score = relevance * (1 + quality_weight * q / 8)``
    with ``q`` the quality total (0 to 8, unknown counts as 0). Relevance is positive, so the
    factor is non-decreasing in quality: a higher quality never lowers a result's score, and at
@@ -54,6 +61,10 @@ class FusionConfig:
     quality_weight: float = 0.1
     # Chunks fetched from each retriever per search (at least; see `candidate_depth`).
     candidates: int = 100
+    # Cosine normalisation: (sim - lowest candidate) / max(span of the candidates, sim_min_span).
+    # The floor keeps a query whose candidates are all poor matches (a narrow band of low cosines)
+    # from having its best stretched to 1.0 (see the module docstring).
+    sim_min_span: float = 0.3
 
     def __post_init__(self) -> None:
         if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight <= 0:
@@ -64,6 +75,13 @@ class FusionConfig:
             raise ValueError("quality_weight must be non-negative")
         if self.candidates < 1:
             raise ValueError("candidates must be at least 1")
+        if not 0.0 <= self.sim_min_span <= 2.0:
+            raise ValueError("sim_min_span must be in [0, 2] (cosines lie in [-1, 1])")
+
+    def best_possible(self) -> float:
+        """The fused score of a document first in (or with the best normalised score of) both lists."""
+        total = self.bm25_weight + self.vector_weight
+        return total / (self.rrf_k + 1) if self.method == "rrf" else total
 
     def candidate_depth(self, top_k: int) -> int:
         """Enough chunks per retriever that `top_k` documents survive the roll-up."""
@@ -135,12 +153,12 @@ def _over_best(scores: Mapping[str, float]) -> dict[str, float]:
     return {key: value / best if best > 0 else 0.0 for key, value in scores.items()}
 
 
-def _min_max(scores: Mapping[str, float]) -> dict[str, float]:
+def _min_max(scores: Mapping[str, float], min_span: float = 0.0) -> dict[str, float]:
     if not scores:
         return {}
     low, high = min(scores.values()), max(scores.values())
-    span = high - low
-    # One candidate, or all equal: each is as good as the best.
+    span = max(high - low, min_span)
+    # One candidate, or all equal (and no floor): each is as good as the best.
     return {key: (value - low) / span if span > 0 else 1.0 for key, value in scores.items()}
 
 
@@ -156,7 +174,7 @@ def fuse_scores(
             + (config.vector_weight / (config.rrf_k + sim_rank[key]) if key in sim_rank else 0.0)
             for key in keys
         }
-    bm25_norm, sim_norm = _over_best(bm25), _min_max(sim)
+    bm25_norm, sim_norm = _over_best(bm25), _min_max(sim, config.sim_min_span)
     return {
         key: config.bm25_weight * bm25_norm.get(key, 0.0) + config.vector_weight * sim_norm.get(key, 0.0)
         for key in keys
@@ -164,7 +182,8 @@ def fuse_scores(
 
 
 def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION) -> list[FusedDoc]:
-    """Documents ranked by fused relevance (best first, relevance of the best = 1)."""
+    """Documents ranked by fused relevance: the fused score over the best any document could get, so
+    1.0 means the best match both retrievers can express, not merely the best of this query."""
     items = list(candidates)
     if not items:
         return []
@@ -180,14 +199,14 @@ def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION)
         key = (chunk_scores.get(candidate.uuid, 0.0), candidate.uuid)
         if current is None or key > (chunk_scores.get(current.uuid, 0.0), current.uuid):
             representative[candidate.pmid] = candidate
-    top = max(doc_scores.values())
+    ceiling = config.best_possible()
     docs = [
         FusedDoc(
             pmid=pmid,
             uuid=representative[pmid].uuid,
             bm25=representative[pmid].bm25,
             sim=representative[pmid].sim,
-            relevance=score / top if top > 0 else 0.0,
+            relevance=score / ceiling,
         )
         for pmid, score in doc_scores.items()
     ]

@@ -29,6 +29,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import get_logger
 from bio_mcp.server.app import ServerOptions, build_server
 from bio_mcp.server.auth import DEFAULT_SCOPES, JwtVerifier
+from bio_mcp.server.legacy_rest import legacy_routes
 from bio_mcp.server.toolset import Toolset
 
 log = get_logger("http")
@@ -96,6 +97,7 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: Ser
             f"{base_url}{MCP_PATH} can call every tool. Development use only."
         )
         server = build_server(toolsets, options=options)
+        verifier: JwtVerifier | None = None
     else:
         if not settings.auth_secret_key and not settings.auth_jwks_url:
             raise BioMcpError(
@@ -104,7 +106,8 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: Ser
                 "MCP_AUTH_JWKS_URL; for loopback development only, MCP_AUTH_DISABLED=true",
             )
         verifier = JwtVerifier(
-            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer
+            settings.auth_secret_key, settings.auth_jwks_url, settings.auth_audience, settings.auth_issuer,
+            max_lifetime_s=settings.auth_max_token_lifetime_s,
         )
         server = build_server(toolsets, options=options, auth=auth_settings(settings), token_verifier=verifier)
 
@@ -112,8 +115,13 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: Ser
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "version": __version__})
 
+    if settings.http_legacy_rest_enabled:
+        for route in legacy_routes(toolsets, verifier):
+            server.custom_route(route.path, methods=sorted(route.methods or []))(route.endpoint)
+
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
+        json_response=settings.http_json_response,
         stateless_http=True,
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True,

@@ -5,7 +5,7 @@ upstream counts them when they arrive. Both limiters keep one sliding log of sta
 
 - A caller may take a slot only when fewer than `limit` starts lie in the last `window_s` plus a
   margin (the margin absorbs how unevenly requests travel to, and are stamped by, the upstream),
-  and not sooner than `min_gap` after the previous start, so requests are never sent in a bunch.
+  and not sooner than `min_gap` after the previous reservation, so requests never leave in a bunch.
 - A slot is taken right before the request goes out and counts as *pending*, that is in every
   window from then on, until the request's headers have really been written (`confirm`): then its
   start is restamped with that moment. However late a busy event loop sends, the log never holds
@@ -43,6 +43,9 @@ log = get_logger("ratelimit")
 WINDOW_MARGIN_S = 0.03
 # Consecutive starts are at least this share of the even spacing (window / limit) apart.
 MIN_GAP_SHARE = 0.5
+# A slot is worth taking only with this long left before the caller's deadline: a request sent
+# with less would use up the upstream's limit for an answer nobody waits for.
+MIN_USEFUL_S = 0.1
 # A slot not yet confirmed counts as if it started this far in the future, so it is in every
 # window until it is confirmed or given back; if its process dies, it lapses after this long.
 PENDING_HOLD_S = 30.0
@@ -100,11 +103,11 @@ def _too_late(source: str, wait_s: float) -> BioMcpError:
 class _QueuedLimiter:
     """The waiting side both limiters share: a FIFO queue per process whose front asks the log."""
 
-    def __init__(self, source: str, limit: int, window_s: float) -> None:
+    def __init__(self, source: str, limit: int, window_s: float, margin_s: float = WINDOW_MARGIN_S) -> None:
         self.source = source
         self.limit = limit
         self.window_s = window_s
-        self.span_s = window_s + WINDOW_MARGIN_S
+        self.span_s = window_s + margin_s
         self.min_gap_s = window_s / limit * MIN_GAP_SHARE
         self._gate = asyncio.Lock()
         self._waiting = 0
@@ -140,6 +143,12 @@ class _QueuedLimiter:
             try:
                 token = uuid.uuid4().hex
                 while True:
+                    if deadline is not None and deadline - time.monotonic() < MIN_USEFUL_S:
+                        raise BioMcpError(
+                            ErrorCode.RATE_LIMIT,
+                            f"{self.source}: this call's deadline passed while it waited for a request slot",
+                            {"source": self.source},
+                        )
                     wait = await self._reserve(token)
                     if wait <= 0:
                         return Slot(token, time.monotonic() - started)
@@ -148,7 +157,7 @@ class _QueuedLimiter:
                     firm = wait <= self.span_s
                     nap = wait if firm else self.min_gap_s
                     if deadline is not None:
-                        left = deadline - time.monotonic()
+                        left = deadline - time.monotonic() - MIN_USEFUL_S
                         if left <= 0 or (firm and wait > left):
                             raise _too_late(self.source, wait)
                         nap = min(nap, left)
@@ -214,7 +223,6 @@ class SlidingLog:
 
     def confirm(self, token: str, now: float) -> None:
         self.starts[token] = now
-        self.last_start = now if self.last_start is None else max(self.last_start, now)
 
     def release(self, token: str) -> None:
         self.starts.pop(token, None)
@@ -223,8 +231,8 @@ class SlidingLog:
 class LocalRateLimiter(_QueuedLimiter):
     """One limit within a process."""
 
-    def __init__(self, source: str, limit: int, window_s: float = 1.0) -> None:
-        super().__init__(source, limit, window_s)
+    def __init__(self, source: str, limit: int, window_s: float = 1.0, margin_s: float = WINDOW_MARGIN_S) -> None:
+        super().__init__(source, limit, window_s, margin_s)
         self.log = SlidingLog(limit, self.span_s, self.min_gap_s)
 
     async def _reserve(self, token: str) -> float:
@@ -238,8 +246,9 @@ class LocalRateLimiter(_QueuedLimiter):
 
 
 # KEYS[1] the sorted set of starts (member: slot token, score: start in microseconds on the Redis
-# clock, or the pending hold's end), KEYS[2] the last start. ARGV: op, token, limit, span_us,
-# min_gap_us, hold_us. reserve returns -1 when the slot is taken, else the microseconds to wait.
+# clock, or the pending hold's end), KEYS[2] the last reservation (the minimum gap counts from it).
+# ARGV: op, token, limit, span_us, min_gap_us, hold_us. reserve returns -1 when the slot is taken,
+# else the microseconds to wait.
 _LOG_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -250,16 +259,13 @@ if op == 'release' then
   redis.call('ZREM', KEYS[1], token)
   return 0
 end
-local last = tonumber(redis.call('GET', KEYS[2]) or '')
 if op == 'confirm' then
   redis.call('ZADD', KEYS[1], now, token)
   redis.call('PEXPIRE', KEYS[1], ttl)
-  if last == nil or now > last then
-    redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ttl)
-  end
   return 0
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - span))
+local last = tonumber(redis.call('GET', KEYS[2]) or '')
 local wait = 0
 if last ~= nil then
   wait = last + min_gap - now
@@ -282,10 +288,13 @@ return -1
 class RedisRateLimiter(_QueuedLimiter):
     """One limit per key across every process that uses the same Redis and key."""
 
-    def __init__(self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0) -> None:
+    def __init__(
+        self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0,
+        margin_s: float = WINDOW_MARGIN_S,
+    ) -> None:
         import redis.asyncio as redis_asyncio
 
-        super().__init__(source, limit, window_s)
+        super().__init__(source, limit, window_s, margin_s)
         self._redis = redis_asyncio.from_url(redis_url)
         self._script = self._redis.register_script(_LOG_LUA)
         prefix = f"bio-mcp:ratelimit:{source}:{key}"
@@ -320,8 +329,11 @@ def limiter_key(secret: str | None) -> str:
     return hashlib.sha256((secret or "anonymous").encode()).hexdigest()[:16]
 
 
-def build_rate_limiter(source: str, rate_per_s: float, redis_url: str | None, credential: str | None) -> RateLimiter:
+def build_rate_limiter(
+    source: str, rate_per_s: float, redis_url: str | None, credential: str | None,
+    margin_s: float = WINDOW_MARGIN_S,
+) -> RateLimiter:
     limit, window = limit_for_rate(rate_per_s)
     if redis_url:
-        return RedisRateLimiter(source, redis_url, limiter_key(credential), limit, window)
-    return LocalRateLimiter(source, limit, window)
+        return RedisRateLimiter(source, redis_url, limiter_key(credential), limit, window, margin_s)
+    return LocalRateLimiter(source, limit, window, margin_s)

@@ -171,6 +171,10 @@ class UpstreamClient:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 await self.limiter.release(slot)
+                last_error = last_error or BioMcpError(
+                    ErrorCode.RATE_LIMIT, f"{self.source}: the call's deadline passed waiting for a request slot",
+                    {"url": shown_url},
+                )
                 break
             retry_after: float | None = None
             sent = time.monotonic()

@@ -11,6 +11,9 @@ Ids are monotonic in commit order, which is what lets a follower keep a single c
 serialises writers anyway, and on PostgreSQL the row is inserted under a transaction-scoped
 advisory lock held until commit, so a later id is never committed before an earlier one.
 Old rows are pruned (`prune`); a follower whose cursor fell behind the oldest row rebuilds.
+
+On PostgreSQL each append also sends a NOTIFY on `CHANGES_CHANNEL` (delivered at commit), so a
+follower can wake at once instead of at its next poll (`MetadataStore.change_listener`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -30,6 +33,7 @@ from bio_mcp.store.sync_lock import advisory_key
 ChangeKind = Literal["chunks", "vectors", "rebuild"]
 
 _APPEND_LOCK_KEY = advisory_key("bio-mcp:corpus-changes")
+CHANGES_CHANNEL = "bio_mcp_corpus_changes"
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,10 @@ class ChangeLogRepository:
             .values(kind=kind, uuids=touched, pmids=sorted(set(pmids)), at=utc_now())
             .returning(corpus_changes.c.id)
         )
-        return int(self._connection.execute(statement).scalar_one())
+        change_id = int(self._connection.execute(statement).scalar_one())
+        if dialect_of(self._connection) == "postgresql":
+            self._connection.execute(sa.text("SELECT pg_notify(:c, :p)"), {"c": CHANGES_CHANNEL, "p": str(change_id)})
+        return change_id
 
     def head(self) -> int:
         """The id of the last committed change (0 when none)."""
@@ -101,3 +108,20 @@ class ChangeLogRepository:
 
 def changed_uuids(changes: Sequence[Change]) -> set[str]:
     return {uuid for change in changes for uuid in change.uuids}
+
+
+class ChangeListener:
+    """Waits for the change log's NOTIFY on a dedicated PostgreSQL connection (autocommit, LISTEN)."""
+
+    def __init__(self, connection: Any) -> None:
+        # A raw psycopg connection, owned here: LISTEN lasts as long as the session.
+        self._connection = connection
+        self._connection.autocommit = True
+        self._connection.execute(f"LISTEN {CHANGES_CHANNEL}")
+
+    def wait(self, timeout_s: float) -> bool:
+        """True when a change was committed within `timeout_s` (then the caller follows the log)."""
+        return any(True for _ in self._connection.notifies(timeout=timeout_s, stop_after=1))
+
+    def close(self) -> None:
+        self._connection.close()

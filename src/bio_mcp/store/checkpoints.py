@@ -1,7 +1,9 @@
 """Sync watermarks per query key (seed 000 `corpus.checkpoint.get` / `.set`), with their audit trail.
 
 Automatic advancement after a sync is monotonic: a lower EDAT is ignored and reported. A manual set
-may move a watermark backwards, for backfills. Every change, of either kind, writes an audit row.
+may move a watermark backwards, for backfills, never past now. Every change, of either kind, writes
+an audit row. A query key is bound to the term of its first sync (`bind_term`); only an explicit,
+audited `reset_term` rebinds it, clearing the watermark.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.database import upsert_insert
-from bio_mcp.store.schema import checkpoint_audit, checkpoints, utc_now
-from bio_mcp.store.timestamps import require_iso_utc
+from bio_mcp.store.schema import checkpoint_audit, checkpoints, query_term_audit, query_terms, sync_jobs, utc_now
+from bio_mcp.store.timestamps import format_iso_utc, require_iso_utc
 
 CheckpointKind = Literal["auto", "manual"]
 
@@ -85,6 +87,14 @@ class CheckpointRepository:
     def set(self, query_key: str, edat: str, *, actor: str, reason: str | None = None) -> CheckpointChange:
         """Set the watermark by hand, backwards too; audited even when the value stays the same."""
         new = require_iso_utc(edat, "last_edat")
+        now = format_iso_utc(utc_now())
+        if new > now:
+            # No record has an Entrez date after now: such a watermark would skip everything until then.
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                f"last_edat {new} is in the future (now {now}); a watermark can only be a time already passed",
+                {"last_edat": new, "now": now},
+            )
         if not actor:
             raise BioMcpError(ErrorCode.VALIDATION, "a manual checkpoint change names its actor")
         previous = self._lock(_require_query_key(query_key), new)
@@ -92,6 +102,80 @@ class CheckpointRepository:
             self._write(query_key, new)
         self._audit(query_key, previous, new, "manual", actor=actor, reason=reason)
         return CheckpointChange(query_key, previous, new, changed=previous != new)
+
+    def term(self, query_key: str) -> str | None:
+        """The term `query_key` is bound to; for a key synced before terms were bound, its newest job's."""
+        key = _require_query_key(query_key)
+        bound: str | None = self._connection.execute(
+            sa.select(query_terms.c.term).where(query_terms.c.query_key == key)
+        ).scalar_one_or_none()
+        if bound is not None:
+            return bound
+        newest: str | None = self._connection.execute(
+            sa.select(sync_jobs.c.term)
+            .where(sync_jobs.c.query_key == key)
+            .order_by(sync_jobs.c.started_at.desc(), sync_jobs.c.job_id.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        return newest
+
+    def bind_term(self, query_key: str, term: str) -> None:
+        """Bind `query_key` to `term` on its first sync; another term later is a VALIDATION error.
+
+        A watermark only means something for the term that produced it: syncing another term from
+        it would silently skip that term's older records.
+        """
+        current = self.term(query_key)
+        if current is not None and current != term:
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                f"query_key {query_key!r} is bound to the term {current!r}; use a new query_key for the term "
+                f"{term!r}, or pass reset_term=true to rebind this key (its watermark is cleared, audited)",
+                {"query_key": query_key, "bound_term": current, "term": term},
+            )
+        if current is None or not self._bound_row(query_key):
+            self._connection.execute(
+                upsert_insert(self._connection, query_terms)
+                .values(query_key=query_key, term=term, bound_at=utc_now())
+                .on_conflict_do_nothing(index_elements=[query_terms.c.query_key])
+            )
+
+    def reset_term(self, query_key: str, term: str, *, actor: str) -> str | None:
+        """Rebind `query_key` to `term` and clear its watermark (the next sync is a first sync); audited.
+
+        Returns the previous term. Rebinding to the same term changes nothing and writes nothing.
+        """
+        previous = self.term(query_key)
+        if previous == term and self._bound_row(query_key):
+            return previous
+        old_edat = self.get(query_key)
+        self._connection.execute(sa.delete(query_terms).where(query_terms.c.query_key == query_key))
+        self._connection.execute(
+            sa.insert(query_terms).values(query_key=query_key, term=term, bound_at=utc_now())
+        )
+        if previous != term:
+            self._connection.execute(sa.delete(checkpoints).where(checkpoints.c.query_key == query_key))
+            self._connection.execute(
+                sa.insert(query_term_audit).values(
+                    query_key=query_key, old_term=previous, new_term=term, old_edat=old_edat, actor=actor, at=utc_now()
+                )
+            )
+        return previous
+
+    def term_audit(self, query_key: str) -> list[dict[str, object]]:
+        """Every term reset of `query_key`, oldest first."""
+        query = (
+            sa.select(query_term_audit)
+            .where(query_term_audit.c.query_key == _require_query_key(query_key))
+            .order_by(query_term_audit.c.id)
+        )
+        return [dict(row) for row in self._connection.execute(query).mappings()]
+
+    def _bound_row(self, query_key: str) -> bool:
+        found = self._connection.execute(
+            sa.select(query_terms.c.query_key).where(query_terms.c.query_key == query_key)
+        ).scalar_one_or_none()
+        return found is not None
 
     def audit(self, query_key: str) -> list[CheckpointAuditEntry]:
         """Every change of `query_key`'s watermark, oldest first."""

@@ -23,7 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.analyst_checkpoints import AnalystCheckpointRepository
-from bio_mcp.store.changelog import ChangeLogRepository
+from bio_mcp.store.changelog import ChangeListener, ChangeLogRepository
 from bio_mcp.store.checkpoints import CheckpointRepository
 from bio_mcp.store.chunks import ChunkRepository
 from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engine, store_error
@@ -135,6 +135,20 @@ class MetadataStore:
             return postgres_sync_lock(self._engine, query_key, timeout_s)
         lock_dir = self._lock_dir or Path(str(self._engine.url.database)).resolve().parent / "locks"
         return file_sync_lock(lock_dir, query_key, timeout_s)
+
+    def change_listener(self) -> ChangeListener | None:
+        """A listener woken by every change-log commit (PostgreSQL); None on SQLite, which polls."""
+        if self.dialect != "postgresql":
+            return None
+        import psycopg
+
+        try:
+            connection = psycopg.connect(self._engine.url.set(drivername="postgresql").render_as_string(hide_password=False))
+            return ChangeListener(connection)
+        except psycopg.Error as exc:
+            raise BioMcpError(
+                ErrorCode.STORE, f"cannot listen for corpus changes: {exc}".splitlines()[0], {"database": self.url}
+            ) from exc
 
     def close(self) -> None:
         self._engine.dispose()

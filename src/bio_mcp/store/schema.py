@@ -136,6 +136,28 @@ checkpoint_audit = sa.Table(
     sa.CheckConstraint("kind IN ('auto', 'manual')", name="checkpoint_audit_kind"),
 )
 
+# The term a query key syncs: bound by its first sync, changed only by an explicit, audited reset.
+query_terms = sa.Table(
+    "query_terms",
+    metadata,
+    sa.Column("query_key", sa.String(255), primary_key=True),
+    sa.Column("term", sa.Text, nullable=False),
+    sa.Column("bound_at", UtcDateTime, nullable=False),
+)
+
+query_term_audit = sa.Table(
+    "query_term_audit",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("query_key", sa.String(255), nullable=False, index=True),
+    sa.Column("old_term", sa.Text),
+    sa.Column("new_term", sa.Text, nullable=False),
+    # The watermark the reset cleared: the old term's, meaningless for the new one.
+    sa.Column("old_edat", sa.String(20)),
+    sa.Column("actor", sa.String(255)),
+    sa.Column("at", UtcDateTime, nullable=False),
+)
+
 sync_jobs = sa.Table(
     "sync_jobs",
     metadata,

@@ -1,6 +1,7 @@
-"""A fake NCBI E-utilities server (ESearch, ESummary, EFetch, ELink, EInfo, EPost) over real records.
+"""A fake NCBI E-utilities server (ESearch, ESummary, EFetch, ELink, EInfo, EPost, ESpell) over real records.
 
-`FakeEutils(data_dir)` holds the 466 recorded PubMed records of the shared data; tests add,
+`FakeEutils(data_dir)` holds the 466 recorded PubMed records of the shared data (and the recorded
+PubMed Central full texts, for EFetch db=pmc and ELink pubmed_pmc); tests add,
 revise, clone and re-date records through its Python API, inject faults through `inject`, and read
 the arrival log from `requests`. `FakeEutils.app` is the ASGI app serving the real paths
 (`/entrez/eutils/esearch.fcgi`, ...), GET or POST form bodies alike.
@@ -56,6 +57,7 @@ from bio_mcp.testing.pubmed_records import (
     load_real_articles,
     parse_article,
 )
+from bio_mcp.testing.pmc_records import load_pmc_records, pmc_articleset
 from bio_mcp.testing.record_index import RecordIndex
 from bio_mcp.testing.spelling import spell
 
@@ -115,6 +117,8 @@ class FakeEutils(FaultInjectingService):
             article.source_pmid: PubmedRecord.of(article) for article in load_real_articles(self.data_dir)
         }
         self._records: dict[str, PubmedRecord] = dict(self._original)
+        # PubMed Central full texts (EFetch db=pmc, ELink pubmed_pmc), keyed by PMC number.
+        self.pmc = load_pmc_records(self.data_dir)
         self._index: RecordIndex | None = None
         self._history: dict[str, list[tuple[str, ...]]] = {}
         self._default_today: Callable[[], date] = today or (lambda: datetime.now(UTC).date())
@@ -279,6 +283,25 @@ class FakeEutils(FaultInjectingService):
             return bodies.error_xml(utility, [message or self.recordings.error_messages["esummary"]])
 
         return Fault(name="ncbi_error", status=200, body_for=body_for, content_type=XML)
+
+    def extra_records(self, n: int, *, first_pmid: int = 90_000_000, chunked: bool = False) -> Fault:
+        """HTTP 200 with the records asked for followed by `n` real records nobody asked for (the
+        recorded ones round robin under PMIDs first_pmid, first_pmid+1, ...), as XML or MEDLINE as
+        requested. `chunked` streams the answer without a Content-Length."""
+        templates = [self._original[pmid] for pmid in sorted(self._original, key=int)]
+        extra = [
+            PubmedRecord(pmid=str(first_pmid + offset), article=template.article, entrez_date=template.entrez_date)
+            for offset, template in ((offset, templates[offset % len(templates)]) for offset in range(n))
+        ]
+
+        def body_for(request: RequestInfo) -> bytes:
+            ids = self._requested_ids("efetch", request, False)
+            records = [self.index.records[pmid] for pmid in ids if pmid in self.index.records] + extra
+            if (request.param("rettype") or "").lower() == "medline":
+                return medline_text(records).encode()
+            return bodies.efetch_xml(records)
+
+        return Fault(name="extra_records", status=200, body_for=body_for, content_type=XML, chunked=chunked)
 
     def _too_many_requests(self, request: RequestInfo, count: int, limit: int) -> Fault:
         body = rate_limit_body(self.recordings.rate_limit_bodies[0], count, limit)
@@ -505,6 +528,8 @@ class FakeEutils(FaultInjectingService):
     # EFetch
 
     def _efetch(self, info: RequestInfo, json_mode: bool) -> Response:
+        if (info.param("db") or "") == "pmc":
+            return self._efetch_pmc(info)
         self._check_db("efetch", info, False)
         ids = self._requested_ids("efetch", info, False)
         records = [self.index.records[pmid] for pmid in ids if pmid in self.index.records]
@@ -520,10 +545,19 @@ class FakeEutils(FaultInjectingService):
             )
         return self._reply(bodies.efetch_xml(records))
 
+    def _efetch_pmc(self, info: RequestInfo) -> Response:
+        """JATS full text of the recorded PMC articles; ids absent from PMC are left out, as NCBI does."""
+        ids = [pmcid.upper().removeprefix("PMC") for pmcid in _split_ids(info.values("id"))]
+        if not ids:
+            raise self._failure("efetch", EMPTY_ID_LIST, False)
+        return self._reply(pmc_articleset([self.pmc[number] for number in ids if number in self.pmc]))
+
     # ELink
 
     def _elink(self, info: RequestInfo, json_mode: bool) -> Response:
         self._check_db("elink", info, json_mode, name="dbfrom")
+        if (info.param("db") or "") == "pmc":
+            return self._elink_pmc(info, json_mode)
         self._check_db("elink", info, json_mode)
         cmd = (info.param("cmd") or "neighbor").lower()
         if cmd not in ("neighbor", "neighbor_score"):
@@ -535,6 +569,27 @@ class FakeEutils(FaultInjectingService):
             raise self._failure("elink", EMPTY_ID_LIST, json_mode)
         wanted = tuple(_split_ids(info.values("linkname")))
         link_sets = [self._link_set(group, cmd == "neighbor_score", wanted) for group in groups]
+        return self._reply(
+            bodies.elink_json(link_sets) if json_mode else bodies.elink_xml(link_sets), json_mode
+        )
+
+    def _elink_pmc(self, info: RequestInfo, json_mode: bool) -> Response:
+        """pubmed_pmc: the PMC article of each PMID, from the recorded articles' own ids."""
+        groups = [tuple(_split_ids([value])) for value in info.values("id") if value.strip()]
+        if not groups:
+            raise self._failure("elink", EMPTY_ID_LIST, json_mode)
+        by_pmid = {record.pmid: number for number, record in self.pmc.items() if record.pmid}
+        link_sets = [
+            bodies.LinkSetOutcome(
+                ids=group,
+                link_lists=[("pubmed_pmc", [(by_pmid[pmid], None) for pmid in group if pmid in by_pmid])],
+            )
+            for group in groups
+        ]
+        link_sets = [
+            bodies.LinkSetOutcome(ids=ls.ids, link_lists=[(n, links) for n, links in ls.link_lists if links])
+            for ls in link_sets
+        ]
         return self._reply(
             bodies.elink_json(link_sets) if json_mode else bodies.elink_xml(link_sets), json_mode
         )

@@ -487,8 +487,9 @@ def elink_xml(link_sets: Sequence[LinkSetOutcome]) -> bytes:
         parts += [f"      <Id>{pmid}</Id>\n" for pmid in link_set.ids]
         parts.append("    </IdList>\n")
         for link_name, links in link_set.link_lists:
+            db_to = "pmc" if link_name.endswith("_pmc") else "pubmed"
             parts.append(
-                "    <LinkSetDb>\n      <DbTo>pubmed</DbTo>\n"
+                f"    <LinkSetDb>\n      <DbTo>{db_to}</DbTo>\n"
                 f"      <LinkName>{link_name}</LinkName>\n      \n"
             )
             for pmid, score in links:

@@ -25,6 +25,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+# The status logged for a request whose client hung up while it was delayed (nginx's convention).
+CLIENT_CLOSED_REQUEST = 499
 REQUEST_INFO_KEY = "bio_mcp_request_info"
 
 
@@ -70,6 +72,7 @@ class Fault:
     With `status` set the real handler is skipped and `body` (or `body_for(request)`) is sent.
     `delay_s` waits before answering: a slow server, or past the client's timeout, a timeout.
     `keep_fraction` serves the real response with its body cut short: truncated XML or JSON.
+    `chunked` sends the body in pieces without a Content-Length, so its size is known only at the end.
     """
 
     name: str
@@ -80,6 +83,7 @@ class Fault:
     headers: tuple[tuple[str, str], ...] = ()
     delay_s: float = 0.0
     keep_fraction: float | None = None
+    chunked: bool = False
 
     @classmethod
     def http_status(
@@ -379,8 +383,14 @@ class FaultingApp:
                 self.plan.too_many_requests(request, *over), delay_s=fault.delay_s if fault else 0.0
             )
         delay = self.plan.latency_s + (fault.delay_s if fault else 0.0)
-        if delay > 0:
-            await anyio.sleep(delay)
+        if delay > 0 and await _client_left_during(delay, receive):
+            # nginx's 499: the client closed the connection before it was answered.
+            if generation == self.plan.generation:
+                self.plan.log.record(Arrival(
+                    monotonic=arrived, wall=wall, method=request.method, path=request.path, params=request.params,
+                    status=CLIENT_CLOSED_REQUEST, fault=fault.name if fault else None, rate_limited=over is not None,
+                ))
+            return
         if fault is not None and fault.status is not None:
             response = _CapturedResponse(
                 status=fault.status,
@@ -406,7 +416,18 @@ class FaultingApp:
                     rate_limited=over is not None,
                 )
             )
-        await _send(response, send)
+        await _send(response, send, chunked=fault is not None and fault.chunked)
+
+
+async def _client_left_during(delay_s: float, receive: Receive) -> bool:
+    """Wait `delay_s`; True as soon as the client disconnects instead (the body is already read,
+    so the server's next message can only be the disconnect)."""
+    with anyio.move_on_after(delay_s):
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return True
+    return False
 
 
 async def _read_body(receive: Receive) -> bytes:
@@ -444,8 +465,18 @@ async def _capture(app: ASGIApp, scope: Scope, body: bytes) -> _CapturedResponse
     return captured
 
 
-async def _send(response: _CapturedResponse, send: Send) -> None:
+CHUNK_BYTES = 64 * 1024
+
+
+async def _send(response: _CapturedResponse, send: Send, *, chunked: bool = False) -> None:
     headers = [(key, value) for key, value in response.headers if key.lower() != b"content-length"]
-    headers.append((b"content-length", str(len(response.body)).encode()))
+    if not chunked:
+        headers.append((b"content-length", str(len(response.body)).encode()))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    await send({"type": "http.response.body", "body": bytes(response.body), "more_body": False})
+    if not chunked:
+        await send({"type": "http.response.body", "body": bytes(response.body), "more_body": False})
+        return
+    body = bytes(response.body)
+    for start in range(0, len(body), CHUNK_BYTES):
+        await send({"type": "http.response.body", "body": body[start : start + CHUNK_BYTES], "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})

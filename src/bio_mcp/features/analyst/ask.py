@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.checkpoints import checkpoint_document, save_checkpoint
 from bio_mcp.features.analyst.executor import Executor, Tool
 from bio_mcp.features.analyst.frame import parse_frame
@@ -21,8 +22,8 @@ from bio_mcp.sources.ratelimit import RateLimiter, build_rate_limiter
 from bio_mcp.store import MetadataStore
 
 NO_MESH_NOTE = (
-    "MeSH descriptors are not configured (BIO_MCP_MESH_PATH): indications are searched as typed, "
-    "without synonyms."
+    "MeSH descriptors are not installed (`bio-mcp data install-mesh FILE` or BIO_MCP_MESH_PATH): indications "
+    "are searched as typed, without synonyms."
 )
 
 
@@ -69,6 +70,13 @@ async def orchestrate(request: AskRequest, analyst: Analyst, *, today: date) -> 
             plan, frame.fetch_policy
         )
         trace_id = trace_id_of(span)
+    if execution.nothing_fetched_because_upstream_failed():
+        sources = sorted({failure.source for failure in execution.failures})
+        raise BioMcpError(
+            ErrorCode.UPSTREAM,
+            f"Nothing could be fetched: {' and '.join(sources)} failed, so there is no answer (not an empty one)",
+            {"failures": [failure.model_dump() for failure in execution.failures]},
+        )
     if analyst.mesh_path is None and frame.entities.indication:
         execution.notes.append(NO_MESH_NOTE)
     answer = synthesize(frame, execution)
@@ -78,6 +86,7 @@ async def orchestrate(request: AskRequest, analyst: Analyst, *, today: date) -> 
     return AskResponse(
         answer=answer,
         checkpoint_id=checkpoint_id,
+        failures=execution.failures,
         trace=Trace(
             trace_id=trace_id, frame=frame, plan=plan, steps=execution.traces,
             elapsed_ms=execution.elapsed_ms, partial=execution.partial, notes=execution.notes,

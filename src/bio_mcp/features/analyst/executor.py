@@ -18,7 +18,7 @@ from typing import Any
 
 from bio_mcp.audit import sha256_hex
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.models import FetchPolicy, Plan, PlanStep, StepStatus, StepTrace
+from bio_mcp.features.analyst.models import FetchPolicy, Plan, PlanStep, StepFailure, StepStatus, StepTrace
 from bio_mcp.features.analyst.projection import flatten_unique, project, select
 from bio_mcp.features.analyst.registry import Registry
 from bio_mcp.features.analyst.telemetry import Telemetry
@@ -48,6 +48,12 @@ class ToolResult:
 Tool = Callable[[dict[str, Any], CallContext], Awaitable[ToolResult]]
 
 
+SOURCE_NAMES = {"pubmed": "PubMed (NCBI E-utilities)", "ctgov": "ClinicalTrials.gov"}
+TIME_BUDGET_SPENT = "time budget spent"
+# Failures of the upstream itself (not a cache miss, not our own time budget).
+UPSTREAM_CODES = frozenset({ErrorCode.UPSTREAM.value, ErrorCode.RATE_LIMIT.value, ErrorCode.ENTREZ.value})
+
+
 @dataclass
 class Execution:
     outputs: dict[str, Any]
@@ -56,12 +62,31 @@ class Execution:
     notes: list[str]
     partial: bool
     elapsed_ms: int
+    failures: list[StepFailure] = field(default_factory=list)
+
+    def nothing_fetched_because_upstream_failed(self) -> bool:
+        """No step gave anything, and what failed was the upstream itself: an outage, not "no results"."""
+        return (
+            bool(self.failures)
+            and not any(trace.status == "ok" or trace.rows for trace in self.traces)
+            and all(failure.code in UPSTREAM_CODES and failure.message != TIME_BUDGET_SPENT for failure in self.failures)
+        )
 
     def watermarks(self) -> dict[str, str]:
         return {key: value for results in self.results.values() for r in results for key, value in r.watermarks.items()}
 
     def blob_uris(self) -> list[str]:
         return sorted({uri for results in self.results.values() for r in results for uri in r.blob_uris})
+
+
+def failure_note(failure: StepFailure) -> str:
+    note = (
+        f"Some sources failed: {failure.source} failed in step {failure.step} ({failure.tool}) with "
+        f"{failure.code}: {failure.message}. What it would have returned is missing from this answer"
+    )
+    if failure.skipped_steps:
+        note += f"; steps not run because of it: {', '.join(failure.skipped_steps)}"
+    return note + "."
 
 
 def waves(plan: Plan) -> list[list[PlanStep]]:
@@ -129,7 +154,7 @@ class Executor:
                     )
                 elif time.monotonic() >= deadline:
                     failed.add(step.id)
-                    traces[step.id] = StepTrace(id=step.id, tool=step.tool, status="dropped", error_message="time budget spent")
+                    traces[step.id] = StepTrace(id=step.id, tool=step.tool, status="dropped", error_message=TIME_BUDGET_SPENT)
                 else:
                     runnable.append(step)
             finished = await asyncio.gather(
@@ -145,14 +170,35 @@ class Executor:
                     if output is not None:
                         outputs[step.id] = output
         ordered = [traces[step.id] for step in plan.steps]
-        if any(row.error_message == "time budget spent" for row in ordered):
+        if any(row.error_message == TIME_BUDGET_SPENT for row in ordered):
             notes.append("Data still loading: the time budget ran out before every call finished; results are partial.")
-        if any(row.error_code is not None and row.error_message != "time budget spent" for row in ordered):
-            notes.append("Some sources failed; see the trace for each step's error code.")
+        failures = self._failures(plan, ordered)
+        notes.extend(failure_note(failure) for failure in failures if failure.message != TIME_BUDGET_SPENT)
         return Execution(
             outputs=outputs, results=results, traces=ordered, notes=notes, partial=bool(notes),
-            elapsed_ms=int((time.monotonic() - started) * 1000),
+            elapsed_ms=int((time.monotonic() - started) * 1000), failures=failures,
         )
+
+    def _failures(self, plan: Plan, traces: list[StepTrace]) -> list[StepFailure]:
+        """Each step that failed (wholly or for some of its calls), with the later steps it left unrun."""
+        dropped = {row.id for row in traces if row.status == "dropped"}
+        failures = []
+        for row in traces:
+            if row.status == "dropped" or row.error_code is None:
+                continue
+            # Plan steps are in dependency order, so one pass collects everything downstream.
+            affected = [row.id]
+            for step in plan.steps:
+                if step.id in dropped and any(need in affected for need in step.needs):
+                    affected.append(step.id)
+            failures.append(
+                StepFailure(
+                    source=SOURCE_NAMES.get(self.registry.tool(row.tool).source, self.registry.tool(row.tool).source),
+                    step=row.id, tool=row.tool, code=row.error_code, message=row.error_message or "",
+                    skipped_steps=affected[1:],
+                )
+            )
+        return failures
 
     def _limiter(self, step: PlanStep) -> RateLimiter:
         return self.limiters[self.registry.tool(step.tool).source]
@@ -203,10 +249,10 @@ class Executor:
         if errors and not done:
             status, error_code, error_message = "error", errors[0].code.value, errors[0].message
         elif timed_out and not done:
-            status, error_code, error_message = "error", ErrorCode.UPSTREAM.value, "time budget spent"
+            status, error_code, error_message = "error", ErrorCode.UPSTREAM.value, TIME_BUDGET_SPENT
         elif errors or timed_out:
             error_code = errors[0].code.value if errors else None
-            error_message = "time budget spent" if timed_out else errors[0].message
+            error_message = TIME_BUDGET_SPENT if timed_out else errors[0].message
         trace_row = StepTrace(
             id=step.id, tool=step.tool, status=status, calls=len(calls),
             cache_hit=all(r.cache_hit for r in step_results) if step_results else None,

@@ -93,6 +93,17 @@ class StepTrace(AnalystModel):
     error_message: str | None = None
 
 
+class StepFailure(AnalystModel):
+    """A source that failed during an answer: which, in which step, and why."""
+
+    source: str = Field(description="The upstream that failed: PubMed (NCBI E-utilities) or ClinicalTrials.gov")
+    step: str
+    tool: str
+    code: str = Field(description="The error code (UPSTREAM, RATE_LIMIT, ENTREZ, NOT_FOUND, ...)")
+    message: str
+    skipped_steps: list[str] = Field(default_factory=list, description="Later steps that could not run without it")
+
+
 class Trace(AnalystModel):
     trace_id: str | None = Field(default=None, description="OpenTelemetry trace id, when telemetry is on")
     frame: Frame
@@ -111,3 +122,6 @@ class AskResponse(ToolOutput):
     answer: str
     checkpoint_id: str
     trace: Trace
+    failures: list[StepFailure] = Field(
+        default_factory=list, description="Sources that failed: the answer lacks what they would have given"
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from bio_mcp.config import Settings
@@ -22,24 +21,10 @@ from bio_mcp.features.analyst.checkpoints import resolve_checkpoint
 from bio_mcp.features.analyst.models import AskRequest, AskResponse, FetchPolicy
 from bio_mcp.features.analyst.registry import load_registry
 from bio_mcp.features.analyst.telemetry import Telemetry, build_tracer_provider
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.sources.ctgov.client import CtgovClient
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_blob_store, open_metadata_store
-
-# Where the shared data sits beside a checkout (`../shared/data`), for runs from the repository root.
-CHECKOUT_MESH_PATH = Path("..") / "shared" / "data" / "mesh" / "mesh_descriptors_2024.jsonl"
-
-
-def mesh_path_of(settings: Settings) -> Path | None:
-    """BIO_MCP_MESH_PATH, else the shared data beside the checkout when present, else None.
-
-    None is a working configuration: indications are then searched as typed and every answer
-    about an indication says so in its notes.
-    """
-    if settings.mesh_path is not None:
-        return settings.mesh_path
-    return CHECKOUT_MESH_PATH.resolve() if CHECKOUT_MESH_PATH.is_file() else None
-
 
 def build_analyst(settings: Settings, eutils: EutilsClient) -> Analyst:
     registry = load_registry()

@@ -29,6 +29,7 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
+from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.search.hybrid import SearchMode
 from bio_mcp.store import DocumentRecord, QualityScores, open_metadata_store
@@ -122,12 +123,27 @@ def query_metrics(top10: list[str], top100: list[str], judged: dict[str, int]) -
     }
 
 
-def fill_scratch_corpus(index: CorpusIndex, documents: list[CorpusDocument], batch: int) -> None:
+def fill_scratch_corpus(
+    index: CorpusIndex,
+    documents: list[CorpusDocument],
+    batch: int,
+    *,
+    embed: bool = True,
+    progress: Progress | None = None,
+) -> None:
+    """Commit `documents` (chunked and BM25-indexed), then embed their chunks unless `embed` is off."""
     for offset in range(0, len(documents), COMMIT_BATCH):
         commit_documents(index, documents[offset : offset + COMMIT_BATCH])
-    embedded = True
-    while embedded:
-        embedded = bool(index.embed_pending(batch))
+        if progress is not None:
+            progress("documents", min(offset + COMMIT_BATCH, len(documents)), len(documents))
+    if not embed:
+        return
+    total = index.pending_embeddings()
+    done = 0
+    while taken := index.embed_pending(batch):
+        done += taken
+        if progress is not None:
+            progress("chunks", done, max(done, total))
 
 
 def evaluate_beir(
@@ -140,8 +156,12 @@ def evaluate_beir(
     max_queries: int | None = None,
     max_docs: int | None = None,
     embeddings: Embeddings | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """nDCG@10, Recall@100 and MRR@10 of `mode` on `split`, with the dataset and run parameters."""
+    """nDCG@10, Recall@100 and MRR@10 of `mode` on `split`, with the dataset and run parameters.
+
+    In `bm25` mode nothing is embedded, neither the documents nor the queries.
+    """
     dataset = load_beir(Path(data_dir), split, max_queries=max_queries, max_docs=max_docs)
     documents, beir_ids = _documents(dataset.corpus)
     embedder = embeddings or build_embeddings(settings)
@@ -150,15 +170,18 @@ def evaluate_beir(
         store = open_metadata_store(scratch_settings)
         try:
             index = CorpusIndex(store, index_folder(scratch_settings), embedder)
-            fill_scratch_corpus(index, documents, settings.embeddings_batch_size)
+            fill_scratch_corpus(
+                index, documents, settings.embeddings_batch_size, embed=mode != "bm25", progress=progress
+            )
 
             def ranked(text: str, top_k: int) -> list[str]:
                 return [beir_ids[hit.pmid] for hit in index.search(text, top_k, quality_bias, mode)]
 
-            per_query = [
-                query_metrics(ranked(text, 10), ranked(text, 100), dataset.qrels[query_id])
-                for query_id, text in dataset.queries.items()
-            ]
+            per_query = []
+            for query_id, text in dataset.queries.items():
+                per_query.append(query_metrics(ranked(text, 10), ranked(text, 100), dataset.qrels[query_id]))
+                if progress is not None:
+                    progress("queries", len(per_query), len(dataset.queries))
         finally:
             store.close()
     count = len(per_query)
@@ -169,5 +192,5 @@ def evaluate_beir(
         "split": split,
         "mode": mode,
         "quality_bias": quality_bias,
-        "model_id": embedder.model_id,
+        "model_id": embedder.model_id if mode != "bm25" else None,
     }

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings
 from bio_mcp.search.hybrid import Hit, HybridIndex, IndexedChunk, SearchMode
 from bio_mcp.store import MetadataStore, StoredChunk
@@ -229,9 +230,10 @@ class CorpusIndex:
                 self.cursor = saved
                 self.follow()
             with self.store.transaction() as tx:
-                reset = tx.chunks.reset_embeddings_for_model_switch(self.model_id)
                 # Writes the index's journal rolled back are indexed again below.
                 tx.chunks.mark_indexed(self.hybrid.recovered_uuids, bm25=False, vector=False)
+                # Last in the transaction: a logged reset holds the change log's lock until commit.
+                reset = tx.chunks.reset_embeddings_for_model_switch(self.model_id)
             if reset or self.hybrid.replaced_model_id or self.hybrid.discarded:
                 self.rebuild()
                 return ReconcileReport(model_switch_reset=reset, stale_removed=0, reindexed=0, rebuilt=True)
@@ -267,7 +269,7 @@ class CorpusIndex:
             self.hybrid.flush()
         return len(stale)
 
-    def rebuild(self) -> int:
+    def rebuild(self, progress: Progress | None = None) -> int:
         """The index from scratch out of the store's chunks; returns the number of chunks."""
         with self.lock:
             embedded: list[str] = []
@@ -277,10 +279,13 @@ class CorpusIndex:
 
             def from_store() -> Iterator[IndexedChunk]:
                 with self.store.read() as tx:
+                    total = tx.chunks.state_counts(self.model_id).total if progress is not None else None
                     for page in tx.chunks.iterate(RECONCILE_PAGE):
                         for chunk in page:
                             (embedded if self._has_current_vector(chunk) else pending).append(chunk.uuid)
                             yield self._indexed(chunk)
+                        if progress is not None:
+                            progress("chunks", len(embedded) + len(pending), total)
 
             self.hybrid.rebuild(from_store())
             self._mark(embedded, pending)

@@ -38,6 +38,16 @@ class SyncDeltaRequest(ToolInput):
         default=5, ge=0, le=MAX_OVERLAP_DAYS, strict=True,
         description="Days to overlap with previous sync to ensure completeness",
     )
+    max_records: int | None = Field(
+        default=None, ge=1, le=100_000, strict=True,
+        description="At most about this many records in this call (default BIO_MCP_SYNC_MAX_RECORDS); the "
+        "watermark advances only over what was stored, so call again while more_to_sync is true",
+    )
+    reset_term: bool = Field(
+        default=False, strict=True,
+        description="Rebind a query_key that was synced with another term: its watermark is cleared (the next "
+        "sync starts from the default look-back) and the reset is audited. Without it, another term is refused",
+    )
 
 
 class SyncDeltaResponse(ContractOutput):
@@ -48,6 +58,9 @@ class SyncDeltaResponse(ContractOutput):
     pmids_processed: Count = Field(description="Total PMIDs processed in this sync")
     max_edat_seen: str | None = Field(default=None, description="Latest EDAT seen (ISO8601 UTC) or null")
     warnings: list[str] = Field(default_factory=list, description="Non-fatal warnings during sync")
+    more_to_sync: bool = Field(
+        default=False, description="True when the record cap stopped this call early: call again to continue"
+    )
 
 
 class RagSearchRequest(ToolInput):
@@ -63,10 +76,16 @@ class RagSearchResult(ContractOutput):
     bm25: float | None = Field(default=None, description="BM25 relevance score")
     quality: float | None = Field(default=None, description="Document quality score")
     score: float = Field(description="Final combined relevance score")
+    title: str | None = Field(default=None, description="The document's title")
+    year: int | None = Field(default=None, description="The document's publication year")
+    snippet: str | None = Field(default=None, description="The best chunk's text around the query's words")
 
 
 class RagSearchResponse(ContractOutput):
     results: list[RagSearchResult] = Field(description="Search results ordered by relevance score")
+    note: str | None = Field(
+        default=None, description="Why there are no results: an empty corpus (and how to fill it) or no match"
+    )
 
 
 class RagGetRequest(ToolInput):

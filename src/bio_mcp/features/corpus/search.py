@@ -3,29 +3,77 @@
 The corpus's `HybridIndex` does the work (see `search.hybrid` and `search.fusion`): both
 retrievers return their top chunks, which are rolled up to documents, fused and, with
 `quality_bias`, reranked by the document's quality total. A result is a document represented by
-its best chunk: `doc_id` for `rag.get`, `uuid` for that chunk.
+its best chunk: `doc_id` for `rag.get`, `uuid` for that chunk, and (additive to the seed) the
+document's `title` and `year` and a `snippet` of that chunk around the query's words, so a caller
+can judge a hit without a `rag.get` per result. An empty answer says why in `note`.
 """
 
 from __future__ import annotations
 
+import re
+
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import RagSearchRequest, RagSearchResponse, RagSearchResult
+
+SNIPPET_CHARS = 280
+EMPTY_CORPUS_NOTE = (
+    "The local corpus is empty, so nothing can match. Fill it first: call pubmed.sync_delta with a "
+    "query_key and a PubMed term (or run `bio-mcp sync KEY TERM`), then search again."
+)
+NO_MATCH_NOTE = "No document in the local corpus ({documents} documents) matches this query."
+_WORD = re.compile(r"[A-Za-z0-9]{3,}")
+
+
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """About `width` characters of `text` starting near the first query word it contains, cut at spaces."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    lowered = text.lower()
+    found = [lowered.find(word.lower()) for word in _WORD.findall(query)]
+    first = min((position for position in found if position >= 0), default=0)
+    start = max(0, first - width // 4)
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < first else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > first else end
+    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
 def search_corpus(request: RagSearchRequest, index: CorpusIndex) -> RagSearchResponse:
     hits = index.search(request.query, request.top_k, request.quality_bias)
-    return RagSearchResponse(results=[RagSearchResult.model_validate(hit.as_contract()) for hit in hits])
+    with index.store.read() as tx:
+        if not hits:
+            documents = tx.documents.count()
+            note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
+            return RagSearchResponse(results=[], note=note)
+        stored = tx.documents.get_many(hit.pmid for hit in hits)
+        chunks = tx.chunks.get_many(hit.uuid for hit in hits)
+    results = []
+    for hit in hits:
+        document, chunk = stored.get(hit.pmid), chunks.get(hit.uuid)
+        results.append(
+            RagSearchResult.model_validate(
+                hit.as_contract()
+                | {
+                    "title": document.title if document else None,
+                    "year": document.year if document else None,
+                    "snippet": snippet(chunk.text, request.query) if chunk else None,
+                }
+            )
+        )
+    return RagSearchResponse(results=results)
 
 
 def summarize(response: RagSearchResponse) -> str:
     """Every result as a table row with every field it has (snippets and titles included)."""
     if not response.results:
-        return "No matching chunks in the local corpus."
-    rows = [result.to_json() for result in response.results]
-    columns = list(dict.fromkeys(key for row in rows for key in row))
-    lines = [f"**{len(rows)} documents**, best first.", "", "| " + " | ".join(columns) + " |",
-             "|" + "---|" * len(columns)]
-    for row in rows:
-        cells = (f"{v:.4f}" if isinstance(v, float) else "" if v is None else str(v) for v in (row.get(c) for c in columns))
-        lines.append("| " + " | ".join(cell.replace("|", "/").replace("\n", " ") for cell in cells) + " |")
+        return response.note or "No matching documents in the local corpus."
+    lines = [f"{len(response.results)} documents, best first:"]
+    for result in response.results:
+        heading = f"- {result.doc_id} ({result.year or 'n.d.'}, score {result.score:.3f}): {result.title or '(no title)'}"
+        lines.append(heading + (f"\n  {result.snippet}" if result.snippet else ""))
     return "\n".join(lines)

@@ -11,9 +11,9 @@ The embedding writer is an asyncio task: woken after each sync, it embeds pendin
 worker thread and adds them to the vector index.
 
 Other processes may write the same store (a `bio-mcp sync`, another replica): a second task polls
-the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S and applies their changes to this
-process's index (`CorpusIndex.follow`), which lives in a folder this process leases
-(`index_lease`).
+the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S (on PostgreSQL it also wakes at once
+on the log's NOTIFY) and applies their changes to this process's index (`CorpusIndex.follow`),
+which lives in a folder this process leases (`index_lease`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
@@ -44,14 +46,26 @@ from bio_mcp.features.corpus.models import (
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, sync_delta
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
+from bio_mcp.store.changelog import ChangeListener
 
 log = logging.getLogger("bio_mcp.corpus")
 
 # Follow rounds between two prunes of the change log.
 _PRUNE_EVERY = 600
+
+
+def sync_options_of(settings: Settings, **overrides: Any) -> SyncOptions:
+    """The sync options the settings give (look-back, record cap), with `overrides`."""
+    return replace(
+        DEFAULT_SYNC_OPTIONS,
+        lookback_days=settings.sync_lookback_days,
+        max_records=settings.sync_max_records,
+        **overrides,
+    )
 
 
 def index_folder(settings: Settings) -> Path:
@@ -65,14 +79,14 @@ class CorpusService:
         eutils: EutilsClient,
         *,
         embeddings: Embeddings | None = None,
-        sync_options: SyncOptions = DEFAULT_SYNC_OPTIONS,
+        sync_options: SyncOptions | None = None,
         embed_in_background: bool = True,
         follow_changes: bool | None = None,
         graph: GraphIndexer | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
-        self.sync_options = sync_options
+        self.sync_options = sync_options or sync_options_of(settings)
         self._embeddings = embeddings
         self._embed_in_background = embed_in_background
         self._store: MetadataStore | None = None
@@ -87,6 +101,7 @@ class CorpusService:
         self._follow = embed_in_background if follow_changes is None else follow_changes
         self._follower: asyncio.Task[None] | None = None
         self._lease: IndexLease | None = None
+        self._listener: ChangeListener | None = None
         self.last_reconcile: ReconcileReport | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -117,6 +132,11 @@ class CorpusService:
                 self._worker = asyncio.create_task(self._embed_forever(), name="bio-mcp-corpus-embeddings")
                 self._wake.set()
             if self._follow and self.settings.corpus_follow_interval_s > 0:
+                if self.settings.corpus_listen:
+                    try:
+                        self._listener = await asyncio.to_thread(store.change_listener)
+                    except BioMcpError as exc:
+                        log.warning("polling the change log only: %s", exc.message)
                 self._follower = asyncio.create_task(self._follow_forever(), name="bio-mcp-corpus-follower")
 
     @property
@@ -138,6 +158,9 @@ class CorpusService:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._worker = self._follower = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         async with self._embedding:
             if self._store is not None:
                 self._store.close()
@@ -151,8 +174,9 @@ class CorpusService:
 
     async def _follow_forever(self) -> None:
         rounds = 0
+        interval = self.settings.corpus_follow_interval_s
         while True:
-            await asyncio.sleep(self.settings.corpus_follow_interval_s)
+            await self._wait_for_changes(interval)
             try:
                 if await asyncio.to_thread(self.index.follow):
                     # Another process's chunks may still lack vectors: this process can embed them too.
@@ -165,6 +189,19 @@ class CorpusService:
             except Exception:
                 # The cursor did not move: the next round retries the same changes.
                 log.exception("following the corpus change log failed")
+
+    async def _wait_for_changes(self, interval: float) -> None:
+        listener = self._listener
+        if listener is None:
+            await asyncio.sleep(interval)
+            return
+        try:
+            await asyncio.to_thread(listener.wait, interval)
+        except Exception:
+            # A lost LISTEN connection: carry on polling, which never depended on it.
+            log.warning("the change log's NOTIFY connection failed; polling only", exc_info=True)
+            self._listener = None
+            listener.close()
 
     async def follow(self) -> int:
         """Apply other processes' changes now; returns how many change-log rows were applied."""
@@ -183,19 +220,22 @@ class CorpusService:
                 # The chunks stay pending in the store; the next wake (or drain) retries them.
                 log.exception("embedding pending chunks failed")
 
-    async def _embed_all(self) -> int:
+    async def _embed_all(self, progress: Progress | None = None) -> int:
         done = 0
         async with self._embedding:
+            total = await asyncio.to_thread(self.index.pending_embeddings) if progress is not None else None
             while True:
                 taken = await asyncio.to_thread(self.index.embed_pending, self.settings.embeddings_batch_size)
                 if taken == 0:
                     return done
                 done += taken
+                if progress is not None:
+                    progress("chunks", done, max(done, total or 0))
 
-    async def drain(self) -> int:
+    async def drain(self, progress: Progress | None = None) -> int:
         """Embed everything pending now (errors propagate); returns how many chunks were embedded."""
         await self.open()
-        return await self._embed_all()
+        return await self._embed_all(progress)
 
     # ---- the tools --------------------------------------------------------------------------
 
@@ -229,24 +269,29 @@ class CorpusService:
         await self.open()
         return await asyncio.to_thread(set_checkpoint, request, self.store)
 
-    async def rebuild_indexes(self) -> int:
+    async def rebuild_indexes(self, progress: Progress | None = None) -> int:
         """The derived index from the store's chunks (`bio-mcp index rebuild`); returns the chunk count."""
         await self.open()
         async with self._embedding:
-            return await asyncio.to_thread(self.index.rebuild)
+            return await asyncio.to_thread(self.index.rebuild, progress)
 
 
-async def rebuild_indexes(settings: Settings, eutils: EutilsClient) -> int:
+async def rebuild_indexes(settings: Settings, eutils: EutilsClient, progress: Progress | None = None) -> int:
     """`bio-mcp index rebuild`: rebuild the derived indexes of the corpus in BIO_MCP_HOME."""
     service = CorpusService(settings, eutils, embed_in_background=False)
     try:
-        return await service.rebuild_indexes()
+        return await service.rebuild_indexes(progress)
     finally:
         await service.aclose()
 
 
 async def sync_once(
-    settings: Settings, request: SyncDeltaRequest, options: SyncOptions = DEFAULT_SYNC_OPTIONS, *, embed: bool = True
+    settings: Settings,
+    request: SyncDeltaRequest,
+    options: SyncOptions | None = None,
+    *,
+    embed: bool = True,
+    embed_progress: Progress | None = None,
 ) -> SyncDeltaResponse:
     """`bio-mcp sync`: one sync of a query key, then (with `embed`) every pending embedding."""
     eutils = EutilsClient(settings)
@@ -254,8 +299,30 @@ async def sync_once(
     try:
         response = await service.sync_delta(request)
         if embed:
-            await service.drain()
+            await service.drain(embed_progress)
         return response
     finally:
         await service.aclose()
         await eutils.aclose()
+
+
+async def embed_pending_once(settings: Settings, progress: Progress | None = None) -> int:
+    """`bio-mcp index embed`: embed every chunk still waiting for a vector; returns how many."""
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False)
+    try:
+        return await service.drain(progress)
+    finally:
+        await service.aclose()
+        await eutils.aclose()
+
+
+def pending_embeddings(settings: Settings) -> int:
+    """Chunks of the corpus in BIO_MCP_HOME still waiting for a vector from the configured model."""
+    model_id = build_embeddings(settings).model_id  # providers load lazily: no model is loaded here
+    store = open_metadata_store(settings)
+    try:
+        with store.read() as tx:
+            return tx.chunks.state_counts(model_id).pending_embedding
+    finally:
+        store.close()

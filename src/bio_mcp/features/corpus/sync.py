@@ -2,8 +2,12 @@
 
 1. Under the query key's cross-process sync lock, a job row is started (and any job a killed
    process left `running` is marked abandoned).
-2. Windows run from (watermark - overlap_days), or `since` / all time on a first sync, to today;
-   each is split until ESearch can list all its ids (`windows.plan_windows`).
+2. The query key is bound to its term (another term is refused unless `reset_term`, audited).
+   Windows run from (watermark - overlap_days), or on a first sync from `since` or `lookback_days`
+   before today (never from the beginning of PubMed), to today; each is split until ESearch can
+   list all its ids and it fits the per-call record cap (`windows.plan_windows`). Windows are
+   synced in date order until the next would pass the cap; the rest waits for the next call
+   (`more_to_sync`), which resumes from the watermark.
 3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
    batch's documents, chunks and knowledge graph (linked in the parse stage, before the
    transaction) commit in ONE transaction; the derived indexes are updated right after (BM25 at
@@ -28,20 +32,25 @@ from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
-from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, plan_windows, window_ids
+from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, WindowPlan, plan_windows, window_ids
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.features.progress import Progress
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
-from bio_mcp.sources.ncbi.parsers import parse_efetch
+from bio_mcp.sources.ncbi.parsers import parse_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.store import ChunkSet, MetadataStore
 from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
 
 
 @dataclass(frozen=True)
 class SyncOptions:
-    # First sync of a query key: start here (None: all time).
+    # First sync of a query key: start here (None: `lookback_days` before the last day).
     since: date | None = None
+    lookback_days: int = 365
+    # Records stored per call at most, by whole windows (None: no cap); the request may lower or raise it.
+    max_records: int | None = 5000
     # Ids per EFetch request and per store transaction.
     batch_size: int = 200
     # ESearch page size when listing a window's ids (NCBI serves at most 10,000 per request).
@@ -52,9 +61,13 @@ class SyncOptions:
     lock_timeout_s: float = 60.0
     # The last EDAT day to sync (None: today, UTC).
     until: date | None = None
+    # Told the records fetched so far after each EFetch batch ("records", done, None).
+    progress: Progress | None = None
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
+# Who a term reset through pubmed.sync_delta is audited as.
+SYNC_ACTOR = "pubmed.sync_delta"
 
 
 @dataclass
@@ -66,6 +79,8 @@ class SyncTally:
     max_edat_seen: str | None = None
     stale: int = 0
     not_returned: int = 0
+    # Records EFetch sent that the batch did not ask for: dropped, never stored.
+    unrequested: int = 0
     unreadable: list[str] = field(default_factory=list)
     # Wall time per stage, kept with the job row so an operator can see where a sync spends it.
     fetch_s: float = 0.0
@@ -73,6 +88,8 @@ class SyncTally:
     # Entity linking, part of the parse stage (parse_s includes it).
     link_s: float = 0.0
     store_s: float = 0.0
+    # Ids sent to EFetch so far (the progress count; not persisted).
+    requested: int = 0
 
     def counts(self) -> dict[str, int]:
         return {
@@ -178,6 +195,23 @@ def _documents(
     return documents
 
 
+@dataclass(frozen=True)
+class CapStop:
+    """Where the record cap stopped a call: records stored, the last EDAT day covered, what is left."""
+
+    cap: int
+    taken: int
+    through: date
+    remaining: int
+
+    def warning(self) -> str:
+        return (
+            f"stopped at the per-call record cap ({self.cap}) after {self.taken} records, through EDAT "
+            f"{self.through.isoformat()}; about {self.remaining} more records match later dates: call again "
+            f"with the same query_key to continue from the watermark"
+        )
+
+
 def _warnings(tally: SyncTally, plan_warnings: list[str], abandoned: list[str], pending: int) -> list[str]:
     warnings = list(plan_warnings)
     if abandoned:
@@ -186,6 +220,8 @@ def _warnings(tally: SyncTally, plan_warnings: list[str], abandoned: list[str], 
         warnings.append(f"{tally.stale} records were older revisions than the stored ones and were not applied")
     if tally.not_returned:
         warnings.append(f"{tally.not_returned} PMIDs listed by ESearch were not returned by EFetch")
+    if tally.unrequested:
+        warnings.append(f"EFetch returned {tally.unrequested} records that were not requested; they were not stored")
     if tally.unreadable:
         warnings.append(f"{len(tally.unreadable)} records could not be normalised: {', '.join(tally.unreadable[:20])}")
     if pending:
@@ -209,13 +245,18 @@ async def sync_delta(
         # The lock may wait up to its timeout: wait in a thread, not on the event loop.
         await asyncio.to_thread(stack.enter_context, store.sync_lock(request.query_key, options.lock_timeout_s))
         with store.transaction() as tx:
+            if request.reset_term:
+                tx.checkpoints.reset_term(request.query_key, request.term, actor=SYNC_ACTOR)
+            else:
+                tx.checkpoints.bind_term(request.query_key, request.term)
             abandoned = tx.jobs.abandon_running(request.query_key)
             last = tx.checkpoints.get(request.query_key)
         end = options.until or now.date()
         if last is not None:
             start = overlap_start(parse_iso_utc(last).date(), request.overlap_days)
         else:
-            start = options.since or ALL_TIME_START
+            start = options.since or end - timedelta(days=options.lookback_days)
+        cap = request.max_records or options.max_records
         with store.transaction() as tx:
             tx.jobs.start(
                 job_id,
@@ -227,13 +268,18 @@ async def sync_delta(
         tally = SyncTally()
         try:
             plan = await plan_windows(
-                eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days
+                eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
+                max_count=cap,
             )
             run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph)
-            for window in plan.windows:
-                await _sync_window(run, window)
+            stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
+            if last is None:
+                warnings.insert(0, f"first sync of {request.query_key!r}: from EDAT {start.isoformat()} "
+                                   f"(older records: set corpus.checkpoint.set to an earlier date and sync again)")
+            if stop is not None:
+                warnings.append(stop.warning())
         except BaseException as exc:
             message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
             with store.transaction() as tx:
@@ -241,7 +287,10 @@ async def sync_delta(
             raise
         with store.transaction() as tx:
             tx.jobs.finish(job_id, tally.job_counts(), warnings)
-    return SyncDeltaResponse(job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, **tally.counts())
+    return SyncDeltaResponse(
+        job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, more_to_sync=stop is not None,
+        **tally.counts(),
+    )
 
 
 @dataclass(frozen=True)
@@ -257,6 +306,16 @@ class _Run:
     graph: GraphIndexer | None
 
 
+async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
+    """The plan's windows in date order; the plan already ends where the cap does (see `plan_windows`,
+    which always plans one window, so a single EDAT day larger than the cap still moves the watermark)."""
+    for window in plan.windows:
+        await _sync_window(run, window)
+    if plan.complete or cap is None:
+        return None
+    return CapStop(cap, plan.total, plan.windows[-1].end, max(plan.range_count - plan.total, 0))
+
+
 async def _sync_window(run: _Run, window: Window) -> None:
     tally = run.tally
     ids = await window_ids(
@@ -267,8 +326,13 @@ async def _sync_window(run: _Run, window: Window) -> None:
         started = time.perf_counter()
         response = await run.eutils.efetch(batch)
         fetched = time.perf_counter()
-        articles = parse_efetch(response.body)
+        parsed_batch = await parse_off_loop(parse_requested, response.body, set(batch))
+        articles = parsed_batch.records
+        tally.unrequested += len(parsed_batch.unrequested)
         tally.not_returned += len(set(batch) - {article.pmid for article in articles})
+        tally.requested += len(batch)
+        if run.options.progress is not None:
+            run.options.progress("records", tally.requested, None)
         documents = _documents(articles, run.today, tally, run.graph)
         parsed = time.perf_counter()
         tally.fetch_s += fetched - started

@@ -15,7 +15,7 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_esearch
 
 ESEARCH_CEILING = 9999
-# Before the first Entrez date of any record: a first sync without `since` covers all time.
+# Before the first Entrez date of any record: no sync window ever starts earlier.
 ALL_TIME_START = date(1800, 1, 1)
 
 
@@ -36,6 +36,10 @@ class Window:
 class WindowPlan:
     windows: list[Window]
     warnings: list[str]
+    # False when `max_count` stopped the plan before the end of the range.
+    complete: bool = True
+    # Ids ESearch counted in the whole range asked for.
+    range_count: int = 0
 
     @property
     def total(self) -> int:
@@ -61,24 +65,38 @@ async def plan_windows(
     *,
     ceiling: int = ESEARCH_CEILING,
     max_days: int | None = None,
+    max_count: int | None = None,
 ) -> WindowPlan:
     """Non-empty windows covering [start, end] in date order, each counting at most `ceiling` ids.
 
-    `max_days` also caps each window's span, so the watermark advances in smaller steps.
+    `max_days` also caps each window's span, so the watermark advances in smaller steps;
+    `max_count` (a sync's per-call record cap) splits windows counting more ids, down to one day,
+    and ends the plan at the first window that would take the planned total past it (the first
+    window is always planned), so a broad term costs only the counts of what one call syncs.
     """
     windows: list[Window] = []
     warnings: list[str] = []
+    state = {"stopped": False, "range_count": 0}
 
     async def visit(low: date, high: date, known: int | None) -> None:
+        if state["stopped"]:
+            return
         span = (high - low).days + 1
         count = known if known is not None else await count_window(eutils, term, low, high)
+        if not windows and low == start and high == end:
+            state["range_count"] = count
         if count == 0:
             return
         too_long = max_days is not None and span > max_days
-        if (count > ceiling or too_long) and span > 1:
+        too_many = max_count is not None and count > max_count
+        if (count > ceiling or too_long or too_many) and span > 1:
             middle = low + timedelta(days=span // 2 - 1)
             await visit(low, middle, None)
             await visit(middle + timedelta(days=1), high, None)
+            return
+        planned = sum(window.count for window in windows)
+        if max_count is not None and windows and planned + count > max_count:
+            state["stopped"] = True
             return
         if count > ceiling:
             warnings.append(
@@ -89,7 +107,7 @@ async def plan_windows(
 
     if start <= end:
         await visit(start, end, None)
-    return WindowPlan(windows, warnings)
+    return WindowPlan(windows, warnings, complete=not state["stopped"], range_count=int(state["range_count"]))
 
 
 async def window_ids(

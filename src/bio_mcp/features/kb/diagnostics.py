@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.store import MetadataStore
+from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.diagnostics import DiagnosticEntry
 
 DIAGNOSTICS_URI = "bio-mcp://diagnostics/{date}/{diagnostic_id}"
@@ -95,3 +96,12 @@ def render_markdown(entry: DiagnosticEntry) -> str:
         lines += ["", "## Graph budget", ""]
         lines += [f"- {name}: {value}" for name, value in graph.items()]
     return "\n".join(lines) + "\n"
+
+
+def show_diagnostics(settings: Settings, diagnostic_id: str) -> str:
+    """`bio-mcp diagnostics show --id ID`: the Markdown summary from the configured store."""
+    store = open_metadata_store(settings)
+    try:
+        return render_markdown(load_diagnostics(store, diagnostic_id))
+    finally:
+        store.close()

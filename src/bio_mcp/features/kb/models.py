@@ -193,3 +193,111 @@ class RetrieveEvidenceResponse(KbOutput):
     sections: list[EvidenceSection]
     missing: list[str] = Field(description="Requested ids that name no section")
     diagnostic_id: str | None = None
+
+
+# ---- graph.traverse / traverse_relationships, graph.entities (graph) ----------------------------
+
+TRAVERSE_DEFAULT_RELS = ("MENTIONS", "HAS_SECTION")
+TRAVERSE_DEFAULT_LABELS = ("Chunk", "Entity", "Topic", "Document")
+
+
+class TraverseFrontier(ToolInput):
+    top_k: int = Field(default=20, ge=1, le=200, strict=True, description="Nodes each hop expands, best first")
+    delta_threshold: float = Field(default=0.05, ge=0.0, le=1.0, description="A node scoring below it is pruned")
+    novelty_penalty: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="Each further node under one parent in a hop scores (1 - p) times less"
+    )
+
+
+class TraverseFilters(ToolInput):
+    topic: list[NonEmpty] | None = Field(
+        default=None, description="Only documents (and their sections) indexed with one of these MeSH ids (HAS_TOPIC)"
+    )
+    entity: list[NonEmpty] | None = Field(
+        default=None, description="Only documents (and their sections) whose sections mention one of these entity ids"
+    )
+
+
+class TraverseRequest(ToolInput):
+    seed_ids: Annotated[list[NonEmpty], Field(min_length=1, max_length=200)] = Field(
+        description="Node ids to start from: entity ids (mesh:D000082, nct:NCT..., gene:...), section or "
+        "document ids (SHA-256), or pmid:N for a document"
+    )
+    direction: Literal["out", "in", "both"] = Field(default="out", description="Edge direction to follow")
+    max_depth: int = Field(default=3, ge=1, le=5, strict=True, description="Hops from the seeds (hard cap 5)")
+    max_nodes: int = Field(default=150, ge=1, le=200, strict=True, description="Nodes returned (hard cap 200)")
+    rel_whitelist: list[NonEmpty] = Field(
+        default_factory=lambda: list(TRAVERSE_DEFAULT_RELS), description="Relationship types to follow"
+    )
+    label_whitelist: list[NonEmpty] = Field(
+        default_factory=lambda: list(TRAVERSE_DEFAULT_LABELS), description="Node labels a walk may enter"
+    )
+    frontier: TraverseFrontier = Field(default_factory=TraverseFrontier)
+    filters: TraverseFilters = Field(default_factory=TraverseFilters)
+
+
+class TraverseNode(KbOutput):
+    id: str
+    label: str = Field(description="Document | Chunk | Entity")
+    title: str
+    score: Score
+    labels: list[str] = Field(description="Additive: every label of the node (Chunk/Section, Entity/type/Topic)")
+    type: str | None = Field(default=None, description="Additive: an Entity's type (Disease, Chemical, ...)")
+    depth: int = Field(ge=0, le=5, description="Additive: hops from the nearest seed")
+
+
+class TraverseEdge(KbOutput):
+    src: str
+    dst: str
+    type: str
+    depth: int = Field(ge=1, le=5)
+    path: list[str] = Field(description="Additive: node ids from a seed to the node this edge reached")
+
+
+class TraverseCaps(KbOutput):
+    max_depth: int
+    max_nodes: int
+    max_rows: int = Field(description="Additive: rows one call may read")
+    timeout_ms: int = Field(description="Additive: per-query timeout")
+
+
+class TraverseExplain(KbOutput):
+    scoring: str
+    caps: TraverseCaps
+
+
+class TraverseDiagnostics(KbOutput):
+    expanded: Count
+    pruned: Count
+    reason: str = Field(description="delta<τ | budget_exhausted | depth_limit")
+    depth_reached: Count
+    rows_read: Count
+    timed_out: bool
+    missing_seeds: list[str] = Field(description="Seed ids that are not nodes of the graph")
+
+
+class TraverseResponse(KbOutput):
+    nodes: list[TraverseNode]
+    edges: list[TraverseEdge]
+    explain: TraverseExplain
+    diagnostics: TraverseDiagnostics = Field(description="Additive: what the walk expanded, pruned and why it stopped")
+
+
+class EntitiesRequest(ToolInput):
+    query: NonEmpty = Field(description="A name, synonym or id, e.g. 'tylenol', 'Acetaminophen', 'mesh:D000082'")
+    limit: int = Field(default=10, ge=1, le=50, strict=True, description="Entities to return, best match first")
+
+
+class EntityItem(KbOutput):
+    id: str
+    name: str
+    type: str
+    synonyms: list[str]
+    tree_numbers: list[str]
+    mentions: Count = Field(description="Documents of the corpus whose sections mention it")
+    match: str = Field(description="Additive: how the query matched (id, name, synonym, prefix, words, fuzzy)")
+    score: Score = Field(description="Additive: match strength in [0, 1]")
+
+
+class EntitiesResponse(KbOutput):
+    entities: list[EntityItem]

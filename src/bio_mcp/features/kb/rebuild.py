@@ -13,14 +13,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bio_mcp.config import Settings
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
 from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
 from bio_mcp.graph.facts import DocumentFacts
-from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.graph.related import refresh_related
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.graph.related import RelatedReport, refresh_related
 from bio_mcp.graph.store import SqlGraphStore
-from bio_mcp.store import MetadataStore
+from bio_mcp.store import MetadataStore, open_metadata_store
 
 Progress = Callable[[int, int], None]
 
@@ -82,3 +83,25 @@ def rebuild_graph(
 
 
 
+
+
+def rebuild_configured_graph(
+    settings: Settings, progress: Progress | None = None, graph: GraphIndexer | None = None
+) -> RebuildReport:
+    """`bio-mcp graph rebuild` on the corpus of these settings (DATABASE_URL or BIO_MCP_HOME), with
+    `graph` (default: the linker and vocabulary the settings configure)."""
+    store = open_metadata_store(settings)
+    try:
+        return rebuild_graph(store, graph or build_graph_indexer(settings), progress=progress)
+    finally:
+        store.close()
+
+
+def refresh_configured_related(settings: Settings) -> RelatedReport:
+    """`bio-mcp graph related`: recompute RELATED_TO over the current MENTIONS."""
+    store = open_metadata_store(settings)
+    try:
+        with store.transaction() as tx:
+            return refresh_related(tx.connection)
+    finally:
+        store.close()

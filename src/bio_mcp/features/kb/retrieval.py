@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
+from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.diagnostics import load_diagnostics, render_markdown
 from bio_mcp.features.kb.evidence import retrieve_evidence
@@ -54,8 +55,12 @@ class KbRetrieval:
         return await asyncio.to_thread(retrieve_evidence, request, context)
 
     async def diagnostics_markdown(self, diagnostic_id: str, date: str | None = None) -> str:
+        """The resource body: the Markdown summary, or the error (code and message) as Markdown."""
         await self.corpus.open()
-        entry = await asyncio.to_thread(load_diagnostics, self.corpus.store, diagnostic_id, date)
+        try:
+            entry = await asyncio.to_thread(load_diagnostics, self.corpus.store, diagnostic_id, date)
+        except BioMcpError as error:
+            return f"# Diagnostics unavailable\n\n**{error.code.value}**: {error.message}\n"
         return render_markdown(entry)
 
     def close(self) -> None:

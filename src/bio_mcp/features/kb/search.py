@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
 from bio_mcp.features.kb.models import (
@@ -55,7 +56,8 @@ from bio_mcp.search.hybrid import Hit
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
 
 # Candidate documents ranked before the cut to top_k (the boost and rerankers reorder within it).
-CANDIDATE_POOL = 50
+# 20 keeps the hybrid's candidate depth at rag.search's default (FusionConfig.candidate_depth).
+CANDIDATE_POOL = 20
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{2,}")
 
 
@@ -77,17 +79,22 @@ class KbContext:
 
 @dataclass
 class _Candidate:
+    """A candidate document, carried by its best chunk; the chunk and document rows are read only
+    for those that need them (the evidence, or every candidate when a provider reads texts)."""
+
     hit: Hit
-    chunk: StoredChunk
-    document: StoredDocument | None
     score: float
-    section_id: str = field(init=False)
     document_node: str = field(init=False)
+    chunk: StoredChunk | None = None
+    document: StoredDocument | None = None
 
     def __post_init__(self) -> None:
-        uri = pubmed_source_uri(self.hit.pmid)
-        self.section_id = section_node_id(uri, self.chunk.chunk_id)
-        self.document_node = document_node_id(uri)
+        self.document_node = document_node_id(pubmed_source_uri(self.hit.pmid))
+
+    @property
+    def section_id(self) -> str:
+        assert self.chunk is not None
+        return section_node_id(pubmed_source_uri(self.hit.pmid), self.chunk.chunk_id)
 
 
 def query_entities(linker: QueryLinker | None, query: str) -> list[str]:
@@ -137,7 +144,7 @@ def _title(chunk: StoredChunk, document: StoredDocument | None) -> str:
 
 def _rescore(candidates: list[_Candidate], query: str, embedder: Any) -> None:
     """Re-fuse BM25 with `embedder`'s cosine of query and section, then the quality factor."""
-    vectors = embedder.embed_array([c.chunk.text for c in candidates])
+    vectors = embedder.embed_array([c.chunk.text for c in candidates if c.chunk is not None])
     query_vector = embedder.embed_query(query)
     sims = vectors @ np.asarray(query_vector, dtype=np.float32)
     bm25 = {c.hit.pmid: c.hit.bm25 for c in candidates if c.hit.bm25 is not None}
@@ -149,13 +156,16 @@ def _rescore(candidates: list[_Candidate], query: str, embedder: Any) -> None:
         )
 
 
-def _load(context: KbContext, hits: list[Hit]) -> list[_Candidate]:
+def _load(context: KbContext, candidates: list[_Candidate], documents: bool) -> list[_Candidate]:
+    """Reads the candidates' chunks (and, with `documents`, their documents); drops any whose chunk
+    is gone (deleted since the index answered)."""
     with context.store.read() as tx:
-        chunks = tx.chunks.get_many([hit.uuid for hit in hits])
-        documents = tx.documents.get_many(sorted({hit.pmid for hit in hits}))
-    return [
-        _Candidate(hit, chunks[hit.uuid], documents.get(hit.pmid), hit.score) for hit in hits if hit.uuid in chunks
-    ]
+        chunks = tx.chunks.get_many([c.hit.uuid for c in candidates if c.chunk is None])
+        rows = tx.documents.get_many(sorted({c.hit.pmid for c in candidates})) if documents else {}
+    for candidate in candidates:
+        candidate.chunk = candidate.chunk or chunks.get(candidate.hit.uuid)
+        candidate.document = candidate.document or rows.get(candidate.hit.pmid)
+    return [c for c in candidates if c.chunk is not None]
 
 
 def _matched_entities(context: KbContext, candidates: list[_Candidate], entities: list[str]) -> dict[str, int]:
@@ -185,6 +195,11 @@ def _walk(context: KbContext, request: KbSearchRequest, seeds: list[str]) -> Sub
         graph = SqlGraphStore(tx.connection, timeout_s=context.settings.graph_query_timeout_ms / 1000)
         try:
             return traverse(graph, spec)
+        except BioMcpError as error:
+            # No seed is a node: a corpus synced before its graph existed (`bio-mcp graph rebuild`).
+            if error.code is ErrorCode.NOT_FOUND:
+                return None
+            raise
         finally:
             graph.close()
 
@@ -210,11 +225,12 @@ def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
     reranker = context.providers.reranker(request.providers.reranker)
     with clock.stage("link"):
         entities = query_entities(context.linker, request.query)
-    pool = max(CANDIDATE_POOL, 2 * request.top_k)
+    pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
-        hits = context.index.search(request.query, pool, True)
-    with clock.stage("fetch"):
-        candidates = _load(context, hits)
+        candidates = [_Candidate(hit, hit.score) for hit in context.index.search(request.query, pool, True)]
+    if embedding.rescorer is not None or reranker is not None:
+        with clock.stage("fetch"):
+            candidates = _load(context, candidates, documents=False)
     if embedding.rescorer is not None and candidates:
         with clock.stage("rescore"):
             _rescore(candidates, request.query, embedding.rescorer)
@@ -232,15 +248,20 @@ def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
     if reranker is not None and ranked:
         with clock.stage("rerank"):
             keys = [key for key, _ in ranked]
-            scores = reranker.rerank(request.query, [by_key[key].chunk.text for key in keys])
+            texts = [by_key[key].chunk.text for key in keys]  # type: ignore[union-attr]
+            scores = reranker.rerank(request.query, texts)
             ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
     else:
         ranked = unit_scores(ranked)
+    with clock.stage("fetch"):
+        loaded = {c.hit.pmid for c in _load(context, [by_key[key] for key, _ in ranked[: request.top_k]], documents=True)}
+    ranked = [(key, score) for key, score in ranked if key in loaded]
     chosen = ranked[: request.top_k]
     full = request.verbosity in ("full", "graph")
     evidence = []
     for key, score in chosen:
         candidate = by_key[key]
+        assert candidate.chunk is not None
         title = candidate.document.title if candidate.document else None
         body = _body(candidate.chunk, title)
         evidence.append(

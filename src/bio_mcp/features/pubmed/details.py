@@ -11,7 +11,8 @@ from bio_mcp.features.pubmed.citations import VANCOUVER_MAX_AUTHORS
 from bio_mcp.features.pubmed.models import DetailsRequest, DetailsResponse, EFetchDetails, RawRecord, ResultOverflow
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
-from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch, split_articles
+from bio_mcp.sources.ncbi.parsers.efetch import parse_requested, split_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 
 _MEDLINE_PMID = re.compile(r"^PMID- (\d+)", re.MULTILINE)
 _CITATION_FIELDS = {"pmid", "title", "authors", "journalInfo", "publicationTypes", "doi", "pmcid", "book"}
@@ -46,6 +47,11 @@ def split_medline(text: str) -> list[RawRecord]:
     return out
 
 
+def unrequested_warning(unrequested: list[str]) -> str:
+    shown = ", ".join(unrequested[:20]) + (", ..." if len(unrequested) > 20 else "")
+    return f"NCBI returned {len(unrequested)} records that were not requested; they were dropped: {shown}"
+
+
 def _overflow_text(detail_level: str, records: list[dict[str, Any]]) -> str:
     if detail_level == "full_xml":
         return "<PubmedArticleSet>\n" + "\n".join(r["content"] for r in records) + "\n</PubmedArticleSet>\n"
@@ -58,19 +64,24 @@ async def fetch_article_details(
     request: DetailsRequest, eutils: EutilsClient, overflow: Overflow | None = None
 ) -> DetailsResponse:
     requested = list(dict.fromkeys(request.pmids))
+    wanted = set(requested)
     response = await eutils.efetch(requested, medline=request.detail_level == "medline_text")
     if request.detail_level == "medline_text":
         records = split_medline(response.body.decode("utf-8", "replace"))
+        unrequested = [r.pmid for r in records if r.pmid not in wanted]
+        records = [r for r in records if r.pmid in wanted]
         articles = [r.to_json() for r in records]
         found = {r.pmid for r in records}
     elif request.detail_level == "full_xml":
-        raw = split_articles(response.body)
-        articles = [RawRecord(pmid=pmid, content=xml.decode()).to_json() for pmid, xml in raw]
-        found = {pmid for pmid, _ in raw}
+        raw = await parse_off_loop(split_requested, response.body, wanted)
+        articles = [RawRecord(pmid=pmid, content=xml.decode()).to_json() for pmid, xml in raw.records]
+        found = {pmid for pmid, _ in raw.records}
+        unrequested = raw.unrequested
     else:
-        parsed = parse_efetch(response.body)
-        articles = [article_json(a, request) for a in parsed]
-        found = {a.pmid for a in parsed}
+        parsed = await parse_off_loop(parse_requested, response.body, wanted)
+        articles = [article_json(a, request) for a in parsed.records]
+        found = {a.pmid for a in parsed.records}
+        unrequested = parsed.unrequested
     spilled = await spill(overflow, articles, json_size, lambda rest: _overflow_text(request.detail_level, rest),
                           _MIME_TYPES.get(request.detail_level, "application/json"),
                           # requestedPmids, and overflow.pmids at worst
@@ -85,6 +96,7 @@ async def fetch_article_details(
             uri=spilled.uri, pmids=[r["pmid"] for r in spilled.rest],
             mime_type=_MIME_TYPES.get(request.detail_level, "application/json"), chars=spilled.chars,
         ) if spilled.uri else None,
+        warnings=[unrequested_warning(unrequested)] if unrequested else None,
     )
 
 
@@ -148,6 +160,7 @@ def summarize(response: DetailsResponse) -> str:
     lines = [f"**{len(response.articles)} of {len(response.requested_pmids)} records** ({response.detail_level})."]
     if response.not_found_pmids:
         lines.append("Not found in PubMed: " + ", ".join(response.not_found_pmids))
+    lines += [f"Warning: {warning}" for warning in response.warnings or []]
     lines += overflow_note(response.overflow, "records")
     for article in response.articles:
         lines.append("")

@@ -181,6 +181,8 @@ class DetailsResponse(ToolOutput):
     efetch_details: EFetchDetails = Field(alias="eFetchDetails")
     overflow: ResultOverflow | None = Field(
         default=None, description="Records that did not fit the result budget (additive field)")
+    # Additive: what the answer left out or corrected (e.g. records NCBI sent that were not asked for).
+    warnings: list[str] | None = None
 
 
 RelationshipType = Literal["pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]
@@ -224,6 +226,10 @@ class RelationshipsResponse(ToolOutput):
     total_available: int | None = Field(default=None, alias="totalAvailable")
     elink_url: str | None = Field(default=None, alias="eLinkUrl")
     efetch_url: str | None = Field(default=None, alias="eFetchUrl")
+    warnings: list[str] = Field(
+        default_factory=list, description="A step that failed (which NCBI utility, why) and what is missing because of it"
+    )
+
 
 
 class FormatCitationsRequest(ToolInput):
@@ -245,3 +251,49 @@ class FormatCitationsResponse(ToolOutput):
     not_found_pmids: list[str] = Field(default_factory=list, alias="notFoundPmids")
     efetch_url: str = Field(alias="eFetchUrl")
     overflow: ResultOverflow | None = Field(default=None, description="Citations that did not fit the result budget")
+
+
+PmcId = Annotated[str, StringConstraints(pattern=r"^(PMC|pmc)?\d+$", max_length=16)]
+
+
+class FullTextRequest(SeedInput):
+    pmid: Pmid | None = Field(
+        default=None, description="A PMID; its PubMed Central article is found with ELink (pubmed_pmc)"
+    )
+    pmcid: PmcId | None = Field(default=None, description="A PubMed Central id, e.g. PMC3040717 (or 3040717)")
+    section_titles: list[str] | None = Field(
+        default=None, alias="sectionTitles", max_length=20,
+        description="Only the sections whose heading (or a parent heading) contains one of these words, "
+        "case-insensitive, e.g. ['Methods', 'Results']; all sections when absent",
+    )
+
+    @model_validator(mode="after")
+    def _one_id(self) -> FullTextRequest:
+        if (self.pmid is None) == (self.pmcid is None):
+            raise ValueError("give exactly one of pmid or pmcid")
+        return self
+
+
+class FullTextSection(ToolOutput):
+    title: str
+    level: int = Field(description="1 for a top-level section, 2 for its subsections, ...")
+    path: list[str] = Field(description="The headings from the top-level section down to this one")
+    text: str = Field(description="The section's own paragraphs (not its subsections'), blank-line separated")
+    captions: list[str] = Field(default_factory=list, description="Captions of the section's figures and tables")
+
+
+class FullTextResponse(ToolOutput):
+    omit_none = True
+    pmcid: str | None = None
+    pmid: str | None = None
+    doi: str | None = None
+    title: str
+    journal: str | None = None
+    article_type: str | None = Field(default=None, alias="articleType")
+    license: str | None = None
+    abstract: str
+    sections: list[FullTextSection]
+    section_count: int = Field(alias="sectionCount", description="Sections in the article, before any filter")
+    reference_count: int = Field(alias="referenceCount")
+    efetch_url: str = Field(alias="eFetchUrl")
+    elink_url: str | None = Field(default=None, alias="eLinkUrl")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
+from bio_mcp.features.pubmed.search import step_failure
 from bio_mcp.sources.ncbi.client import EutilsClient
-from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.sources.ncbi.parsers.efetch import parse_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.sources.ncbi.parsers.elink import parse_elink
 from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
 
@@ -36,8 +38,9 @@ async def _require_exists(pmid: str, eutils: EutilsClient) -> None:
 
 async def _citations(request: RelationshipsRequest, eutils: EutilsClient) -> RelationshipsResponse:
     response = await eutils.efetch([request.source_pmid])
-    articles = parse_efetch(response.body)
-    article = next((a for a in articles if a.pmid == request.source_pmid), None)
+    # Only the record asked for is built, however many others the answer carries.
+    parsed = await parse_off_loop(parse_requested, response.body, {request.source_pmid})
+    article = next(iter(parsed.records), None)
     if article is None:
         raise not_found(request.source_pmid)
     citations = {style: FORMATTERS[style](article) for style in dict.fromkeys(request.citation_styles)}
@@ -63,9 +66,13 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
         unique.sort(key=lambda link: (-(link.score or 0), link.id))
     top = unique[: request.max_related_results]
     titles: dict[str, tuple[str | None, str | None]] = {}
+    warnings: list[str] = []
     if top:
-        summaries = parse_esummary((await eutils.esummary(ids=[link.id for link in top])).body)
-        titles = {doc.uid: (doc.title, doc.authors_text or None) for doc in summaries if not doc.error}
+        try:
+            summaries = parse_esummary((await eutils.esummary(ids=[link.id for link in top])).body)
+            titles = {doc.uid: (doc.title, doc.authors_text or None) for doc in summaries if not doc.error}
+        except BioMcpError as exc:
+            warnings.append(step_failure("ESummary", "titles and authors are missing", exc))
     best = max((link.score for link in top if link.score), default=None)
     related = [
         RelatedArticle(
@@ -81,7 +88,7 @@ async def get_article_relationships(request: RelationshipsRequest, eutils: Eutil
     return RelationshipsResponse(
         source_pmid=request.source_pmid, relationship_type=request.relationship_type,
         related_articles=related, retrieved_count=len(related), total_available=len(unique),
-        elink_url=response.url,
+        elink_url=response.url, warnings=warnings,
     )
 
 
@@ -97,4 +104,6 @@ def summarize(response: RelationshipsResponse) -> str:
         lines += ["", "| PMID | title | authors | score |", "|---|---|---|---|"]
         lines += [f"| {a.pmid} | {(a.title or '(no title)').replace('|', '/')} | {(a.authors or '').replace('|', '/')} | "
                   f"{'' if a.score is None else a.score} |" for a in response.related_articles]
+    if response.warnings:
+        lines.append("Warnings: " + "; ".join(response.warnings))
     return "\n".join(lines)

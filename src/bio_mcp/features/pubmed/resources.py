@@ -7,10 +7,11 @@ from typing import Any
 
 from bio_mcp import __version__
 from bio_mcp.config import Settings
+from bio_mcp.mesh_files import mesh_status
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.einfo import parse_einfo
 
-SUPPORTED_EUTILITIES = ["ESearch", "EFetch", "ESummary", "ELink", "EInfo"]
+SUPPORTED_EUTILITIES = ["ESearch", "EFetch", "ESummary", "ELink", "EInfo", "ESpell"]
 
 
 def _iso(timestamp: float | None) -> str | None:
@@ -51,6 +52,8 @@ def server_info(settings: Settings, eutils: EutilsClient, protocol_version: str 
             "requestsSent": stats.requests,
             "failedCalls": stats.failures,
         },
+        # Where the analyst's MeSH synonyms come from, and a loud warning when there are none.
+        "mesh": mesh_status(settings).to_json(),
         "documentationUrl": "README.md",
     }
 

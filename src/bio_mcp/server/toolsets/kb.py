@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bio_mcp.config import Settings
-from bio_mcp.features.kb import evidence, search
+from bio_mcp.features.kb import entities, evidence, search, traverse
 from bio_mcp.features.kb.diagnostics import DIAGNOSTICS_URI
+from bio_mcp.features.kb.graph_service import KbGraph
 from bio_mcp.features.kb.models import (
+    EntitiesRequest,
+    EntitiesResponse,
     KbSearchRequest,
     KbSearchResponse,
     RetrieveEvidenceRequest,
     RetrieveEvidenceResponse,
+    TraverseRequest,
+    TraverseResponse,
 )
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
@@ -77,10 +82,47 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
     return tools, resources
 
 
-def build_kb_toolset(retrieval: KbRetrieval, settings: Settings) -> Toolset:
+# ---- graph.traverse / traverse_relationships, graph.entities (graph) ------------------------------
+
+_TRAVERSE_DESCRIPTION = (
+    "Walk the knowledge graph from seed nodes (entity ids such as mesh:D000082 from graph.entities, "
+    "section or document ids, or pmid:N) breadth-first under hard budgets: direction, max_depth (<= 5), "
+    "max_nodes (<= 200), relationship and label whitelists, a frontier of the best top_k nodes per hop, "
+    "topic/entity filters. Returns scored nodes (documents, sections, entities), edges, and why the walk stopped."
+)
+
+
+def graph_tools(graph: KbGraph) -> list[ToolSpec[Any, Any]]:
+    traverse_tools: list[ToolSpec[Any, Any]] = [
+        ToolSpec(
+            name=name,
+            title="Traverse the knowledge graph",
+            description=_TRAVERSE_DESCRIPTION,
+            input_model=TraverseRequest, output_model=TraverseResponse,
+            run=graph.traverse, summarize=traverse.summarize,
+        )
+        # One implementation under the kb name and the seed's name.
+        for name in ("graph.traverse", "traverse_relationships")
+    ]
+    return traverse_tools + [
+        ToolSpec(
+            name="graph.entities",
+            title="Find knowledge-graph entities",
+            description="Find entities (MeSH descriptors, trials) by name, synonym or id, best match first, with "
+            "their type, synonyms, MeSH tree numbers and how many corpus documents mention them: the seed ids "
+            "for graph.traverse.",
+            input_model=EntitiesRequest, output_model=EntitiesResponse,
+            run=graph.entities, summarize=entities.summarize,
+        ),
+    ]
+
+
+def build_kb_toolset(retrieval: KbRetrieval, settings: Settings, graph: KbGraph | None = None) -> Toolset:
     tools, resources = retrieval_tools(retrieval, settings)
+    if graph is not None:
+        tools += graph_tools(graph)
     return Toolset(name="kb", tools=tools, resources=resources)
 
 
 def kb_toolset(runtime: Runtime) -> Toolset:
-    return build_kb_toolset(KbRetrieval(runtime.corpus), runtime.settings)
+    return build_kb_toolset(KbRetrieval(runtime.corpus), runtime.settings, KbGraph(runtime.corpus))

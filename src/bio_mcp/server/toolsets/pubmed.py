@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from bio_mcp.features.pubmed import bibliography, details, relationships, resources, search
+import anyio
+
+from bio_mcp.features.pubmed import bibliography, details, fulltext, mesh_lookup, relationships, resources, search
 from bio_mcp.features.pubmed.models import (
-    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, RelationshipsRequest,
-    RelationshipsResponse, SearchRequest, SearchResponse,
+    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, FullTextRequest,
+    FullTextResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
 )
 from bio_mcp.server.app import negotiated_protocol_version
 from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
@@ -29,6 +31,14 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
 
     async def run_relationships(request: RelationshipsRequest) -> RelationshipsResponse:
         return await relationships.get_article_relationships(request, runtime.eutils)
+
+    async def run_full_text(request: FullTextRequest) -> FullTextResponse:
+        return await fulltext.fetch_full_text(request, runtime.eutils)
+
+    async def run_mesh_lookup(request: mesh_lookup.MeshLookupRequest) -> mesh_lookup.MeshLookupResponse:
+        # The first call reads the MeSH file (about a second); later calls find it in memory.
+        vocabulary = await anyio.to_thread.run_sync(mesh_lookup.mesh_vocabulary, runtime.settings)
+        return mesh_lookup.lookup_mesh_terms(request, vocabulary)
 
     async def read_info() -> str:
         info = resources.server_info(runtime.settings, runtime.eutils, negotiated_protocol_version.get())
@@ -73,6 +83,27 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 "Citations past the result budget are kept in a bio-mcp://scratch/ resource named in `overflow`.",
                 input_model=FormatCitationsRequest, output_model=FormatCitationsResponse,
                 run=run_format_citations, summarize=bibliography.summarize,
+            ),
+            ToolSpec(
+                name="fetchFullText",
+                title="Full text from PubMed Central",
+                description="Retrieves the full text of an open PubMed Central article (EFetch db=pmc, JATS) by "
+                "pmid or pmcid, as sections (heading path, paragraphs, figure and table captions), optionally "
+                "only the sections named in sectionTitles. Articles not in PMC are NOT_FOUND: use "
+                "fetchArticleDetails for their abstracts.",
+                input_model=FullTextRequest, output_model=FullTextResponse,
+                run=run_full_text, summarize=fulltext.summarize,
+            ),
+            ToolSpec(
+                name="lookupMeshTerms",
+                title="Look up MeSH descriptors",
+                description="Finds MeSH 2024 descriptors by id, heading, entry term or brand name (e.g. 'tylenol' "
+                "-> Acetaminophen), from the local MeSH file: id, name, type, synonyms, tree numbers and broader "
+                "descriptors, best match first. The local file has no scope notes, so none are returned. Use "
+                "the names and synonyms to build PubMed queries ([MeSH Terms]) and the ids as knowledge-graph "
+                "entity ids.",
+                input_model=mesh_lookup.MeshLookupRequest, output_model=mesh_lookup.MeshLookupResponse,
+                run=run_mesh_lookup, summarize=mesh_lookup.summarize,
             ),
         ],
         resources=[

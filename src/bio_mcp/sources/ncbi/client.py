@@ -44,7 +44,8 @@ class EutilsClient:
         if settings.ncbi_api_key:
             fixed["api_key"] = settings.ncbi_api_key
         self.limiter = build_rate_limiter(
-            SOURCE, settings.ncbi_requests_per_second, settings.redis_url, settings.ncbi_api_key
+            SOURCE, settings.ncbi_requests_per_second, settings.redis_url, settings.ncbi_api_key,
+            settings.ncbi_rate_margin_ms / 1000,
         )
         self.http = UpstreamClient(
             SOURCE,
@@ -125,12 +126,17 @@ class EutilsClient:
         return await self.call("efetch", params)
 
     async def elink(
-        self, pmid: str, *, linkname: str | None = None, cmd: str = "neighbor"
+        self, pmid: str, *, linkname: str | None = None, cmd: str = "neighbor", db: str = "pubmed"
     ) -> UpstreamResponse:
-        params: dict[str, str] = {"dbfrom": "pubmed", "db": "pubmed", "id": pmid, "cmd": cmd}
+        params: dict[str, str] = {"dbfrom": "pubmed", "db": db, "id": pmid, "cmd": cmd}
         if linkname:
             params["linkname"] = linkname
         return await self.call("elink", params)
+
+    async def efetch_pmc(self, pmcids: list[str]) -> UpstreamResponse:
+        """PubMed Central full text (JATS XML) for PMCIDs, with or without their "PMC" prefix."""
+        ids = [pmcid.upper().removeprefix("PMC") for pmcid in pmcids]
+        return await self.call("efetch", {"db": "pmc", "id": ids, "retmode": "xml"})
 
     async def espell(self, term: str) -> UpstreamResponse:
         return await self.call("espell", {"db": "pubmed", "term": term})

@@ -1,6 +1,13 @@
 """Parsers of NCBI E-utilities responses: bytes in, typed models out, NCBI's errors as BioMcpError."""
 
-from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch, split_articles
+from bio_mcp.sources.ncbi.parsers.efetch import (
+    ParseAbandoned,
+    RequestedRecords,
+    parse_efetch,
+    parse_requested,
+    split_articles,
+    split_requested,
+)
 from bio_mcp.sources.ncbi.parsers.einfo import parse_einfo
 from bio_mcp.sources.ncbi.parsers.elink import parse_elink
 from bio_mcp.sources.ncbi.parsers.epost import parse_epost
@@ -9,6 +16,8 @@ from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
 from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
 
 __all__ = [
+    "ParseAbandoned",
+    "RequestedRecords",
     "error_from_body",
     "error_in_json",
     "error_in_xml",
@@ -18,5 +27,7 @@ __all__ = [
     "parse_epost",
     "parse_esearch",
     "parse_esummary",
+    "parse_requested",
     "split_articles",
+    "split_requested",
 ]

@@ -11,7 +11,9 @@ dicts and lists and validated into its `Article` in one call: pydantic builds th
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from lxml import etree
 
@@ -21,6 +23,8 @@ from bio_mcp.sources.ncbi.parsers.body import load_xml
 from bio_mcp.sources.ncbi.parsers.dates import parts_iso, publication_date
 from bio_mcp.sources.ncbi.xml import collapsed, element_text
 
+T = TypeVar("T")
+
 ROOT_TAG = "PubmedArticleSet"
 RETRACTED_PUBLICATION_TYPE = "Retracted Publication"
 _REFERENCE_LIST_START = b"<ReferenceList>"
@@ -29,33 +33,75 @@ _CITED_PMID = re.compile(rb"""<ArticleId\s+IdType\s*=\s*["']pubmed["']\s*>\s*(\d
 _ORCID = re.compile(r"(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dXx])")
 
 
+class ParseAbandoned(Exception):
+    """The parse was stopped because its caller has gone (see `RequestedRecords`' `stop`)."""
+
+
+@dataclass
+class RequestedRecords(Generic[T]):
+    """The records of an EFetch answer that were asked for, and the PMIDs of those that were not."""
+
+    records: list[T] = field(default_factory=list)
+    unrequested: list[str] = field(default_factory=list)
+
+
 def parse_efetch(body: bytes | str) -> list[Article]:
     """Every PubmedArticle and PubmedBookArticle of an EFetch response, in document order."""
+    return parse_requested(body, None).records
+
+
+def parse_requested(
+    body: bytes | str, wanted: Collection[str] | None, stop: Callable[[], bool] | None = None
+) -> RequestedRecords[Article]:
+    """The articles whose PMIDs are in `wanted` (None: all), in document order; the others are only
+    named, never built. `stop()` is asked before each record: True abandons the parse."""
     root = _load_condensed(body.encode("utf-8") if isinstance(body, str) else body)
     mesh = _MeshValues()
-    articles: list[Article] = []
+    result: RequestedRecords[Article] = RequestedRecords()
     # Other children (DeleteCitation in update files) are not articles and are passed over.
-    for record in root:
+    for record in _records(root, wanted, result.unrequested, stop):
         if record.tag == "PubmedArticle":
-            articles.append(_journal_article(record, mesh))
-        elif record.tag == "PubmedBookArticle":
-            articles.append(_book_article(record))
-    return articles
+            result.records.append(_journal_article(record, mesh))
+        else:
+            result.records.append(_book_article(record))
+    return result
 
 
 def split_articles(body: bytes | str) -> list[tuple[str, bytes]]:
     """(pmid, the record's own XML as UTF-8 bytes) for each record, for the full_xml detail level."""
+    return split_requested(body, None).records
+
+
+def split_requested(
+    body: bytes | str, wanted: Collection[str] | None, stop: Callable[[], bool] | None = None
+) -> RequestedRecords[tuple[str, bytes]]:
+    """`split_articles` for the records whose PMIDs are in `wanted`; the others are only named."""
     root = load_xml(body, ROOT_TAG)
-    pieces: list[tuple[str, bytes]] = []
+    result: RequestedRecords[tuple[str, bytes]] = RequestedRecords()
+    for record in _records(root, wanted, result.unrequested, stop):
+        result.records.append((_record_pmid(record), etree.tostring(record, encoding="utf-8", with_tail=False)))
+    return result
+
+
+def _record_pmid(record: etree._Element) -> str:
+    return _pmid(record.find("MedlineCitation" if record.tag == "PubmedArticle" else "BookDocument"))
+
+
+def _records(
+    root: etree._Element, wanted: Collection[str] | None, unrequested: list[str], stop: Callable[[], bool] | None
+) -> Iterator[etree._Element]:
+    """The article records of `root` whose PMID is wanted; the PMIDs of the rest go to `unrequested`."""
     for record in root:
-        if record.tag == "PubmedArticle":
-            pmid = _pmid(record.find("MedlineCitation"))
-        elif record.tag == "PubmedBookArticle":
-            pmid = _pmid(record.find("BookDocument"))
-        else:
+        if record.tag not in ("PubmedArticle", "PubmedBookArticle"):
             continue
-        pieces.append((pmid, etree.tostring(record, encoding="utf-8", with_tail=False)))
-    return pieces
+        if stop is not None and stop():
+            raise ParseAbandoned()
+        if wanted is not None:
+            pmid = _record_pmid(record)
+            if pmid not in wanted:
+                unrequested.append(pmid)
+                continue
+        yield record
 
 
 def _pmid(container: etree._Element | None) -> str:

@@ -1,0 +1,158 @@
+"""`graph.traverse` (seed name `traverse_relationships`): a budgeted walk from seed nodes.
+
+The walk itself is `graph.traverse.traverse`; this module maps the seed's request onto it, enforces
+the server-side limits around it and shapes the response. Limits: the connection must be had
+within the connect timeout (BIO_MCP_GRAPH_CONNECT_TIMEOUT_MS, 1.5 s: PostgreSQL's driver cannot go
+below 2 s, so the wait is bounded here), each query runs under the query timeout
+(BIO_MCP_GRAPH_QUERY_TIMEOUT_MS, 2 s), and one call reads at most BIO_MCP_GRAPH_MAX_ROWS rows.
+`walk` is the entry point for other features (kb.search's graph verbosity).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.kb.models import (
+    TraverseCaps,
+    TraverseDiagnostics,
+    TraverseEdge,
+    TraverseExplain,
+    TraverseNode,
+    TraverseRequest,
+    TraverseResponse,
+)
+from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.traverse import SCORING, Frontier, Subgraph, TraversalSpec, traverse, validate
+from bio_mcp.store import MetadataStore
+
+
+@dataclass(frozen=True)
+class GraphLimits:
+    max_rows: int = 100_000
+    query_timeout_s: float = 2.0
+    connect_timeout_s: float = 1.5
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GraphLimits:
+        return cls(
+            max_rows=settings.graph_max_rows,
+            query_timeout_s=settings.graph_query_timeout_ms / 1000,
+            connect_timeout_s=settings.graph_connect_timeout_ms / 1000,
+        )
+
+
+def spec_of(request: TraverseRequest, limits: GraphLimits) -> TraversalSpec:
+    return TraversalSpec(
+        seeds=[resolve_alias(seed) for seed in request.seed_ids],
+        direction=request.direction,
+        max_depth=request.max_depth,
+        max_nodes=request.max_nodes,
+        relationships=list(dict.fromkeys(request.rel_whitelist)),
+        labels=list(dict.fromkeys(request.label_whitelist)),
+        frontier=Frontier(
+            top_k=request.frontier.top_k,
+            delta_threshold=request.frontier.delta_threshold,
+            novelty_penalty=request.frontier.novelty_penalty,
+        ),
+        topics=[resolve_alias(topic) for topic in request.filters.topic or []],
+        entities=[resolve_alias(entity) for entity in request.filters.entity or []],
+        max_rows=limits.max_rows,
+    )
+
+
+async def walk(store: MetadataStore, spec: TraversalSpec, limits: GraphLimits) -> Subgraph:
+    """`traverse` on a read connection of `store` under the connect and query timeouts."""
+    validate(spec)
+    loop = asyncio.get_running_loop()
+    connected: asyncio.Future[None] = loop.create_future()
+    abandoned = threading.Event()
+
+    def signal_connected() -> None:
+        if not connected.done():
+            connected.set_result(None)
+
+    def run() -> Subgraph | None:
+        with store.read() as tx:
+            loop.call_soon_threadsafe(signal_connected)
+            if abandoned.is_set():
+                return None
+            graph = SqlGraphStore(tx.connection, timeout_s=limits.query_timeout_s)
+            try:
+                return traverse(graph, spec)
+            finally:
+                graph.close()
+
+    task = asyncio.ensure_future(asyncio.to_thread(run))
+    done, _ = await asyncio.wait({connected, task}, timeout=limits.connect_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    if not done:
+        abandoned.set()
+        # The thread finishes on its own once its connect returns; its outcome is of no use now.
+        task.add_done_callback(lambda finished: finished.cancelled() or finished.exception())
+        raise BioMcpError(
+            ErrorCode.STORE,
+            f"no connection to the graph store within {limits.connect_timeout_s:g} s",
+            {"connect_timeout_ms": round(limits.connect_timeout_s * 1000)},
+        )
+    result = await task
+    if result is None:
+        raise BioMcpError(ErrorCode.STORE, "the graph walk was abandoned")
+    return result
+
+
+def response_of(subgraph: Subgraph, spec: TraversalSpec, limits: GraphLimits) -> TraverseResponse:
+    return TraverseResponse(
+        nodes=[
+            TraverseNode(
+                id=node.id, label=node.label, title=node.title or node.id, score=node.score, labels=list(node.labels),
+                type=node.type, depth=node.depth,
+            )
+            for node in subgraph.nodes
+        ],
+        edges=[
+            TraverseEdge(src=edge.src, dst=edge.dst, type=edge.type, depth=edge.depth, path=list(edge.path))
+            for edge in subgraph.edges
+        ],
+        explain=TraverseExplain(
+            scoring=SCORING,
+            caps=TraverseCaps(
+                max_depth=spec.max_depth, max_nodes=spec.max_nodes, max_rows=spec.max_rows,
+                timeout_ms=round(limits.query_timeout_s * 1000),
+            ),
+        ),
+        diagnostics=TraverseDiagnostics(
+            expanded=subgraph.expanded, pruned=subgraph.pruned, reason=subgraph.reason,
+            depth_reached=subgraph.depth_reached, rows_read=subgraph.rows_read, timed_out=subgraph.timed_out,
+            missing_seeds=subgraph.missing_seeds,
+        ),
+    )
+
+
+async def traverse_relationships(request: TraverseRequest, store: MetadataStore, limits: GraphLimits) -> TraverseResponse:
+    spec = spec_of(request, limits)
+    return response_of(await walk(store, spec, limits), spec, limits)
+
+
+def summarize(response: TraverseResponse) -> str:
+    """Compact Markdown: the stop reason and budget, the nodes best first, then the edges."""
+    diagnostics = response.diagnostics
+    lines = [
+        f"**{len(response.nodes)} nodes, {len(response.edges)} edges** (stopped: {diagnostics.reason}; "
+        f"expanded {diagnostics.expanded}, pruned {diagnostics.pruned}, depth {diagnostics.depth_reached}, "
+        f"rows read {diagnostics.rows_read})",
+    ]
+    if diagnostics.missing_seeds:
+        lines.append(f"Not in the graph: {', '.join(diagnostics.missing_seeds)}")
+    lines.append("")
+    lines += [
+        f"- {node.score:.3f} {node.label}{f' ({node.type})' if node.type else ''} `{node.id}` {node.title[:100]}"
+        for node in response.nodes
+    ]
+    if response.edges:
+        lines.append("")
+        lines.append("Edges: " + "; ".join(f"{e.src[:12]}-{e.type}->{e.dst[:12]}" for e in response.edges))
+    return "\n".join(lines)

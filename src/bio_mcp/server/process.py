@@ -1,0 +1,147 @@
+"""The `bio-mcp serve` process: one ready line, and a prompt stop on the first SIGINT or SIGTERM.
+
+Both transports log a ``ready`` line (JSON, on stderr like every log line) once they accept
+clients, and a ``stopping`` line on the first Ctrl-C (SIGINT) or SIGTERM. On stdio the runtime
+then gets `CLOSE_TIMEOUT_S` to close its clients and the process exits without waiting for worker
+threads, which may be blocked reading a terminal or finishing an embedding batch: nothing is lost,
+since every store write is a transaction and the model is prepared atomically. Over HTTP the
+signal starts uvicorn's graceful shutdown, bounded by `HTTP_GRACEFUL_SHUTDOWN_S` because a client's
+open event stream would otherwise hold it forever; a second signal exits at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+import anyio
+from anyio.abc import TaskStatus
+
+from bio_mcp import __version__
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError
+from bio_mcp.logs import get_logger, log_event
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from bio_mcp.server.runtime import Runtime
+
+HTTP_GRACEFUL_SHUTDOWN_S = 3
+CLOSE_TIMEOUT_S = 3
+log = get_logger("serve")
+
+
+class _Stop:
+    """What a stop signal has to reach: the runtime to close, or the HTTP server to wind down."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self.runtime: Runtime | None = None
+        self.http: uvicorn.Server | None = None
+
+
+async def _serve(settings: Settings, stop: _Stop) -> None:
+    from bio_mcp.server.runtime import Runtime
+
+    async with Runtime(settings) as runtime:
+        stop.runtime = runtime
+        toolsets = runtime.toolsets()
+        if settings.transport == "stdio":
+            from bio_mcp.server.app import build_server
+
+            server = build_server(toolsets, options=runtime.server_options())
+            tools = await server.list_tools()
+            log_event(
+                log, logging.INFO, "ready", transport="stdio", version=__version__, tools=len(tools),
+                toolsets=[toolset.name for toolset in toolsets], stop="Ctrl-C",
+            )
+            await server.run_stdio_async()
+            return
+        import uvicorn
+
+        from bio_mcp.server.http import MCP_PATH, build_http_app
+
+        config = uvicorn.Config(
+            build_http_app(settings, toolsets, runtime.server_options()),
+            host=settings.http_host,
+            port=settings.http_port,
+            log_config=None,  # uvicorn's records go to our JSON handlers (logs.configure_logging)
+            access_log=False,
+            timeout_graceful_shutdown=HTTP_GRACEFUL_SHUTDOWN_S,
+        )
+        server = uvicorn.Server(config)
+        stop.http = server
+
+        async def announce() -> None:
+            while not server.started and not server.should_exit:
+                await anyio.sleep(0.05)
+            if server.started:
+                log_event(
+                    log, logging.INFO, "ready", transport="http", version=__version__,
+                    url=f"http://{settings.http_host}:{settings.http_port}{MCP_PATH}",
+                    toolsets=[toolset.name for toolset in toolsets], stop="Ctrl-C",
+                )
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(announce)
+            await server.serve()
+
+
+def _exit_now() -> None:
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+async def _stop_on_signal(stop: _Stop, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for signum in signals:
+            first = stop.signal is None
+            stop.signal = signal.Signals(signum).name
+            if first:
+                log_event(log, logging.INFO, "stopping", signal=stop.signal)
+            if stop.http is not None and first:
+                stop.http.should_exit = True  # uvicorn's graceful shutdown; serve() then returns
+                continue
+            # stdio (or a second signal): the stdin reader blocks in a thread until input arrives,
+            # so the server task cannot finish by itself. Close the clients, then leave; the
+            # timer bounds the close, which may wait for a store being opened or an embedding batch.
+            threading.Timer(CLOSE_TIMEOUT_S, _exit_now).start()
+            if stop.runtime is not None:
+                await stop.runtime.aclose()
+            _exit_now()
+
+
+def run_server(settings: Settings) -> None:
+    """Serves until the client leaves (stdio), or until the first SIGINT or SIGTERM."""
+    stop = _Stop()
+    failures: list[BioMcpError] = []
+
+    def stop_while_starting(signum: int, _frame: object) -> None:
+        # Nothing has been opened yet: stop at once, quietly.
+        log_event(log, logging.INFO, "stopping", signal=signal.Signals(signum).name)
+        _exit_now()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop_while_starting)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            await group.start(_stop_on_signal, stop)
+            try:
+                await _serve(settings, stop)
+            except BioMcpError as exc:  # raised as itself, not inside this group's ExceptionGroup
+                failures.append(exc)
+            group.cancel_scope.cancel()
+
+    anyio.run(main)
+    if failures:
+        raise failures[0]
+    if stop.signal is not None:
+        _exit_now()  # worker threads (an embedding batch) need not be waited for

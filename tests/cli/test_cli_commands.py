@@ -1,0 +1,120 @@
+"""`bio-mcp sync`, `index rebuild`, `index embed`, `eval beir`, `ask --trace` and `-h`, as real processes.
+
+The sync runs against the fake E-utilities over the real recorded records, with hash embeddings
+so it takes seconds; the eval runs on a slice of the real SciFact data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bio_mcp.cli import app
+from bio_mcp.config import load_settings
+from bio_mcp.features.corpus.service import pending_embeddings
+
+
+def _run(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    child_env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    # A wide terminal, so progress lines are not cut where the test looks for their counts.
+    child_env.update({"BIO_MCP_HOME": str(home), "COLUMNS": "200", **env})
+    done = subprocess.run(
+        [sys.executable, "-m", "bio_mcp.cli", *args], env=child_env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_sync_reports_progress_and_the_truth_about_pending_embeddings(fakes, bio_home: Path) -> None:
+    env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "NCBI_API_KEY": "k"}
+    done = _run(bio_home, "sync", "asthma_v1", "asthma", "--since", "1990-01-01", "--no-embed", **env)
+    synced = json.loads(done.stdout)
+    assert synced["inserted"] > 0
+    assert "fetching 'asthma_v1'" in done.stderr and "records/s" in done.stderr
+    assert f"{synced['pmids_processed']:,}" in done.stderr
+    settings = load_settings(BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash")
+    pending = pending_embeddings(settings)
+    assert pending > 0
+    assert f"{pending:,} chunks still wait for vectors" in " ".join(done.stderr.split())
+    assert "bio-mcp index embed" in done.stderr
+
+    embedded = _run(bio_home, "index", "embed", **env)
+    assert json.loads(embedded.stdout) == {"chunks_embedded": pending, "chunks_pending": 0}
+    assert "embedding chunks" in embedded.stderr and "chunks/s" in embedded.stderr
+
+    again = _run(bio_home, "sync", "asthma_v1", "asthma", **env)
+    assert "every chunk of the corpus has its vector" in " ".join(again.stderr.split())
+
+    rebuilt = _run(bio_home, "index", "rebuild", **env)
+    count = json.loads(rebuilt.stdout)["chunks_indexed"]
+    assert count >= pending
+    assert "indexing chunks" in rebuilt.stderr and f"{count}/{count}" in rebuilt.stderr
+
+
+@pytest.fixture
+def scifact_slice(data_dir: Path, tmp_path: Path) -> Path:
+    """The first 300 SciFact abstracts and the training queries judged on them."""
+    source = data_dir / "bench" / "scifact"
+    target = tmp_path / "scifact-slice"
+    (target / "qrels").mkdir(parents=True)
+    lines = (source / "corpus.jsonl").read_text().splitlines()[:300]
+    (target / "corpus.jsonl").write_text("\n".join(lines) + "\n")
+    kept = {json.loads(line)["_id"] for line in lines}
+    qrels = (source / "qrels" / "train.tsv").read_text().splitlines()
+    judged = [row for row in qrels[1:] if row.split("\t")[1] in kept]
+    (target / "qrels" / "train.tsv").write_text("\n".join([qrels[0], *judged]) + "\n")
+    queries = {row.split("\t")[0] for row in judged}
+    for name in ("queries.train.jsonl", "queries.jsonl"):
+        if (source / name).is_file():
+            rows = [line for line in (source / name).read_text().splitlines() if json.loads(line)["_id"] in queries]
+            (target / name).write_text("\n".join(rows) + "\n")
+    return target
+
+
+def test_eval_beir_in_bm25_mode_embeds_nothing(bio_home: Path, scifact_slice: Path) -> None:
+    # The default onnx provider would prepare its model under BIO_MCP_HOME/models on first embed.
+    done = _run(bio_home, "eval", "beir", "--data", str(scifact_slice), "--split", "train", "--mode", "bm25")
+    result = json.loads(done.stdout)
+    assert result["documents"] == 300 and result["queries"] > 0 and result["ndcg@10"] > 0.3
+    assert result["model_id"] is None
+    assert not (bio_home / "models").exists()
+    assert "embedding chunks" not in done.stderr
+    assert "loading scifact-slice" in done.stderr and "bm25 queries (train)" in done.stderr
+    assert f"{result['queries']}/{result['queries']}" in done.stderr
+
+
+def test_eval_beir_hybrid_embeds_with_a_progress_line(bio_home: Path, scifact_slice: Path) -> None:
+    done = _run(
+        bio_home, "eval", "beir", "--data", str(scifact_slice), "--split", "train", "--mode", "hybrid",
+        BIO_MCP_EMBEDDINGS_PROVIDER="hash",
+    )
+    assert json.loads(done.stdout)["model_id"] == "hash:v1:384"
+    assert "embedding chunks" in done.stderr and "chunks/s" in done.stderr
+
+
+def test_ask_trace_prints_one_json_document(bio_home: Path) -> None:
+    done = _run(
+        bio_home, "ask", "recent publications on asthma in the past 6 months", "--trace",
+        "--fetch-policy", "cache_only",
+    )
+    document = json.loads(done.stdout)
+    assert document["answer"].startswith("Found 0 publication")
+    assert len(document["checkpoint_id"]) == 64
+    assert document["trace"]["frame"]["intent"] == "recent_pubs_by_topic"
+    assert isinstance(document["trace"]["steps"], list)
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["serve"], ["sync"], ["index"], ["index", "rebuild"], ["eval", "beir"], ["ask"], ["embeddings"]]
+)
+def test_dash_h_is_help_everywhere(command: list[str]) -> None:
+    short = CliRunner().invoke(app, [*command, "-h"])
+    long = CliRunner().invoke(app, [*command, "--help"])
+    assert short.exit_code == 0 and "Usage" in short.output
+    assert short.output == long.output

@@ -1,0 +1,163 @@
+"""The entity linker on real BC5CDR development abstracts and MeSH 2024: golden mentions, case
+rules, abbreviations, variants, NCT ids, PubTator round trip, and the `eval linking` command's
+scores against the targets (a quality regression fails here).
+
+The linker under test learns from the shared BC5CDR training file with the development split's
+documents held out (that file holds them too), exactly as `bio-mcp eval linking` builds it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bio_mcp.cli import app
+from bio_mcp.graph.linking import build_linker, load_linker_from
+from bio_mcp.graph.linking_eval import predicted_annotations
+from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
+from bio_mcp.graph.vocabulary import load_vocabulary
+
+# Document-level concept F1 on the development split must stay at or above these.
+TARGETS = {"Disease": 0.82, "Chemical": 0.85}
+
+
+@pytest.fixture(scope="module")
+def paths(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    bc5cdr = data_dir / "bench" / "bc5cdr"
+    return {
+        "mesh": data_dir / "mesh" / "mesh_descriptors_2024.jsonl",
+        "training": bc5cdr / "CDR_TrainingSet.PubTator.txt",
+        "dev": bc5cdr / "CDR_DevelopmentSet.PubTator.txt",
+        "home": tmp_path_factory.mktemp("home"),
+    }
+
+
+@pytest.fixture(scope="module")
+def dev(paths):
+    return read_pubtator(paths["dev"])
+
+
+@pytest.fixture(scope="module")
+def linker(paths, dev):
+    held_out = frozenset(document.pmid for document in dev)
+    return load_linker_from(paths["mesh"], paths["training"], paths["home"] / "cache", held_out)
+
+
+@pytest.fixture(scope="module")
+def mesh_only(paths):
+    return build_linker(load_vocabulary(paths["mesh"], paths["home"] / "cache"))
+
+
+def spans(linker, text: str) -> dict[tuple[int, int], tuple[str, str]]:
+    return {(m.start, m.end): (m.entity_id, m.linker) for m in linker.link(text)}
+
+
+# (pmid, start, end, text, MeSH id): gold mentions of BC5CDR development abstracts the linker must find.
+GOLDEN = [
+    ("6794356", 0, 29, "Tricuspid valve regurgitation", "D014262"),
+    ("6794356", 34, 51, "lithium carbonate", "D016651"),
+    ("6794356", 146, 170, "congestive heart failure", "D006333"),
+    ("6504332", 190, 198, "seizures", "D012640"),  # a plural
+    ("6436733", 73, 86, "valproic acid", "D014635"),
+    ("6436733", 103, 106, "VPA", "D014635"),  # defined in the text: "Valproic acid (VPA)"
+    ("6436733", 237, 240, "VPA", "D014635"),  # ... and every later use
+    ("6436733", 124, 133, "epileptic", "D004827"),  # adjective of Epilepsy
+]
+
+
+def test_golden_mentions_of_development_abstracts(linker, dev) -> None:
+    by_pmid = {document.pmid: document for document in dev}
+    for pmid, start, end, text, ui in GOLDEN:
+        document = by_pmid[pmid]
+        assert document.text[start:end] == text
+        found = spans(linker, document.text)
+        assert found.get((start, end), (None,))[0] == f"mesh:{ui}", (pmid, text, found.get((start, end)))
+    vpa = [m for m in linker.link(by_pmid["6436733"].text) if m.text == "VPA"]
+    assert len(vpa) >= 4 and {m.linker for m in vpa} == {"abbreviation"}
+
+
+def test_mentions_are_well_formed(linker, dev) -> None:
+    for document in dev[:50]:
+        mentions = linker.link(document.text)
+        assert mentions == sorted(mentions, key=lambda m: (m.start, m.end))
+        for m in mentions:
+            assert document.text[m.start:m.end] == m.text
+            assert 0 < m.confidence <= 1
+            assert m.entity_id.startswith(("mesh:D", "mesh:C", "nct:NCT"))
+            assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "abbreviation", "nct"}
+        scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
+        assert all(a.end <= b.start for a, b in zip(scored, scored[1:])), "chemical/disease spans overlap"
+
+
+def test_acronyms_match_only_as_written(mesh_only) -> None:
+    assert spans(mesh_only, "Patients with AIDS were seen.").get((14, 18), ("",))[0] == "mesh:D000163"
+    assert (10, 14) not in spans(mesh_only, "The drug aids recovery.")
+
+
+def test_plural_and_adjectival_variants(mesh_only) -> None:
+    text = "Spontaneously hypertensive rats had seizures; anemic and ischemic patients too."
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["hypertensive"] == ("mesh:D006973", "mesh-variant")  # Hypertension
+    assert found["seizures"][0] == "mesh:D012640"
+    assert found["anemic"] == ("mesh:D000740", "mesh-variant")  # Anemia
+    assert found["ischemic"] == ("mesh:D007511", "mesh-variant")  # Ischemia
+    # The organism reading of the longer phrase is kept alongside the disease inside it.
+    assert any(m.entity_type == "Organism" and m.start == 0 for m in mesh_only.link(text))
+
+
+def test_an_abbreviation_whose_long_form_names_nothing_is_not_linked(mesh_only) -> None:
+    text = "Serum acid labile subunit (ALS) fell. ALS was low."
+    assert all(m.text != "ALS" for m in mesh_only.link(text))
+    defined = "Amyotrophic lateral sclerosis (ALS) is rare. ALS patients."
+    als = [m for m in mesh_only.link(defined) if m.text == "ALS"]
+    assert len(als) == 2 and {m.entity_id for m in als} == {"mesh:D000690"}
+
+
+def test_trial_ids(mesh_only) -> None:
+    mentions = [m for m in mesh_only.link("Registered as NCT01234567 and NCT 00000102.") if m.entity_type == "Trial"]
+    assert [(m.entity_id, m.linker, m.confidence) for m in mentions] == [
+        ("nct:NCT01234567", "nct", 1.0), ("nct:NCT00000102", "nct", 1.0)]
+
+
+def test_pubtator_output_round_trips(linker, dev) -> None:
+    for document in dev[:20]:
+        document_out = type(document)(document.pmid, document.title, document.abstract,
+                                      predicted_annotations(linker, document))
+        [parsed] = list(parse_pubtator(format_document(document_out).splitlines()))
+        assert (parsed.pmid, parsed.title, parsed.abstract) == (document.pmid, document.title, document.abstract)
+        assert sorted(parsed.annotations, key=repr) == sorted(document_out.annotations, key=repr)
+        assert all(parsed.text[a.start:a.end] == a.text for a in parsed.annotations)
+
+
+def test_eval_linking_meets_the_development_targets(paths, linker, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BIO_MCP_HOME", str(paths["home"]))
+    monkeypatch.setenv("BIO_MCP_MESH_PATH", str(paths["mesh"]))
+    monkeypatch.setenv("BIO_MCP_LINKER_TRAINING", str(paths["training"]))
+    output = tmp_path / "pred.PubTator.txt"
+    result = CliRunner().invoke(app, ["eval", "linking", "--data", str(paths["dev"]), "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["documents"] == 500 and report["linker"]["held_out_documents"] == 500
+    for kind, target in TARGETS.items():
+        assert report["concept"][kind]["f1"] >= target, (kind, report["concept"][kind])
+        assert 0 <= report["mention"][kind]["precision"] <= 1
+    written = read_pubtator(output)
+    assert len(written) == 500 and sum(len(d.annotations) for d in written) > 5000
+
+
+def test_a_file_without_gold_is_linked_and_written_without_scores(paths, linker, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BIO_MCP_HOME", str(paths["home"]))
+    monkeypatch.setenv("BIO_MCP_MESH_PATH", str(paths["mesh"]))
+    monkeypatch.setenv("BIO_MCP_LINKER_TRAINING", str(paths["training"]))
+    plain = tmp_path / "plain.txt"
+    lines = paths["dev"].read_text(encoding="utf-8").splitlines()
+    plain.write_text("\n".join(line for line in lines if "|t|" in line or "|a|" in line), encoding="utf-8")
+    output = tmp_path / "out.txt"
+    result = CliRunner().invoke(app, ["eval", "linking", "--data", str(plain), "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == ""
+    written = read_pubtator(output)
+    assert len(written) == 500 and all(d.annotations for d in written[:10])

