@@ -3,6 +3,7 @@ E-utilities over the real records with the real MeSH linker and graph; SQLite an
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -142,7 +143,10 @@ def test_the_request_model_accepts_and_rejects_what_the_seed_schema_does() -> No
 
 async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
     result = await client.call_tool(name, arguments)
-    return bool(result.is_error), result.structured_content, result.content[0].text
+    if result.is_error:
+        # A failed call carries the envelope as JSON text (and in _meta), never as structured content.
+        return True, json.loads(result.content[0].text), result.content[0].text
+    return False, result.structured_content, result.content[0].text
 
 
 async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:  # noqa: F811
@@ -151,7 +155,7 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     retrieval = KbRetrieval(service)
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
-        assert {"kb.search", "kb.retrieve_evidence"} <= listed and "search_documentation" not in listed
+        assert {"kb_search", "kb_retrieve_evidence"} <= listed and "search_documentation" not in listed
         bodies = {}
         for verbosity in ("snippet", "full", "graph"):
             error, body, text = await call(
@@ -201,7 +205,8 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
     cut = await retrieval.retrieve_evidence(RetrieveEvidenceRequest(section_ids=ids[:1], max_chars=200))
     section = cut.sections[0]
     assert section.truncated and len(section.text) == 200 and section.scratch_uri.startswith("bio-mcp://scratch/")
-    whole = await service.read_scratch(section.scratch_uri.removeprefix("bio-mcp://scratch/"))
+    with service.store.read() as tx:
+        whole = tx.scratch.get(section.scratch_uri.removeprefix("bio-mcp://scratch/")).text
     assert whole == first.text and whole.startswith(section.text)
 
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:

@@ -194,6 +194,12 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "corpus_checkpoint_get": {"query_key": "inspector"},
         "corpus_checkpoint_set": {"query_key": "inspector-backfill", "last_edat": "2020-01-01T00:00:00Z"},
         "analyst_ask": {"question": "active phase 2/3 trials in non-small cell lung cancer"},
+        "fetchFullText": {"pmcid": "PMC3040717"},
+        "lookupMeshTerms": {"query": "tylenol", "limit": 3},
+        "kb_search": {"query": "semaglutide", "top_k": 3},
+        "graph_entities": {"query": "semaglutide"},
+        "graph_traverse": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
+        "traverse_relationships": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
     }
     bad = {
         "searchPubMedArticles": ({"queryTerm": "ab"}, "VALIDATION"),
@@ -206,17 +212,26 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "corpus_checkpoint_get": ({}, "VALIDATION"),
         "corpus_checkpoint_set": ({"query_key": "inspector", "last_edat": "yesterday"}, "VALIDATION"),
         "analyst_ask": ({"question": "What's the weather in Paris?"}, "VALIDATION"),
+        "fetchFullText": ({"pmcid": "not-a-pmc-id"}, "VALIDATION"),
+        "lookupMeshTerms": ({"query": ""}, "VALIDATION"),
+        "kb_search": ({"query": "semaglutide", "top_k": 500}, "VALIDATION"),
+        "kb_retrieve_evidence": ({"section_ids": []}, "VALIDATION"),
+        "graph_entities": ({"query": "x", "limit": 0}, "VALIDATION"),
+        "graph_traverse": ({"seed_ids": []}, "VALIDATION"),
+        "traverse_relationships": ({"seed_ids": [], "max_depth": 9}, "VALIDATION"),
     }
     out = in_parallel({f"good:{tool}": (lambda t=tool, a=args: client.call(t, a)) for tool, args in good.items()}
                       | {f"bad:{tool}": (lambda t=tool, a=args: client.call(t, a[0])) for tool, args in bad.items()})
     results = {tool: assert_ok(out[f"good:{tool}"]) for tool in good}
     for tool, (_, code) in bad.items():
         assert_error(out[f"bad:{tool}"], code)
-    assert set(bad) == names  # every listed tool was called with bad arguments too
+    assert set(bad) == names, names ^ set(bad)  # every listed tool was called with bad arguments too
 
     doc_id = results["rag_search"]["structuredContent"]["results"][0]["doc_id"]
     got = assert_ok(client.call("rag_get", {"doc_id": doc_id}))
-    called = set(good) | {"pubmed_sync_delta", "rag_get"}
+    section_id = results["kb_search"]["structuredContent"]["evidence"][0]["section_id"]
+    assert_ok(client.call("kb_retrieve_evidence", {"section_ids": [section_id]}))
+    called = set(good) | {"pubmed_sync_delta", "rag_get", "kb_retrieve_evidence"}
     assert called == names, names ^ called  # every listed tool was called with good arguments
 
     details = results["fetchArticleDetails"]["structuredContent"]

@@ -89,7 +89,9 @@ async def test_seed_names_on_request(fakes, bio_home) -> None:
 
 
 async def test_unknown_tool_is_the_validation_envelope_naming_the_tools(pubmed) -> None:
-    error = envelope_of(await pubmed.call_tool("searchPubMed", {"queryTerm": "asthma"}))
+    result = await pubmed.call_tool("searchPubMed", {"queryTerm": "asthma"})
+    assert result.meta["audit"]["latency_ms"] < 1000
+    error = envelope_of(result)
     assert error["code"] == "VALIDATION" and "searchPubMedArticles" in error["message"]
     assert "formatCitations" in error["details"]["available"]
 
@@ -277,3 +279,14 @@ async def test_analyst_text_carries_the_whole_answer(fakes, bio_home) -> None:
             body, text = await ok(client, "analyst_ask", {"question": "active phase 2/3 trials in non-small cell lung cancer"})
             assert body["answer"].rstrip() in text and body["checkpoint_id"] in text
             assert all(step["id"] in text for step in body["trace"]["steps"])
+
+
+async def test_a_tool_without_its_own_renderer_gets_every_field_as_markdown(pubmed) -> None:
+    from bio_mcp.server.markdown import render_json
+
+    body, _ = await ok(pubmed, "searchPubMedArticles", {"queryTerm": "asthma", "maxResults": 5, "fetchBriefSummaries": 5})
+    text = render_json(body, "Search PubMed")
+    assert text.startswith("## Search PubMed") and f"**totalFound**: {body['totalFound']}" in text
+    assert all(pmid in text for pmid in body["pmids"])
+    # A list of flat records is a table with a row per record.
+    assert "| pmid | title |" in text and all(f"| {brief['pmid']} |" in text for brief in body["briefSummaries"])

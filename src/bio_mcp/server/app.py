@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -99,12 +100,13 @@ class BioMcpServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        started = time.perf_counter()
         listed = self._aliases.get(name)
         if listed is None:
             available = sorted(set(self._aliases.values()))
             error = BioMcpError(ErrorCode.VALIDATION, f"unknown tool {name!r}; available tools: {', '.join(available)}",
                                 {"tool": name, "available": available})
-            return error_result(arguments, error, 0.0)
+            return error_result(arguments, error, started)
         return await super().call_tool(listed, arguments, context)
 
 

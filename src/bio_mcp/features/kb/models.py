@@ -51,7 +51,10 @@ class GraphSearchLimits(ToolInput):
 
 
 class SearchLimits(ToolInput):
-    graph: GraphSearchLimits = Field(default_factory=GraphSearchLimits)
+    graph: GraphSearchLimits = Field(
+        default_factory=GraphSearchLimits,
+        description="Budgets of the graph walk for verbosity graph (depth, nodes, relationship types)",
+    )
 
 
 class KbSearchRequest(ToolInput):
@@ -60,8 +63,13 @@ class KbSearchRequest(ToolInput):
     verbosity: Verbosity = Field(
         default="snippet", description="snippet (200-char snippets), full (+ full_text), graph (+ the subgraph)"
     )
-    providers: SearchProviders = Field(default_factory=SearchProviders)
-    limits: SearchLimits = Field(default_factory=SearchLimits)
+    providers: SearchProviders = Field(
+        default_factory=SearchProviders,
+        description="Optional embedding provider and reranker for this query; omit to use the server's",
+    )
+    limits: SearchLimits = Field(
+        default_factory=SearchLimits, description="Optional budgets, e.g. of the graph walk; omit for the defaults"
+    )
 
 
 class EvidenceMetadata(KbOutput):
@@ -232,8 +240,13 @@ class TraverseRequest(ToolInput):
     label_whitelist: list[NonEmpty] = Field(
         default_factory=lambda: list(TRAVERSE_DEFAULT_LABELS), description="Node labels a walk may enter"
     )
-    frontier: TraverseFrontier = Field(default_factory=TraverseFrontier)
-    filters: TraverseFilters = Field(default_factory=TraverseFilters)
+    frontier: TraverseFrontier = Field(
+        default_factory=TraverseFrontier,
+        description="How each hop ranks and prunes its frontier (top_k, delta_threshold, novelty_penalty)",
+    )
+    filters: TraverseFilters = Field(
+        default_factory=TraverseFilters, description="Optional: keep only documents with these topics or entities"
+    )
 
 
 class TraverseNode(KbOutput):

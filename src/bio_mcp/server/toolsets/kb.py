@@ -45,7 +45,7 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
             title="Search the knowledge graph",
             description=_SEARCH_DESCRIPTION,
             input_model=KbSearchRequest, output_model=KbSearchResponse,
-            run=retrieval.search, summarize=search.summarize,
+            run=retrieval.search, summarize=search.summarize, open_world=False,
         ),
         ToolSpec(
             name="kb.retrieve_evidence",
@@ -53,7 +53,7 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
             description="Whole sections by id (from kb.search or graph nodes) with their document and the "
             "entities they mention; text longer than max_chars is cut and whole at its scratch_uri.",
             input_model=RetrieveEvidenceRequest, output_model=RetrieveEvidenceResponse,
-            run=retrieval.retrieve_evidence, summarize=evidence.summarize,
+            run=retrieval.retrieve_evidence, summarize=evidence.summarize, open_world=False,
         ),
     ]
     if settings.http_legacy_rest_enabled:
@@ -99,7 +99,7 @@ def graph_tools(graph: KbGraph) -> list[ToolSpec[Any, Any]]:
             title="Traverse the knowledge graph",
             description=_TRAVERSE_DESCRIPTION,
             input_model=TraverseRequest, output_model=TraverseResponse,
-            run=graph.traverse, summarize=traverse.summarize,
+            run=graph.traverse, summarize=traverse.summarize, open_world=False,
         )
         # One implementation under the kb name and the seed's name.
         for name in ("graph.traverse", "traverse_relationships")
@@ -112,7 +112,7 @@ def graph_tools(graph: KbGraph) -> list[ToolSpec[Any, Any]]:
             "their type, synonyms, MeSH tree numbers and how many corpus documents mention them: the seed ids "
             "for graph.traverse.",
             input_model=EntitiesRequest, output_model=EntitiesResponse,
-            run=graph.entities, summarize=entities.summarize,
+            run=graph.entities, summarize=entities.summarize, open_world=False,
         ),
     ]
 

@@ -103,7 +103,7 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 "the names and synonyms to build PubMed queries ([MeSH Terms]) and the ids as knowledge-graph "
                 "entity ids.",
                 input_model=mesh_lookup.MeshLookupRequest, output_model=mesh_lookup.MeshLookupResponse,
-                run=run_mesh_lookup, summarize=mesh_lookup.summarize,
+                run=run_mesh_lookup, summarize=mesh_lookup.summarize, open_world=False,
             ),
         ],
         resources=[
