@@ -153,8 +153,6 @@ class EntityLinker:
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
-            long_form = [m for m in mentions
-                         if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
             pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?!\w)")
             spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
             if not spans:
@@ -167,10 +165,12 @@ class EntityLinker:
                                 for m in nearby)]
             inside = {id(m) for m in nearby for start, end in spans if start <= m.start and m.end <= end}
             kept = [m for m in mentions if id(m) not in inside]
+            long_form = [m for m in mentions if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
             if long_form:
                 named = long_form[0]
+                confidence = round(named.confidence * 0.95, 4)
                 kept.extend(Mention(start, end, text[start:end], named.entity_id, named.entity_type, ABBREVIATION,
-                                    round(named.confidence * 0.95, 4)) for start, end in spans)
+                                    confidence) for start, end in spans)
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
