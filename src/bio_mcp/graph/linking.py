@@ -134,20 +134,22 @@ class EntityLinker:
         overlaps replaces it (it is longer), otherwise it is dropped (the accepted one is leftmost).
         """
         entries = self._entries
-        accepted: dict[bool, list[tuple[int, int, Entry]]] = {True: [], False: []}
+        scored: list[tuple[int, int, Entry]] = []
+        other: list[tuple[int, int, Entry]] = []
         for end_index, (length, entry_index) in self._automaton.iter(f" {fold(text)} "):
             start = end_index - length + 1
             end = end_index - 1
             for entry in entries[entry_index]:
                 if entry[4] is None or text[start:end] in entry[4]:
-                    stack = accepted[entry[1] in _SCORED]
+                    stack = scored if entry[1] in _SCORED else other
                     while stack and stack[-1][1] > start and start <= stack[-1][0]:
                         stack.pop()
                     if not stack or stack[-1][1] <= start:
                         stack.append((start, end, entry))
                     break
-        hits = accepted[True] + accepted[False]
-        hits.sort(key=_by_span)
+        hits = scored + other
+        # Spans are unique (one entry per folded key), so the entries themselves are never compared.
+        hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
 
@@ -174,10 +176,6 @@ class EntityLinker:
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
-
-
-def _by_span(hit: tuple[int, int, Entry]) -> tuple[int, int]:
-    return hit[0], hit[1]
 
 
 def _plural(word: str) -> str | None:
