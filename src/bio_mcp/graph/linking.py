@@ -402,6 +402,10 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
             pass  # a torn or stale cache is rebuilt below
     linker = build_linker(vocabulary, training)
     write_pickle(cache, linker)
+    # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
+    for stale in cache_dir.glob(f"entity-linker-*-{digest}.pickle"):
+        if stale != cache:
+            stale.unlink(missing_ok=True)
     return linker
 
 
