@@ -28,7 +28,8 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
 from bio_mcp.features.kb.ranking import entity_boost
-from bio_mcp.features.kb.search import CANDIDATE_POOL
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.search import CANDIDATE_POOL, KbContext, _Candidate, _matched_entities
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
@@ -78,6 +79,7 @@ def main() -> None:
             for offset in range(0, len(documents), COMMIT_BATCH):
                 commit_documents(index, documents[offset : offset + COMMIT_BATCH], graph)
             fill_scratch_corpus(index, [], settings.embeddings_batch_size)
+            context = KbContext(scratch_settings, store, index, ProviderRegistry(scratch_settings), linker)
             per_weight: dict[tuple[int, float], list[float]] = {(p, w): [] for p in POOLS for w in weights}
             linked_queries = 0
             for query_id, text in dataset.queries.items():
@@ -86,13 +88,7 @@ def main() -> None:
                 entities = list(dict.fromkeys(m.entity_id for m in linker.link(text)))
                 linked_queries += bool(entities)
                 nodes = {hit.pmid: document_node_id(pubmed_source_uri(hit.pmid)) for hit in hits}
-                matched: dict[str, int] = {}
-                if entities:
-                    with store.read() as tx:
-                        graph_store = SqlGraphStore(tx.connection)
-                        for entity in entities:
-                            for node in graph_store.documents_matching(list(nodes.values()), [], [entity]):
-                                matched[node] = matched.get(node, 0) + 1
+                matched = _matched_entities(context, [_Candidate(hit, hit.score) for hit in hits], entities) if entities else {}
                 counts = {pmid: matched.get(node, 0) for pmid, node in nodes.items()}
                 for pool, weight in per_weight:
                     scored = [(hit.pmid, hit.score) for hit in by_pool[pool]]
