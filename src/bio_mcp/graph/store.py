@@ -19,7 +19,6 @@ from typing import Any, Literal, Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.elements import DocumentGraph, Edge, Node
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.store.database import dialect_of, in_batches, upsert_insert
@@ -247,10 +246,6 @@ class SqlGraphStore:
             ),
             {"key": key, "value": value, "updated_at": utc_now()},
         )
-
-    def get_meta(self, key: str) -> dict[str, Any] | None:
-        row = self._connection.execute(sa.select(kg_meta.c.value).where(kg_meta.c.key == key)).first()
-        return None if row is None else dict(row.value)
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -587,13 +582,3 @@ def _is_timeout(exc: sa.exc.OperationalError) -> bool:
     message = str(exc.orig).lower()
     sqlstate = getattr(exc.orig, "sqlstate", None)
     return sqlstate == "57014" or "interrupted" in message or "statement timeout" in message
-
-
-def require_known_types(types: Sequence[str], allowed: Sequence[str]) -> None:
-    unknown = [name for name in types if name not in allowed]
-    if unknown:
-        raise BioMcpError(
-            ErrorCode.VALIDATION,
-            f"relationship type(s) {unknown} are not in this graph; allowed: {list(allowed)}",
-            {"unknown": unknown, "allowed": list(allowed)},
-        )
