@@ -28,7 +28,8 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
 from bio_mcp.features.kb.ranking import entity_boost
-from bio_mcp.features.kb.search import CANDIDATE_POOL
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.search import CANDIDATE_POOL, KbContext, _Candidate, _matched_entities
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
@@ -54,6 +55,8 @@ def main() -> None:
     parser.add_argument("--training", type=Path, default=None, help="BC5CDR training PubTator file (default beside --data)")
     parser.add_argument("--weights", default="0,0.05,0.1,0.2,0.3,0.5")
     parser.add_argument("--max-queries", type=int, default=None)
+    parser.add_argument("--mode", choices=("hybrid", "bm25"), default="hybrid",
+                        help="bm25: no embedding at all (minutes instead of an hour on a loaded machine)")
     args = parser.parse_args()
     shared = args.data.resolve().parents[1]
     mesh = args.mesh or shared / "mesh" / "mesh_descriptors_2024.jsonl"
@@ -77,22 +80,18 @@ def main() -> None:
             index = CorpusIndex(store, index_folder(scratch_settings), embedder)
             for offset in range(0, len(documents), COMMIT_BATCH):
                 commit_documents(index, documents[offset : offset + COMMIT_BATCH], graph)
-            fill_scratch_corpus(index, [], settings.embeddings_batch_size)
+            if args.mode == "hybrid":
+                fill_scratch_corpus(index, [], settings.embeddings_batch_size)
+            context = KbContext(scratch_settings, store, index, ProviderRegistry(scratch_settings), linker)
             per_weight: dict[tuple[int, float], list[float]] = {(p, w): [] for p in POOLS for w in weights}
             linked_queries = 0
             for query_id, text in dataset.queries.items():
-                by_pool = {pool: index.search(text, pool, False, "hybrid") for pool in POOLS}
+                by_pool = {pool: index.search(text, pool, False, args.mode) for pool in POOLS}
                 hits = by_pool[max(POOLS)]
                 entities = list(dict.fromkeys(m.entity_id for m in linker.link(text)))
                 linked_queries += bool(entities)
                 nodes = {hit.pmid: document_node_id(pubmed_source_uri(hit.pmid)) for hit in hits}
-                matched: dict[str, int] = {}
-                if entities:
-                    with store.read() as tx:
-                        graph_store = SqlGraphStore(tx.connection)
-                        for entity in entities:
-                            for node in graph_store.documents_matching(list(nodes.values()), [], [entity]):
-                                matched[node] = matched.get(node, 0) + 1
+                matched = _matched_entities(context, [_Candidate(hit, hit.score) for hit in hits], entities) if entities else {}
                 counts = {pmid: matched.get(node, 0) for pmid, node in nodes.items()}
                 for pool, weight in per_weight:
                     scored = [(hit.pmid, hit.score) for hit in by_pool[pool]]
@@ -105,7 +104,7 @@ def main() -> None:
         finally:
             store.close()
     base = {"split": args.split, "queries": len(dataset.queries), "documents": len(documents),
-            "model_id": embedder.model_id}
+            "model_id": embedder.model_id, "mode": args.mode}
     emit("kb_scifact_linked_queries", linked_queries / max(1, len(dataset.queries)), "fraction", base)
     emit("kb_scifact_mentions", edge_counts.get("MENTIONS", 0), "edges", base | {"link_s": round(link_s, 1)})
     for (pool, weight), values in per_weight.items():

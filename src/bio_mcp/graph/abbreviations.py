@@ -55,8 +55,9 @@ def _window_start(text: str, end: int, words: int) -> int:
             position -= 1
         if position == 0:
             break
-        space = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position))
-        position = space + 1
+        # Only spaces separate words here: a second rfind for newlines would scan back to the start
+        # of a text that has none, on every word.
+        position = text.rfind(" ", 0, position) + 1
     return position
 
 

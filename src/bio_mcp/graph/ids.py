@@ -39,10 +39,6 @@ def trial_entity_id(nct_id: str) -> str:
     return f"nct:{nct_id.upper()}"
 
 
-def gene_entity_id(symbol: str) -> str:
-    return f"gene:{symbol}"
-
-
 def resolve_alias(node_id: str) -> str:
     """`pmid:123` or `pubmed:123` -> that document's node id; a bare MeSH UI (`D000082`) -> its
     entity id; anything else unchanged."""

@@ -134,27 +134,27 @@ class EntityLinker:
         overlaps replaces it (it is longer), otherwise it is dropped (the accepted one is leftmost).
         """
         entries = self._entries
-        accepted: dict[bool, list[tuple[int, int, Entry]]] = {True: [], False: []}
+        scored: list[tuple[int, int, Entry]] = []
+        other: list[tuple[int, int, Entry]] = []
         for end_index, (length, entry_index) in self._automaton.iter(f" {fold(text)} "):
             start = end_index - length + 1
             end = end_index - 1
             for entry in entries[entry_index]:
                 if entry[4] is None or text[start:end] in entry[4]:
-                    stack = accepted[entry[1] in _SCORED]
+                    stack = scored if entry[1] in _SCORED else other
                     while stack and stack[-1][1] > start and start <= stack[-1][0]:
                         stack.pop()
                     if not stack or stack[-1][1] <= start:
                         stack.append((start, end, entry))
                     break
-        hits = accepted[True] + accepted[False]
-        hits.sort(key=_by_span)
+        hits = scored + other
+        # Spans are unique (one entry per folded key), so the entries themselves are never compared.
+        hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
-            long_form = [m for m in mentions
-                         if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
             pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?!\w)")
             spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
             if not spans:
@@ -167,17 +167,15 @@ class EntityLinker:
                                 for m in nearby)]
             inside = {id(m) for m in nearby for start, end in spans if start <= m.start and m.end <= end}
             kept = [m for m in mentions if id(m) not in inside]
+            long_form = [m for m in mentions if m.end == abbreviation.long_end and m.start >= abbreviation.long_start]
             if long_form:
                 named = long_form[0]
+                confidence = round(named.confidence * 0.95, 4)
                 kept.extend(Mention(start, end, text[start:end], named.entity_id, named.entity_type, ABBREVIATION,
-                                    round(named.confidence * 0.95, 4)) for start, end in spans)
+                                    confidence) for start, end in spans)
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
-
-
-def _by_span(hit: tuple[int, int, Entry]) -> tuple[int, int]:
-    return hit[0], hit[1]
 
 
 def _plural(word: str) -> str | None:
@@ -404,6 +402,10 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
             pass  # a torn or stale cache is rebuilt below
     linker = build_linker(vocabulary, training)
     write_pickle(cache, linker)
+    # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
+    for stale in cache_dir.glob(f"entity-linker-*-{digest}.pickle"):
+        if stale != cache:
+            stale.unlink(missing_ok=True)
     return linker
 
 

@@ -47,6 +47,7 @@ from bio_mcp.features.kb.models import (
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.ranking import entity_boost, unit_scores
+from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.store import SqlGraphStore
@@ -168,16 +169,28 @@ def _load(context: KbContext, candidates: list[_Candidate], documents: bool) -> 
     return [c for c in candidates if c.chunk is not None]
 
 
+# Read per candidate document and per section, best first: far above what a real abstract has.
+SECTIONS_PER_DOCUMENT = 64
+MENTIONS_PER_SECTION = 128
+
+
 def _matched_entities(context: KbContext, candidates: list[_Candidate], entities: list[str]) -> dict[str, int]:
-    """Per document node id: how many of `entities` its sections mention."""
-    matched: dict[str, int] = {}
-    documents = [c.document_node for c in candidates]
+    """Per document node id: how many of `entities` its sections mention. Read from the documents'
+    side (their sections, then the sections' MENTIONS: two batched index-range reads), so the cost
+    does not grow with how many documents mention a hub entity."""
+    wanted = set(entities)
     with context.store.read() as tx:
         graph = SqlGraphStore(tx.connection)
-        for entity in entities:
-            for document in graph.documents_matching(documents, [], [entity]):
-                matched[document] = matched.get(document, 0) + 1
-    return matched
+        sections = graph.neighbours(
+            sorted({c.document_node for c in candidates}), "out", [HAS_SECTION], SECTIONS_PER_DOCUMENT
+        )
+        document_of = {row.other: row.origin for row in sections}
+        mentions = graph.neighbours(sorted(document_of), "out", [MENTIONS], MENTIONS_PER_SECTION) if document_of else []
+    found: dict[str, set[str]] = {}
+    for row in mentions:
+        if row.other in wanted:
+            found.setdefault(document_of[row.origin], set()).add(row.other)
+    return {document: len(hits) for document, hits in found.items()}
 
 
 def _walk(context: KbContext, request: KbSearchRequest, seeds: list[str]) -> Subgraph | None:
