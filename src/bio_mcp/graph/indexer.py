@@ -17,7 +17,7 @@ from typing import Protocol
 from sqlalchemy.engine import Connection
 
 from bio_mcp.config import Settings
-from bio_mcp.features.analyst.service import mesh_path_of
+from bio_mcp.mesh_files import mesh_path_of
 
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog

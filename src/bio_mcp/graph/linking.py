@@ -33,7 +33,7 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.service import mesh_path_of
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.graph.abbreviations import find_abbreviations
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention

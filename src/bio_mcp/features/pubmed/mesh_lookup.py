@@ -14,7 +14,7 @@ from pydantic import Field
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.service import mesh_path_of
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.features.pubmed.models import SeedInput
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
 from bio_mcp.models import ToolOutput
