@@ -7,6 +7,7 @@ Outside CI a missing part skips the tests that need it, with the reason. Under `
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 import socket
 import uuid
 from pathlib import Path
@@ -21,6 +22,12 @@ def missing(reason: str) -> None:
     if STRICT:
         pytest.fail(f"required for CI but missing: {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def require_part() -> Callable[[str], None]:
+    """`missing` for test modules, which cannot import this conftest by name (every folder has one)."""
+    return missing
 
 
 @pytest.fixture(scope="session")

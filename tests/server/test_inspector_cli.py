@@ -14,6 +14,7 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,6 @@ from typing import Any
 import pytest
 
 from bio_mcp.server.auth import mint_token
-from conftest import missing
 from test_transports import BIO_MCP, SECRET, server_env, serving_http
 
 INSPECTOR_HOME = Path(os.environ.get("BIO_MCP_INSPECTOR_HOME", Path.home() / ".cache" / "bio-mcp" / "inspector"))
@@ -34,16 +34,16 @@ TOOL_IS_ERROR = 5
 
 
 @pytest.fixture(scope="module")
-def inspector() -> list[str]:
+def inspector(require_part: Callable[[str], None]) -> list[str]:
     """The command that runs the Inspector CLI: Node 22 and the Inspector's launcher."""
     node = INSPECTOR_HOME / "node_modules" / ".bin" / "node"
     launcher = INSPECTOR_HOME / LAUNCHER
     if not (node.exists() and launcher.is_file()):
-        missing(f"the MCP Inspector and Node 22 are not installed under {INSPECTOR_HOME} (run .ci/install-inspector)")
+        require_part(f"the MCP Inspector and Node 22 are not installed under {INSPECTOR_HOME} (run .ci/install-inspector)")
     version = subprocess.run([str(node), "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
     found = tuple(int(part) for part in version.lstrip("v").split(".")[:2])
     if found < MIN_NODE:
-        missing(f"the Inspector needs Node >= {'.'.join(map(str, MIN_NODE))}, found {version}")
+        require_part(f"the Inspector needs Node >= {'.'.join(map(str, MIN_NODE))}, found {version}")
     return [str(node), str(launcher), "--cli"]
 
 
