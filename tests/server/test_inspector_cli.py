@@ -122,7 +122,9 @@ def server_vars(fakes, home: Path) -> dict[str, str]:
     # No entity linker: loading its MeSH dictionary can take longer than the Inspector's fixed 60 s
     # request timeout on a loaded 2-core machine, and linking is not what this test is about.
     env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url,
-           "BIO_MCP_HOME": str(home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_GRAPH_LINKING": "false"}
+           "BIO_MCP_HOME": str(home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_GRAPH_LINKING": "false",
+           # The recorded records are years old: a first sync looks back far enough to find them.
+           "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500"}
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
