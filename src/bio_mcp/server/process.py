@@ -60,7 +60,10 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
                 log, logging.INFO, "ready", transport="stdio", version=__version__, tools=len(tools),
                 toolsets=[toolset.name for toolset in toolsets], stop="Ctrl-C",
             )
-            await server.run_stdio_async()
+            async with anyio.create_task_group() as group:
+                group.start_soon(runtime.warm_up, toolsets)
+                await server.run_stdio_async()
+                group.cancel_scope.cancel()  # the client has gone: no corpus to warm up for
             return
         import uvicorn
 
@@ -89,7 +92,9 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
 
         async with anyio.create_task_group() as group:
             group.start_soon(announce)
+            group.start_soon(runtime.warm_up, toolsets)
             await server.serve()
+            group.cancel_scope.cancel()
 
 
 def _exit_now() -> None:

@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
+from logging import INFO, WARNING
 from typing import TYPE_CHECKING, Any
 
 import httpx2
@@ -16,12 +17,15 @@ from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.overflow import Overflow
+from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, open_metadata_store
 
 if TYPE_CHECKING:
     from bio_mcp.server.app import ServerOptions
+
+log = get_logger("runtime")
 
 
 class Runtime:
@@ -106,6 +110,22 @@ class Runtime:
         if unknown:
             raise BioMcpError(ErrorCode.VALIDATION, f"unknown toolset(s) {unknown}; available: {sorted(factories)}")
         return [factories[name](self) for name in chosen]
+
+    async def warm_up(self, toolsets: list[Toolset]) -> None:
+        """Open the corpus (store, index, MeSH linker) before the first call needs it.
+
+        Loading the linker can take longer than the 60 s a TypeScript-SDK client (Claude Desktop,
+        the Inspector) waits for a tool result, so it starts when the server does. A failure is
+        logged here and met again, typed, by the first call that needs the corpus.
+        """
+        if not {"corpus", "kb"} & {toolset.name for toolset in toolsets}:
+            return
+        try:
+            await self.corpus.open()
+        except BioMcpError as error:
+            log_event(log, WARNING, "corpus warm-up failed", code=error.code.value, message=error.message)
+        else:
+            log_event(log, INFO, "corpus ready")
 
     async def aclose(self) -> None:
         if self._analyst is not None:
