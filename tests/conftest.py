@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 import socket
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -16,6 +17,9 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 STRICT = os.environ.get("BIO_MCP_STRICT") == "1"
+# One cache of the compiled MeSH vocabulary and entity linker for the whole run (every test has its
+# own BIO_MCP_HOME; server processes the tests start inherit this): built once per run, not per test.
+os.environ.setdefault("BIO_MCP_CACHE_DIR", tempfile.mkdtemp(prefix="bio-mcp-test-cache-"))
 
 
 def missing(reason: str) -> None:
@@ -91,7 +95,7 @@ def bio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     for name in list(os.environ):
-        keep = name in ("BIO_MCP_DATA", "BIO_MCP_STRICT")
+        keep = name in ("BIO_MCP_DATA", "BIO_MCP_STRICT", "BIO_MCP_CACHE_DIR")
         if not keep and (name.startswith(("NCBI_", "MCP_", "BIO_MCP_", "CTGOV_")) or name in ("DATABASE_URL", "REDIS_URL")):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BIO_MCP_HOME", str(home))

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
+    # Derived, rebuildable files (the compiled MeSH vocabulary, the entity linker), keyed by the
+    # hashes of what they were built from; default BIO_MCP_HOME/cache. Several homes may share one.
+    cache_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_CACHE_DIR")
     # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
     # (default: the training split beside the checkout when present; without one, MeSH alone).
     linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
@@ -191,7 +194,7 @@ class Settings(BaseSettings):
     @field_validator(
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
-        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "public_url",
+        "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "cache_dir", "public_url",
         "jina_api_key", "cohere_api_key", mode="before",
     )
     @classmethod
@@ -226,6 +229,10 @@ class Settings(BaseSettings):
         if self.ncbi_request_delay_ms > 0:
             return min(ceiling, 1000.0 / self.ncbi_request_delay_ms)
         return ceiling
+
+    @property
+    def caches(self) -> Path:
+        return self.cache_dir or self.home / "cache"
 
     @property
     def sqlalchemy_url(self) -> str:

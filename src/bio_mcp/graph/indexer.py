@@ -69,6 +69,6 @@ def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
     """The graph writer a sync uses: the MeSH vocabulary (BIO_MCP_MESH_PATH, else the shared data
     beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it."""
-    catalog = load_catalog(mesh_path_of(settings), settings.home / "cache")
+    catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
     return GraphIndexer(catalog, linker)

@@ -428,4 +428,4 @@ def load_linker(settings: Settings) -> EntityLinker:
     if mesh_path is None or not mesh_path.is_file():
         raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
-    return _cached_linker(mesh_path, training_path_of(settings), settings.home / "cache")
+    return _cached_linker(mesh_path, training_path_of(settings), settings.caches)

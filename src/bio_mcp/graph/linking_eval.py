@@ -112,7 +112,7 @@ def evaluate_file(data: Path, settings: Settings, output: Path | None = None) ->
         raise BioMcpError(ErrorCode.VALIDATION, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
     held_out = frozenset(document.pmid for document in documents)
-    linker = load_linker_from(mesh_path, training_path_of(settings), settings.home / "cache", held_out)
+    linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
     report, predicted = evaluate(linker, documents)
     if output is not None:
         output.write_text("".join(format_document(document) for document in predicted), encoding="utf-8")

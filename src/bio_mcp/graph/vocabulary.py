@@ -1,6 +1,6 @@
 """MeSH 2024 descriptors as a vocabulary of typed concepts, searchable by id, name or synonym.
 
-    vocabulary = load_vocabulary(mesh_path, cache_dir=settings.home / "cache")
+    vocabulary = load_vocabulary(mesh_path, cache_dir=settings.caches)
     vocabulary.search("tylenol")[0].concept.id        # 'mesh:D000082' (Acetaminophen)
     vocabulary.parents("mesh:D000082")                # the descriptors one level up the tree
 

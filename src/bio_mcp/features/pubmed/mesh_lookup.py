@@ -64,7 +64,7 @@ def mesh_vocabulary(settings: Settings) -> Vocabulary:
     if mesh_path is None or not mesh_path.is_file():
         raise BioMcpError(ErrorCode.NOT_FOUND, "the MeSH descriptors file was not found; set BIO_MCP_MESH_PATH "
                           "to mesh_descriptors_2024.jsonl", {"setting": "BIO_MCP_MESH_PATH", "path": str(mesh_path)})
-    return _vocabulary(mesh_path, settings.home / "cache")
+    return _vocabulary(mesh_path, settings.caches)
 
 
 def lookup_mesh_terms(request: MeshLookupRequest, vocabulary: Vocabulary) -> MeshLookupResponse:
