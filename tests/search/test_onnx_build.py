@@ -163,3 +163,20 @@ def test_weights_are_never_downloaded(monkeypatch: pytest.MonkeyPatch) -> None:
         load_model_files()
     assert info.value.code is ErrorCode.EMBEDDINGS and "bio-mcp[local]" in info.value.message
 
+
+
+def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
+    # A child process in which onnx cannot be imported, as in a default install.
+    script = (
+        "import sys; from pathlib import Path; sys.modules['onnx'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.onnx_export import export_onnx_model\n"
+        "try:\n    export_onnx_model(Path(sys.argv[1]))\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_SRC)}, check=True,
+    )
+    assert done.stdout.startswith("EMBEDDINGS ") and "bio-mcp[local]" in done.stdout
+    assert not list((tmp_path / "models").glob(".building-*"))
