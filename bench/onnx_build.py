@@ -28,13 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from bio_mcp.search.embeddings.minilm_weights import installed_model_dir  # noqa: E402
-from bio_mcp.search.embeddings.onnx_int8 import (  # noqa: E402
-    MAX_SEQ_LENGTH,
-    OnnxEmbeddings,
-    export_onnx_model,
-    onnx_model_dir,
-    onnx_model_id,
-)
+from bio_mcp.search.embeddings.onnx_export import export_onnx_model, onnx_model_dir  # noqa: E402
+from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, OnnxEmbeddings, onnx_model_id  # noqa: E402
 
 SCIFACT = REPO.parent / "shared" / "data" / "bench" / "scifact"
 
@@ -137,7 +132,7 @@ def main() -> None:
 
             for label, home in (("new", new_home), ("torch", old_home)):
                 settings = load_settings(BIO_MCP_HOME=str(home))
-                result = evaluate_beir(SCIFACT, "train", "hybrid", False, settings, embeddings=OnnxEmbeddings(home))
+                result = evaluate_beir(SCIFACT, "train", "hybrid", False, settings, embeddings=OnnxEmbeddings(model_dir=onnx_model_dir(home)))
                 emit("scifact_train_ndcg@10", result["ndcg@10"], "ndcg", model=label, queries=result["queries"])
 
 

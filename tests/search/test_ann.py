@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -255,3 +258,30 @@ def test_a_damaged_graph_file_is_rebuilt_on_open(tmp_path: Path) -> None:
     assert reopened.uses_ann
     exact, _ = _pair(_rows())
     assert _recall(exact, reopened, 10) >= 0.95
+
+
+def test_without_faiss_search_stays_exact_and_warns_once_naming_the_extra(tmp_path: Path) -> None:
+    # A child process in which faiss cannot be imported, as in an install without the `ann` extra.
+    script = (
+        "import logging, sys; sys.modules['faiss'] = None; logging.basicConfig(level=logging.WARNING)\n"
+        "import numpy as np\n"
+        "from bio_mcp.search.vectors import VectorIndex, VectorRow\n"
+        "rng = np.random.default_rng(0)\n"
+        "vectors = rng.normal(size=(300, 8)).astype(np.float32)\n"
+        "vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)\n"
+        "index = VectorIndex(8, 'test:model', sys.argv[1], ann_threshold=100)\n"
+        "index.upsert([VectorRow(f'u{i}', str(i), vector=v) for i, v in enumerate(vectors)])\n"
+        "index.upsert([VectorRow('u0', '0', vector=vectors[1])])\n"
+        "index.save()\n"
+        "reopened = VectorIndex.open(sys.argv[1], 8, 'test:model', ann_threshold=100)\n"
+        "hits = reopened.search(vectors[7], 3)\n"
+        "expected = np.argsort(-(vectors @ vectors[7]))[:3]\n"
+        "print(int(reopened.uses_ann), [h.uuid for h in hits] == [f'u{i}' for i in expected])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}, check=True,
+    )
+    assert done.stdout.split() == ["0", "True"]
+    warnings = [line for line in done.stderr.splitlines() if "faiss is not installed" in line]
+    assert len(warnings) == 1 and "bio-mcp[ann]" in warnings[0]

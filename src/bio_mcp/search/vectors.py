@@ -41,6 +41,7 @@ save once per batch of changes, not per chunk.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -49,7 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bio_mcp.search.ann import AnnGraph
+from bio_mcp.search.ann import ANN_EXTRA_HINT, AnnGraph, ann_available
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 # Rows with vectors from which searches go through the HNSW graph, unless an index is given its
@@ -347,6 +350,9 @@ class VectorIndex:
         if self.vector_count < self.ann_threshold:
             self._ann = None
             return
+        if not ann_available():
+            _warn_no_ann(self.vector_count, self.ann_threshold)
+            return
         if self._ann is not None:
             rows = np.unique(changed)
             self._ann.remove(rows)
@@ -472,3 +478,18 @@ class VectorIndex:
         picked = [(score, row) for score, row in picked if score != -np.inf]
         picked.sort(key=lambda item: (-item[0], self._uuids[item[1]]))
         return [VectorHit(self._uuids[row], self._pmids[row], score) for score, row in picked]
+
+
+_warned_no_ann = False
+
+
+def _warn_no_ann(vectors: int, threshold: int) -> None:
+    """Once per process: exact search still answers, only slower than the graph would."""
+    global _warned_no_ann
+    if not _warned_no_ann:
+        _warned_no_ann = True
+        log.warning(
+            "%d vectors are past BIO_MCP_ANN_THRESHOLD (%d) but faiss is not installed: vector search "
+            "stays exact (slower at this size); for the HNSW graph, %s",
+            vectors, threshold, ANN_EXTRA_HINT,
+        )

