@@ -22,6 +22,8 @@ from bio_mcp.features.corpus.service import pending_embeddings
 
 def _run(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    # The run's one cache of the compiled MeSH linker (tests/conftest.py).
+    child_env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     # A wide terminal, so progress lines are not cut where the test looks for their counts.
     child_env.update({"BIO_MCP_HOME": str(home), "COLUMNS": "200", **env})
     done = subprocess.run(

@@ -34,6 +34,8 @@ def _free_port() -> int:
 
 def _start(home: Path, args: list[str], stdin: int, **env: str) -> subprocess.Popen[bytes]:
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    # The run's one cache of the compiled MeSH linker (tests/conftest.py).
+    child_env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     child_env.update({"BIO_MCP_HOME": str(home), **env})
     return subprocess.Popen(
         [sys.executable, "-W", "default::DeprecationWarning", "-m", "bio_mcp.cli", "serve", *args],

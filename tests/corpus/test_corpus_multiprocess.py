@@ -64,6 +64,8 @@ DRIVER = textwrap.dedent(
 
 def process_env(settings, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_", "DATABASE_URL"))}
+    # The run's one cache of the compiled MeSH linker (tests/conftest.py).
+    env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     env.update({
         "BIO_MCP_HOME": str(settings.home),
         "NCBI_EUTILS_BASE_URL": settings.ncbi_base_url,

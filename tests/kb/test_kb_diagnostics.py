@@ -65,6 +65,8 @@ async def test_each_call_is_recorded_and_shown_as_markdown(make_graph_service, d
         assert not any("diagnostics" in template for template in templates)
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BIO_MCP_", "DATABASE_URL"))}
+    # The run's one cache of the compiled MeSH linker (tests/conftest.py).
+    env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     env["BIO_MCP_HOME"] = str(service.settings.home)
     if service.settings.database_url:
         env["DATABASE_URL"] = service.settings.database_url

@@ -32,6 +32,8 @@ def free_port() -> int:
 
 def server_env(fakes, home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    # The run's one cache of the compiled MeSH linker (tests/conftest.py).
+    env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     env.update({"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "BIO_MCP_HOME": str(home),
                 "BIO_MCP_TOOLSETS": "pubmed", **extra})
     return env
