@@ -90,8 +90,9 @@ def outcome(result: CallToolResult) -> str:
     """"ok", or the error code of the envelope."""
     if not result.is_error:
         return "ok"
-    content = result.structured_content or {}
-    return str(content.get("error", {}).get("code", "untyped"))
+    # A failed call carries its envelope in `_meta.error` (and as text), never as structured content.
+    envelope = (result.meta or {}).get("error") or {}
+    return str(envelope.get("code", "untyped"))
 
 
 def check(case: FuzzCase, result: CallToolResult, output_schema: dict[str, Any]) -> str | None:
