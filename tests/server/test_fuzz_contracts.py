@@ -87,7 +87,7 @@ def test_huge_overlap_after_a_watermark_and_a_huge_window_are_validation(served)
     asked = runner.run(call_tool(
         specs["analyst.ask"], {"question": "papers on semaglutide and obesity in the last 100000000000 days"}
     ))
-    assert outcome(asked) == "VALIDATION" and "time window" in asked.structured_content["error"]["message"]
+    assert outcome(asked) == "VALIDATION" and "time window" in asked.meta["error"]["message"]
 
 
 @pytest.mark.parametrize(
@@ -98,4 +98,4 @@ def test_null_and_empty_objects_are_refused_where_the_schema_says_integer(served
     result = runner.run(call_tool(specs["searchPubMedArticles"], {"queryTerm": "asthma", "maxResults": value}))
     assert outcome(result) == expected, result.structured_content
     if expected == "VALIDATION":
-        assert [d["loc"] for d in result.structured_content["error"]["details"]] == ["maxResults"]
+        assert [d["loc"] for d in result.meta["error"]["details"]] == ["maxResults"]

@@ -58,7 +58,7 @@ async def test_an_answer_past_the_size_cap_is_refused_and_not_retried(fakes, bio
     async with runtime_for(fakes, NCBI_MAX_BODY_BYTES=1024 * 1024) as runtime:
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
-    error = result.structured_content["error"]
+    error = result.meta["error"]
     assert result.is_error and error["code"] == "UPSTREAM"
     assert error["details"]["limitBytes"] == 1024 * 1024
     if chunked:
