@@ -72,6 +72,8 @@ def process_env(settings, **extra: str) -> dict[str, str]:
         "NCBI_API_KEY": "test-key",
         "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
         "BIO_MCP_CORPUS_FOLLOW_INTERVAL_S": "0.2",
+        # The recorded records are from before the default first-sync look-back of a year.
+        "BIO_MCP_SYNC_LOOKBACK_DAYS": "3650",
         **extra,
     })
     if settings.database_url:
