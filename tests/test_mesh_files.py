@@ -73,7 +73,7 @@ def test_missing_mesh_is_warned_in_the_log_and_in_server_info(bio_home, tmp_path
     with caplog.at_level(logging.WARNING, logger="bio_mcp.mesh"):
         assert mesh_path_of(settings) is None
     assert MISSING_WARNING in caplog.text and "install-mesh" in caplog.text
-    info = server_info(settings, EutilsClient(settings))
+    info = server_info(settings, EutilsClient(settings), protocol_version=None)
     assert info["mesh"] == {"path": None, "source": None, "warning": MISSING_WARNING}
 
 

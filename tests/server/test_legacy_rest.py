@@ -83,7 +83,7 @@ async def test_legacy_rest_lists_and_calls_tools_with_deprecation_headers(legacy
         assert legacy.json()["structuredContent"]["diagnostics"]["retrieval"]["provider"] == "hash"
 
         invalid = await http.post(base + "/mcp/tools/search_documentation", json={"query": "aspirin", "top_k": 99})
-        assert invalid.json()["isError"] and invalid.json()["structuredContent"]["error"]["code"] == "VALIDATION"
+        assert invalid.json()["isError"] and invalid.json()["_meta"]["error"]["code"] == "VALIDATION"
         missing = await http.post(base + "/mcp/tools/nope", json={})
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
         assert_deprecated(missing)
@@ -107,7 +107,7 @@ async def test_streamable_http_answers_json_and_still_serves_both_paths(legacy_s
     for path in ("/mcp", "/_mcp"):
         async with Client(streamable_http_client(base + path, http_client=authed(mint_token(SECRET)))) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert {"search_documentation", "kb.search"} <= names
+            assert {"search_documentation", "kb_search"} <= names
 
 
 async def test_without_the_flags_there_is_no_legacy_surface_and_answers_are_sse(default_server) -> None:
@@ -121,4 +121,4 @@ async def test_without_the_flags_there_is_no_legacy_surface_and_answers_are_sse(
     assert response.headers["content-type"].startswith("text/event-stream")
     async with Client(streamable_http_client(base + "/_mcp", http_client=authed(token))) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
-    assert "kb.search" in names and "search_documentation" not in names
+    assert "kb_search" in names and "search_documentation" not in names
