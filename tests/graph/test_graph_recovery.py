@@ -24,7 +24,7 @@ from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.schema import chunks, documents, kg_edges, kg_nodes
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
 from tests.graph.graph_sync_fixtures import fakes, fakes_app, graph_indexer, make_graph_service, mesh_cache  # noqa: F401
 from tests.store.conftest import store_url  # noqa: F401
 
@@ -41,7 +41,8 @@ SYNC_SCRIPT = textwrap.dedent(
     from bio_mcp.features.corpus.service import sync_once
     from bio_mcp.features.corpus.sync import SyncOptions
 
-    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31)
+    options = SyncOptions(until=date.fromisoformat("{UNTIL.isoformat()}"), batch_size=10, max_window_days=31,
+                          since=date.fromisoformat("{SPREAD[0].date().isoformat()}"))
     asyncio.run(sync_once(load_settings(), SyncDeltaRequest(query_key="killed", term="{TERM}"), options, embed=False))
     """
 )
