@@ -73,7 +73,7 @@ def process_env(settings, **extra: str) -> dict[str, str]:
         "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
         "BIO_MCP_CORPUS_FOLLOW_INTERVAL_S": "0.2",
         # The recorded records are from before the default first-sync look-back of a year.
-        "BIO_MCP_SYNC_LOOKBACK_DAYS": "3650",
+        "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500",
         **extra,
     })
     if settings.database_url:

@@ -85,7 +85,9 @@ def test_request_defaults_and_caps_are_the_seeds() -> None:
 
 async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any], str]:
     result = await client.call_tool(name, arguments)
-    return bool(result.is_error), result.structured_content, result.content[0].text
+    # A failed call's envelope is in _meta.error (and the text), not in structured content.
+    body = {"error": result.meta["error"]} if result.is_error else result.structured_content
+    return bool(result.is_error), body, result.content[0].text
 
 
 async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_graph_service) -> None:  # noqa: F811
@@ -93,7 +95,7 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
     toolset = build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))
     async with Client(build_server([toolset])) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
-        assert {"graph.traverse", "traverse_relationships", "graph.entities"} <= listed
+        assert {"graph_traverse", "traverse_relationships", "graph_entities"} <= listed
 
         error, body, text = await call(client, "graph.entities", {"query": "tylenol"})
         assert not error

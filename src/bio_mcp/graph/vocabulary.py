@@ -17,8 +17,10 @@ import difflib
 import gc
 import hashlib
 import json
+import os
 import pickle
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,9 +225,13 @@ def read_pickle(path: Path) -> object:
 
 
 def write_pickle(path: Path, value: object) -> None:
-    """Written to a temporary name and renamed, so a killed process never leaves half a cache."""
+    """Written to a temporary name and renamed, so a killed process never leaves half a cache.
+
+    The name is the writer's own: processes sharing a cache folder may build the same file at once,
+    and each rename then installs a whole file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     with partial.open("wb") as handle:
         pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
     partial.replace(path)

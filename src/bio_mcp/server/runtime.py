@@ -124,6 +124,8 @@ class Runtime:
             await self.corpus.open()
         except BioMcpError as error:
             log_event(log, WARNING, "corpus warm-up failed", code=error.code.value, message=error.message)
+        except Exception as exc:  # a warm-up must never take the server down; the first call retries
+            log.log(WARNING, "corpus warm-up failed unexpectedly", exc_info=exc)
         else:
             log_event(log, INFO, "corpus ready")
 
