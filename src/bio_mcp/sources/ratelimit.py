@@ -40,7 +40,7 @@ log = get_logger("ratelimit")
 
 # Starts are counted over window_s + this: the upstream stamps arrivals after its own queueing, so
 # two starts exactly one window apart at our end can arrive a few milliseconds closer at its end.
-WINDOW_MARGIN_S = 0.03
+WINDOW_MARGIN_S = 0.06
 # Consecutive starts are at least this share of the even spacing (window / limit) apart.
 MIN_GAP_SHARE = 0.5
 # A slot is worth taking only with this long left before the caller's deadline: a request sent
