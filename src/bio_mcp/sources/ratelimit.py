@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import time
 import uuid
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from logging import WARNING
 from typing import Protocol
@@ -100,7 +101,7 @@ def _too_late(source: str, wait_s: float) -> BioMcpError:
     )
 
 
-class _QueuedLimiter:
+class _QueuedLimiter(ABC):
     """The waiting side both limiters share: a FIFO queue per process whose front asks the log."""
 
     def __init__(self, source: str, limit: int, window_s: float, margin_s: float = WINDOW_MARGIN_S) -> None:
@@ -112,15 +113,17 @@ class _QueuedLimiter:
         self._gate = asyncio.Lock()
         self._waiting = 0
 
+    @abstractmethod
     async def _reserve(self, token: str) -> float:
         """Take a slot for `token` now (returns 0) or say how long until one may be free."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def _confirm(self, token: str) -> None:
-        raise NotImplementedError
+        """The request of `token` started: stamp its slot with now."""
 
+    @abstractmethod
     async def _release(self, token: str) -> None:
-        raise NotImplementedError
+        """The request of `token` never started: give its slot back."""
 
     async def acquire(self, deadline: float | None = None) -> Slot:
         started = time.monotonic()
