@@ -16,7 +16,7 @@ from typing_extensions import Annotated
 from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
 
-TOOLSETS = ("pubmed", "corpus", "analyst", "kb")
+TOOLSETS = ("pubmed", "corpus", "analyst", "kb", "evidence")
 
 
 def _split_csv(value: object) -> object:

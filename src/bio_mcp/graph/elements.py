@@ -15,8 +15,18 @@ HAS_TOPIC = "HAS_TOPIC"
 BROADER = "BROADER"
 HAS_PHARM_ACTION = "HAS_PHARM_ACTION"
 RELATED_TO = "RELATED_TO"
+# Relations stated in the literature or imported (seed 003), each backed by rows of
+# `kg_relation_evidence`: a plant contains a chemical; a plant or chemical treats a disease
+# (an indication), causes or worsens one (an adverse effect), or interacts with a drug.
+HAS_CONSTITUENT = "HAS_CONSTITUENT"
+TREATS = "TREATS"
+CAUSES = "CAUSES"
+INTERACTS_WITH = "INTERACTS_WITH"
+EVIDENCE_RELATIONS: tuple[str, ...] = (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH)
 # Every relationship type this graph has; anything else in a request is a VALIDATION error.
-RELATIONSHIP_TYPES: tuple[str, ...] = (HAS_SECTION, MENTIONS, HAS_TOPIC, BROADER, HAS_PHARM_ACTION, RELATED_TO)
+RELATIONSHIP_TYPES: tuple[str, ...] = (
+    HAS_SECTION, MENTIONS, HAS_TOPIC, BROADER, HAS_PHARM_ACTION, RELATED_TO, *EVIDENCE_RELATIONS
+)
 # The labels a traversal may whitelist: the seed's, plus each entity type.
 TRAVERSAL_LABELS: tuple[str, ...] = ("Document", "Section", "Chunk", "Entity", "Topic", *ENTITY_TYPES)
 

@@ -118,7 +118,7 @@ class Runtime:
         the Inspector) waits for a tool result, so it starts when the server does. A failure is
         logged here and met again, typed, by the first call that needs the corpus.
         """
-        if not {"corpus", "kb"} & {toolset.name for toolset in toolsets}:
+        if not {"corpus", "kb", "evidence"} & {toolset.name for toolset in toolsets}:
             return
         try:
             await self.corpus.open()

@@ -95,15 +95,21 @@ class Toolset:
     resources: list[ResourceSpec] = field(default_factory=list)
 
 
-def error_result(arguments: Any, error: BioMcpError, started: float, correlation_id: str | None = None) -> CallToolResult:
-    """isError with the envelope as JSON text and in `_meta.error`; no structured content."""
+def error_result(
+    arguments: Any, error: BioMcpError, started: float, correlation_id: str | None = None, audit_in_body: bool = False
+) -> CallToolResult:
+    """isError with the envelope as JSON text and in `_meta.error`; no structured content.
+
+    Seed 003's tools also put the audit beside the error in the text: `{"error": ..., "audit": ...}`.
+    """
     envelope = error.envelope()
     audit = audit_record(arguments, envelope, (time.perf_counter() - started) * 1000, "error")
     meta: dict[str, Any] = {"audit": audit.model_dump(), "error": envelope["error"]}
     if correlation_id:
         meta["correlation_id"] = correlation_id
+    text = {**envelope, "audit": audit.model_dump()} if audit_in_body else envelope
     return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
+        content=[TextContent(type="text", text=json.dumps(text, ensure_ascii=False))],
         is_error=True,
         _meta=meta,
     )
@@ -139,9 +145,9 @@ async def call_tool(
             )
         except BioMcpError as error:
             log_event(log, INFO, "tool error", tool=spec.name, code=error.code.value, message=error.message)
-            return error_result(arguments, error, started, cid)
+            return error_result(arguments, error, started, cid, spec.audit_in_body)
         except Exception as exc:  # the last line of defence: a client never sees a stack trace
             log.log(ERROR, "tool crashed", exc_info=exc, extra={"fields": {"tool": spec.name}})
             unknown = BioMcpError(ErrorCode.UNKNOWN, f"{spec.name} failed unexpectedly; see the server log",
                                   {"correlation_id": cid})
-            return error_result(arguments, unknown, started, cid)
+            return error_result(arguments, unknown, started, cid, spec.audit_in_body)

@@ -325,3 +325,43 @@ kg_meta = sa.Table(
     sa.Column("value", Json, nullable=False),
     sa.Column("updated_at", UtcDateTime, nullable=False),
 )
+
+# The names entities go by, per language: MeSH entry terms stay in the linker's vocabulary; these are
+# the names imported for herbs and formulations (Thai, English, scientific) that search, answers and
+# ingestion match text against. `source` names the table or file a name came from.
+kg_names = sa.Table(
+    "kg_names",
+    metadata,
+    sa.Column("entity_id", sa.String(80), primary_key=True),
+    sa.Column("lang", sa.String(8), primary_key=True),
+    sa.Column("name", sa.String(255), primary_key=True),
+    # preferred, common or scientific.
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("source", sa.String(255), nullable=False),
+    sa.Index("kg_names_lookup", "lang", "name"),
+)
+
+# Every relation edge the evidence toolset reads (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH)
+# keeps each piece of evidence for it here, one row per sentence or imported line: an edge is never
+# without one. `document_id` is the graph Document node (NULL for an imported fact), `source` its
+# source_uri or the import file and line; `start`/`end` are the sentence's offsets in the section text.
+kg_relation_evidence = sa.Table(
+    "kg_relation_evidence",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("src", sa.String(80), nullable=False),
+    sa.Column("type", sa.String(24), nullable=False),
+    sa.Column("dst", sa.String(80), nullable=False),
+    sa.Column("document_id", sa.String(80)),
+    sa.Column("section_id", sa.String(80)),
+    sa.Column("source", sa.String(255), nullable=False),
+    sa.Column("sentence", sa.Text, nullable=False),
+    sa.Column("start", sa.Integer),
+    sa.Column("end", sa.Integer),
+    # The rule (or "import") that produced it, and how sure that rule is, in [0, 1].
+    sa.Column("extractor", sa.String(48), nullable=False),
+    sa.Column("confidence", sa.Float, nullable=False),
+    sa.Index("kg_relation_evidence_edge", "src", "type", "dst"),
+    sa.Index("kg_relation_evidence_dst", "dst", "type"),
+    sa.Index("kg_relation_evidence_document", "document_id"),
+)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.analyst import analyst_toolset
 from bio_mcp.server.toolsets.corpus import corpus_toolset
+from bio_mcp.server.toolsets.evidence import evidence_toolset
 from bio_mcp.server.toolsets.kb import kb_toolset
 from bio_mcp.server.toolsets.pubmed import pubmed_toolset
 
@@ -19,4 +20,5 @@ FACTORIES: dict[str, Callable[[Runtime], Toolset]] = {
     "corpus": corpus_toolset,
     "analyst": analyst_toolset,
     "kb": kb_toolset,
+    "evidence": evidence_toolset,
 }
