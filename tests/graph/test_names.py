@@ -10,11 +10,8 @@ import pytest
 from bio_mcp.graph.names import EntityName, all_names, entities_named, names_of, write_names
 from bio_mcp.store.metadata_store import MetadataStore
 
-HERBS = Path(__file__).resolve().parents[3] / "shared" / "data" / "herbs" / "thai_herb_names.tsv"
-
-
-def _thai_names() -> list[EntityName]:
-    with HERBS.open(encoding="utf-8") as handle:
+def _thai_names(data_dir: Path) -> list[EntityName]:
+    with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     return [
         EntityName(f"mesh:{row['mesh_ui']}", "th", row["thai_name"], "common", "thai_herb_names.tsv")
@@ -30,8 +27,8 @@ def store(tmp_path: Path) -> MetadataStore:
     return store
 
 
-def test_thai_names_are_written_once_and_found_again(store: MetadataStore) -> None:
-    names = _thai_names()
+def test_thai_names_are_written_once_and_found_again(store: MetadataStore, data_dir: Path) -> None:
+    names = _thai_names(data_dir)
     with store.transaction() as tx:
         first = write_names(tx.connection, names)
     with store.transaction() as tx:
