@@ -67,3 +67,18 @@ class DocumentGraph:
     document: Node
     sections: list[Node]
     edges: list[Edge]
+
+
+@dataclass(frozen=True, slots=True)
+class StatedRelation:
+    """A relation one sentence states: `src` -[type]-> `dst` (a type of EVIDENCE_RELATIONS), in the
+    sentence at `text[start:end]` of the linked text; `extractor` names the rule, `confidence` its
+    measured precision in [0, 1]."""
+
+    src: str
+    type: str
+    dst: str
+    start: int
+    end: int
+    extractor: str
+    confidence: float
