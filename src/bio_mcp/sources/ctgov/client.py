@@ -16,6 +16,7 @@ from bio_mcp import __version__
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ctgov.models import StudyQuery
+from bio_mcp.sources.ctgov.parse import unparsable_json
 from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.upstream import UpstreamClient, UpstreamResponse
 
@@ -74,6 +75,7 @@ class CtgovClient:
             timeout_s=settings.ctgov_timeout_s,
             attempt_timeout_s=settings.ctgov_attempt_timeout_s,
             max_body_bytes=settings.ctgov_max_body_bytes,
+            check_body=unparsable_json,
             user_agent=f"bio-mcp/{__version__}",
             translate_error=_translate_error,
             transport=transport,

@@ -8,6 +8,9 @@ from typing import Any
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ctgov.models import Intervention, Study, StudyPage, StudyReference
 
+# More than any cut token (`false`, a number, a `\uXXXX` escape) leaves after the error position.
+_LONGEST_TOKEN_CUT = 32
+
 
 def _load(body: bytes | str) -> Any:
     try:
@@ -16,6 +19,32 @@ def _load(body: bytes | str) -> Any:
         raise BioMcpError(
             ErrorCode.UPSTREAM, "ClinicalTrials.gov returned a body that is not JSON", {"error": str(exc)[:200]}
         ) from None
+
+
+def unparsable_json(body: bytes, content_type: str) -> BioMcpError | None:
+    """`BioMcpError(UPSTREAM)` when a 2xx body is not whole JSON, else None. Every CT.gov answer is
+    JSON, and one that stops short is nearly always a connection cut mid-answer: the client asks
+    again. The whole body is parsed (json.loads, C): a cheaper look at its ends cannot tell a body
+    cut right after a closing brace from a whole one."""
+    try:
+        json.loads(body)
+    except UnicodeDecodeError as exc:  # a cut can fall inside a multi-byte character
+        return _not_json(exc.reason == "unexpected end of data", len(body), exc.start, exc.reason)
+    except json.JSONDecodeError as exc:
+        return _not_json(_stops_short(exc), len(body), exc.pos, exc.msg)
+    return None
+
+
+def _stops_short(exc: json.JSONDecodeError) -> bool:
+    """Whether the parse failed because the text ended: inside a string (the error points at the
+    string's start), or within a token's length of the end (a cut `tru`, `1.`, `\\u12`)."""
+    return exc.msg.startswith("Unterminated string") or len(exc.doc[exc.pos:].strip()) < _LONGEST_TOKEN_CUT
+
+
+def _not_json(cut: bool, size: int, position: int, reason: str) -> BioMcpError:
+    what = "truncated JSON (the answer stops before it is complete)" if cut else "a body that is not JSON"
+    return BioMcpError(ErrorCode.UPSTREAM, f"ClinicalTrials.gov returned {what}",
+                       {"bytes": size, "position": position, "error": reason})
 
 
 def _module(protocol: dict[str, Any], name: str) -> dict[str, Any]:
