@@ -48,3 +48,36 @@ async def test_pubmed_search_then_get_cold_warm_and_policies(fakes, analyst: Ana
 async def test_pubmed_get_of_nothing_asks_nobody(fakes, analyst: Analyst) -> None:
     result = await analyst.tools["pubmed.get"]({"pmids": []}, context(analyst, "network_only"))
     assert result.payload == {"results": []} and not fakes.eutils.requests
+
+
+@pytest.mark.anyio
+async def test_pubmed_get_keeps_only_the_records_it_asked_for(fakes, analyst: Analyst) -> None:
+    fakes.eutils.inject(fakes.eutils.extra_records(30, first_pmid=90_000_000), path="efetch.fcgi")
+    get = analyst.tools["pubmed.get"]
+    fetched = await get({"pmids": ["29915538"]}, context(analyst, "network_only"))
+    assert [row["pmid"] for row in fetched.payload["results"]] == ["29915538"] and fetched.rows == 1
+    [warning] = fetched.warnings
+    assert "30 records that were not requested" in warning and "90000000" in warning
+    # Nothing unrequested was stored: not in the cached row, not in the blob it points at.
+    clients = get.__self__
+    with clients.store.read() as tx:
+        row = tx.upstream.get_pubmed_search("efetch", {"ids": ["29915538"]})
+    assert row.pmids == ["29915538"] and row.count == 1
+    blob = clients.blobs.get(row.blob_uri)
+    assert b"<PMID Version=\"1\">29915538</PMID>" in blob and b"90000000" not in blob
+    again = await get({"pmids": ["29915538"]}, context(analyst, "cache_only"))
+    assert again.cache_hit and again.payload == fetched.payload and again.watermarks == fetched.watermarks
+    assert again.warnings == [] and len(fakes.eutils.requests) == 1
+
+
+@pytest.mark.anyio
+async def test_an_answer_built_on_dropped_records_says_so_without_being_partial(fakes, analyst: Analyst) -> None:
+    from bio_mcp.features.analyst.executor import Executor
+    from bio_mcp.features.analyst.models import Plan, PlanStep
+
+    fakes.eutils.inject(fakes.eutils.extra_records(5, first_pmid=90_000_000), path="efetch.fcgi")
+    plan = Plan(steps=[PlanStep(id="get", tool="pubmed.get", args={"pmids": ["29915538"]})], budget_ms=10_000)
+    executor = Executor(analyst.tools, analyst.registry, analyst.limiters, analyst.telemetry)
+    execution = await executor.run(plan, "network_only")
+    assert not execution.partial
+    assert any("5 records that were not requested" in note for note in execution.notes)

@@ -16,16 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Collection
+from logging import WARNING
 from typing import Any
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.pubmed.details import unrequested_warning
+from bio_mcp.logs import get_logger, log_event
 from bio_mcp.features.analyst.executor import CallContext, Tool, ToolResult
 from bio_mcp.sources.ctgov.client import CtgovClient, any_of
 from bio_mcp.sources.ctgov.models import Study, StudyQuery
 from bio_mcp.sources.ctgov.parse import parse_study_body, parse_study_page
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
-from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.sources.ncbi.parsers.efetch import ROOT_TAG, parse_requested, split_requested
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
 from bio_mcp.store import BlobStore, CachedCtgovSearch, CachedSearch, CachedStudy, CtgovStudy, MetadataStore
 from bio_mcp.store.canonical import canonical_sha256
@@ -38,6 +43,18 @@ STATUS_ENUMS = {
 PHASE_ENUMS = {"early_1": "EARLY_PHASE1", "1": "PHASE1", "2": "PHASE2", "3": "PHASE3", "4": "PHASE4"}
 # The query under which `pubmed.get` caches its EFetch requests in the PubMed search cache.
 EFETCH_CACHE_QUERY = "efetch"
+
+
+log = get_logger("analyst")
+
+
+def requested_records_only(body: bytes, wanted: Collection[str]) -> bytes:
+    """An EFetch answer cut down to the records whose PMIDs are in `wanted`, each as NCBI sent it."""
+    records = split_requested(body, wanted).records
+    return b"".join([
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<', ROOT_TAG.encode(), b">\n",
+        *(xml + b"\n" for _, xml in records), b"</", ROOT_TAG.encode(), b">\n",
+    ])
 
 
 def _sha(body: bytes) -> str:
@@ -223,28 +240,37 @@ class AnalystClients:
         cached = None
         if context.fetch_policy != "network_only":
             cached = await asyncio.to_thread(self._read_pubmed_search, EFETCH_CACHE_QUERY, params)
+        wanted = set(pmids)
         uri: str | None
+        warnings: list[str] = []
         if cached is not None and cached.blob_uri is not None:
             uri, cache_hit = cached.blob_uri, True
             body = await asyncio.to_thread(self.blobs.get, uri)
-            parsed = parse_efetch(body)
+            parsed = await parse_off_loop(parse_requested, body, wanted)
         elif context.fetch_policy == "cache_only":
             raise _miss("pubmed.get", {"pmids": pmids})
         else:
             await context.limiter.pace(context.deadline)
             response = await self.eutils.efetch(pmids)
             body, cache_hit = response.body, False
-            parsed = parse_efetch(body)
+            parsed = await parse_off_loop(parse_requested, body, wanted)
+            if parsed.unrequested:
+                # Only what was asked for is kept, in the blob as in the rows: the cached answer
+                # then reads back the same as this one, and its hash is of what was kept.
+                warnings.append(unrequested_warning(parsed.unrequested))
+                log_event(log, WARNING, "efetch returned unrequested records", tool="pubmed.get",
+                          requested=len(pmids), unrequested=len(parsed.unrequested))
+                body = await asyncio.to_thread(requested_records_only, body, wanted)
             stored = await asyncio.to_thread(
-                self._write_pubmed_search, EFETCH_CACHE_QUERY, params, [a.pmid for a in parsed], len(parsed),
-                "pubmed/efetch", body, _content_type(response.content_type),
+                self._write_pubmed_search, EFETCH_CACHE_QUERY, params, [a.pmid for a in parsed.records],
+                len(parsed.records), "pubmed/efetch", body, _content_type(response.content_type),
             )
             uri = stored.blob_uri
-        articles = [article_row(article) for article in parsed]
+        articles = [article_row(article) for article in parsed.records]
         return ToolResult(
             payload={"results": articles}, cache_hit=cache_hit, rows=len(articles),
             watermarks={f"pubmed.get:{_sha(','.join(pmids).encode())[:16]}": _sha(body)},
-            blob_uris=[uri] if uri else [],
+            blob_uris=[uri] if uri else [], warnings=warnings,
         )
 
     def _read_pubmed_search(self, query: str, params: dict[str, Any]) -> CachedSearch | None:

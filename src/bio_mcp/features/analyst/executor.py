@@ -43,6 +43,8 @@ class ToolResult:
     # Content hashes of what the answer rests on, keyed by what they describe: the checkpoint's watermarks.
     watermarks: dict[str, str] = field(default_factory=dict)
     blob_uris: list[str] = field(default_factory=list)
+    # What the answer should say about the data even though nothing failed (records dropped...).
+    warnings: list[str] = field(default_factory=list)
 
 
 Tool = Callable[[dict[str, Any], CallContext], Awaitable[ToolResult]]
@@ -174,8 +176,13 @@ class Executor:
             notes.append("Data still loading: the time budget ran out before every call finished; results are partial.")
         failures = self._failures(plan, ordered)
         notes.extend(failure_note(failure) for failure in failures if failure.message != TIME_BUDGET_SPENT)
+        partial = bool(notes)
+        # Warnings do not make the answer partial: what they describe was left out on purpose.
+        notes.extend(dict.fromkeys(
+            warning for step in plan.steps for result in results.get(step.id, []) for warning in result.warnings
+        ))
         return Execution(
-            outputs=outputs, results=results, traces=ordered, notes=notes, partial=bool(notes),
+            outputs=outputs, results=results, traces=ordered, notes=notes, partial=partial,
             elapsed_ms=int((time.monotonic() - started) * 1000), failures=failures,
         )
 
