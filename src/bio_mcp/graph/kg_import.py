@@ -118,6 +118,8 @@ class _Problems:
 
     def raise_if_any(self, file: str) -> None:
         if self.items:
+            # In line order, whichever check found them.
+            self.items.sort(key=lambda item: int(item.split(": ", 1)[0].rsplit(":", 1)[1]))
             count = len(self.items)
             raise BioMcpError(
                 ErrorCode.VALIDATION,
@@ -129,8 +131,9 @@ class _Problems:
 # ---- reading and checking the lines -----------------------------------------------------------
 
 
-def read_import_file(path: Path) -> list[ImportLine]:
-    """The file's lines, each checked for its kind's required and known fields; VALIDATION lists every bad one."""
+def read_import_file(path: Path) -> tuple[list[ImportLine], _Problems]:
+    """The file's well-formed lines, and the problems of the others (a bad header or an unreadable file
+    raises VALIDATION at once)."""
     name = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -141,12 +144,10 @@ def read_import_file(path: Path) -> list[ImportLine]:
                           {"file": name}) from None
     problems = _Problems()
     lines = _read_jsonl(name, text, problems) if path.suffix.lower() in (".jsonl", ".ndjson") else _read_tsv(name, text, problems)
-    for line in lines:
-        _check_fields(line, problems)
-    problems.raise_if_any(name)
     if not lines:
+        problems.raise_if_any(name)
         raise BioMcpError(ErrorCode.VALIDATION, f"{name}: no data lines", {"file": name})
-    return lines
+    return [line for line in lines if _check_fields(line, problems)], problems
 
 
 def _read_tsv(name: str, text: str, problems: _Problems) -> list[ImportLine]:
@@ -211,7 +212,9 @@ def _read_jsonl(name: str, text: str, problems: _Problems) -> list[ImportLine]:
     return lines
 
 
-def _check_fields(line: ImportLine, problems: _Problems) -> None:
+def _check_fields(line: ImportLine, problems: _Problems) -> bool:
+    """Whether the line has its kind's required fields in their forms; each problem is added."""
+    before = len(problems.items)
     for column in _REQUIRED[line.kind]:
         if not line.fields.get(column):
             problems.add(line.where, f"{column} is empty (required for a {line.kind})")
@@ -223,6 +226,7 @@ def _check_fields(line: ImportLine, problems: _Problems) -> None:
                          "digits, '_' or '-'")
     if line.kind == "relation" and line.fields.get("relation") and line.fields["relation"] not in RELATION_EDGES:
         problems.add(line.where, f"relation {line.fields['relation']!r} is not one of {', '.join(RELATION_EDGES)}")
+    return len(problems.items) == before
 
 
 # ---- resolving and writing ----------------------------------------------------------------------
@@ -273,10 +277,12 @@ class _Resolver:
         return self.plants.find(value)
 
 
-def import_lines(connection: Connection, lines: list[ImportLine], catalog: MeshCatalog, source_name: str) -> ImportReport:
-    """Resolve and write checked lines in one transaction; VALIDATION (nothing written) if any cannot be resolved."""
+def import_lines(
+    connection: Connection, lines: list[ImportLine], catalog: MeshCatalog, source_name: str, problems: _Problems
+) -> ImportReport:
+    """Resolve and write checked lines in one transaction; VALIDATION (nothing written) if any line
+    had a problem, here or in `problems` already."""
     resolver = _Resolver(connection, catalog)
-    problems = _Problems()
     report = ImportReport(file=source_name)
     names: list[EntityName] = []
     nodes: dict[str, Node] = {}
@@ -329,11 +335,12 @@ def import_lines(connection: Connection, lines: list[ImportLine], catalog: MeshC
             name(entity_id, "en", fields.get("english_name"), source)
             resolver.learn(entity_id, [])
             for herb, found in ingredients:
-                props = edges.setdefault((entity_id, HAS_INGREDIENT, found), {"names": set(), "sources": set()})
+                props = edges.setdefault((entity_id, HAS_INGREDIENT, found), {"names": set()})
                 props["names"].add(herb)
-                props["sources"].add(source)
                 if found.startswith("mesh:"):
                     mesh_ids.add(found)
+                # The recipe is a fact with a source too: kept as evidence, so a graph rebuild restores it.
+                _add_evidence(evidence, entity_id, HAS_INGREDIENT, found, source, f"{fields['formulation_id']}: {fields['herbs']}")
         else:
             _relation(line, resolver, connection, problems, edges, evidence, mesh_ids)
     problems.raise_if_any(source_name)
@@ -352,8 +359,8 @@ def import_lines(connection: Connection, lines: list[ImportLine], catalog: MeshC
 
 def import_file(connection: Connection, path: Path, catalog: MeshCatalog) -> ImportReport:
     """Read, check, resolve and write one import file (see the module docstring)."""
-    lines = read_import_file(path)
-    return import_lines(connection, lines, catalog, str(path))
+    lines, problems = read_import_file(path)
+    return import_lines(connection, lines, catalog, str(path), problems)
 
 
 def _preferred_langs(connection: Connection) -> set[tuple[str, str]]:
@@ -403,7 +410,7 @@ def _relation(
         return
     wanted = _OBJECT_TYPES[relation]
     if wanted is not None and target[2] != wanted:
-        problems.add(line.where, f"object {fields['object']!r} is {target[1]!r}, a {target[2]}; a {relation} needs a {wanted}")
+        problems.add(line.where, f"object {fields['object']!r} is {target[1]!r}, a {target[2]}; {_article(relation)} {relation} needs a {wanted}")
         return
     for entity_id in (subject, target[0]):
         if entity_id.startswith("mesh:"):
@@ -412,15 +419,23 @@ def _relation(
     props = edges.setdefault((subject, edge_type, target[0]), {"relations": set(), "parts": set()})
     props["relations"].add(relation)
     props["parts"].update(part.strip().lower() for part in fields.get("part", "").split(";") if part.strip())
-    pmid = _PMID_SOURCE.match(fields["source"])
-    source = f"pmid:{pmid.group(1)}" if pmid else fields["source"]
-    row_id = sha256_hex(f"{subject}|{edge_type}|{target[0]}|{source}|{fields['evidence']}")
+    _add_evidence(evidence, subject, edge_type, target[0], fields["source"], fields["evidence"])
+
+
+def _add_evidence(evidence: dict[str, dict[str, Any]], src: str, edge_type: str, dst: str, cited: str, sentence: str) -> None:
+    pmid = _PMID_SOURCE.match(cited)
+    source = f"pmid:{pmid.group(1)}" if pmid else cited
+    row_id = sha256_hex(f"{src}|{edge_type}|{dst}|{source}|{sentence}")
     evidence[row_id] = {
-        "id": row_id, "src": subject, "type": edge_type, "dst": target[0],
+        "id": row_id, "src": src, "type": edge_type, "dst": dst,
         "document_id": document_node_id(pubmed_source_uri(pmid.group(1))) if pmid else None,
-        "section_id": None, "source": source[:255], "sentence": fields["evidence"], "start": None, "end": None,
+        "section_id": None, "source": source[:255], "sentence": sentence, "start": None, "end": None,
         "extractor": IMPORT_EXTRACTOR, "confidence": 1.0,
     }
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _merge_edges(connection: Connection, edges: dict[tuple[str, str, str], dict[str, Any]]) -> int:
@@ -460,3 +475,39 @@ def _insert_evidence(connection: Connection, rows: dict[str, dict[str, Any]]) ->
     if new:
         connection.execute(upsert_insert(connection, kg_relation_evidence).on_conflict_do_nothing(index_elements=["id"]), new)
     return len(new)
+
+
+# ---- surviving a graph rebuild ---------------------------------------------------------------------
+
+
+def imported_edges(connection: Connection) -> list[Edge]:
+    """The edges no document wrote (imported relations and recipes), kept across `bio-mcp graph rebuild`."""
+    statement = sa.select(kg_edges).where(
+        kg_edges.c.document_id.is_(None), kg_edges.c.type.in_([*RELATION_EDGES.values(), HAS_INGREDIENT])
+    )
+    return [Edge(src=row.src, type=row.type, dst=row.dst, weight=float(row.weight), props=row.props)
+            for row in connection.execute(statement)]
+
+
+def restore_imported(connection: Connection, catalog: MeshCatalog, edges: list[Edge]) -> int:
+    """After a rebuild cleared the graph: the nodes of every named entity (`kg_names`) and of every
+    imported fact's ends, then `edges`. Returns how many nodes were written."""
+    store = SqlGraphStore(connection)
+    ids = {name.entity_id for name in all_names(connection)} | {end for edge in edges for end in (edge.src, edge.dst)}
+    ids |= {end for row in connection.execute(
+        sa.select(kg_relation_evidence.c.src, kg_relation_evidence.c.dst).where(
+            kg_relation_evidence.c.extractor == IMPORT_EXTRACTOR)) for end in row}
+    missing = ids - store.existing(ids)
+    mesh_nodes, mesh_edges = entity_graph({i for i in missing if i.startswith("mesh:")}, catalog, {})
+    named: dict[str, str] = {}
+    for name in all_names(connection):
+        if name.entity_id in missing and not name.entity_id.startswith("mesh:"):
+            wanted = SCIENTIFIC_LANG if name.entity_id.startswith("herb:") else "en"
+            if name.lang == wanted:
+                named.setdefault(name.entity_id, name.name)
+    own = [
+        Node(id=i, label="Entity", type="Concept" if i.startswith("formulation:") else "Organism", title=named.get(i, i))
+        for i in sorted(missing) if i.startswith(("herb:", "formulation:"))
+    ]
+    store.insert([*mesh_nodes, *own], [*mesh_edges, *edges])
+    return len(mesh_nodes) + len(own)
