@@ -8,7 +8,7 @@ object per line whose `kind` names it, so kinds may mix. Columns (JSON keys) per
 |---|---|---|
 | herb | `scientific_name` | scientific_name*, thai_name, english_name, mesh_ui (D-number: the MeSH plant that covers it), mesh_name (checked against mesh_ui), source |
 | formulation | `formulation_id` | formulation_id* ([a-z0-9_-]), thai_name, english_name, herbs* (the column whose name starts with `herbs`: scientific names or herb ids, `;` between; a JSON list in JSONL), source |
-| relation | `subject` | subject*, relation* (constituent, indication, contraindication, interaction), object*, evidence* (the sentence), source* (e.g. `pmid:16475702`, a URL, a book), part (the plant part, `;` between) |
+| relation | `subject` | subject*, relation* (constituent, indication, adverse_effect, contraindication, interaction), object*, evidence* (the sentence), source* (e.g. `pmid:16475702`, a URL, a book), part (the plant part, `;` between) |
 
 - Herbs: the id is `mesh:<mesh_ui>` when given, else the MeSH plant named exactly so (a variety or
   subspecies dropped), else `herb:<slug>`. Names go to `kg_names`: `th`, `en` and the scientific
@@ -17,9 +17,10 @@ object per line whose `kind` names it, so kinds may mix. Columns (JSON keys) per
   named by a scientific name already imported (or a MeSH plant), or by an id.
 - Relations: `subject` is an entity id (`mesh:D...`, `herb:...`, `formulation:...`) or a name an
   imported herb goes by; `object` is a MeSH descriptor (`mesh:D...`, `D...` or its exact name or
-  entry term): a Chemical for constituent and interaction, a Disease for indication; any descriptor
-  for a contraindication (a disease, or a state such as Pregnancy). They become HAS_CONSTITUENT,
-  TREATS, CAUSES (contraindications: the edge's `relations` prop says which) and INTERACTS_WITH edges
+  entry term): a Chemical for constituent and interaction, a disease for indication and adverse_effect;
+  any descriptor for a contraindication (a disease, or a state such as Pregnancy). They become
+  HAS_CONSTITUENT, TREATS, CAUSES (adverse effects and contraindications: the edge's `relations` prop
+  says which) and INTERACTS_WITH edges
   with one `kg_relation_evidence` row per line: extractor `import`, the line's `source` as the fact's
   source (a `pmid:N` source also names its PubMed Document node, so the strength of the evidence can
   read that record's quality once it is in the corpus), the sentence as given.
@@ -61,12 +62,15 @@ IMPORT_EXTRACTOR = "import"
 RELATION_EDGES = {
     "constituent": HAS_CONSTITUENT,
     "indication": TREATS,
+    "adverse_effect": CAUSES,
     "contraindication": CAUSES,
     "interaction": INTERACTS_WITH,
 }
-# The MeSH type an object of each relation must have (None: any descriptor).
-_OBJECT_TYPES: dict[str, str | None] = {
-    "constituent": "Chemical", "indication": "Disease", "contraindication": None, "interaction": "Chemical",
+# The MeSH types an object of each relation may have (None: any descriptor). Concept is a disease
+# whose descriptor carries no C tree in the file (Cardiovascular Diseases).
+_OBJECT_TYPES: dict[str, tuple[str, ...] | None] = {
+    "constituent": ("Chemical",), "indication": ("Disease", "Concept"), "adverse_effect": ("Disease", "Concept"),
+    "contraindication": None, "interaction": ("Chemical",),
 }
 _KIND_OF_FIRST_COLUMN = {"scientific_name": "herb", "formulation_id": "formulation", "subject": "relation"}
 _REQUIRED = {
@@ -240,13 +244,14 @@ class _Resolver:
         self.plants = PlantIndex(catalog.vocabulary)
         self.named: dict[str, set[str]] = {}
         for name in all_names(connection):
-            self.named.setdefault(search_key(name.name), set()).add(name.entity_id)
+            self.named.setdefault(_name_key(name.name), set()).add(name.entity_id)
         self.known_ids: set[str] = set()
 
-    def learn(self, entity_id: str, names: Iterable[str]) -> None:
+    def learn(self, entity_id: str, names: Iterable[str | None]) -> None:
         self.known_ids.add(entity_id)
         for name in names:
-            self.named.setdefault(search_key(name), set()).add(entity_id)
+            if name:
+                self.named.setdefault(_name_key(name), set()).add(entity_id)
 
     def mesh(self, value: str) -> tuple[str, str, str] | None:
         """(id, name, type) of a MeSH descriptor given by id, exact name or entry term."""
@@ -269,7 +274,7 @@ class _Resolver:
                 return value
             found = self.mesh(value) if value.startswith("mesh:") else None
             return found[0] if found else None
-        ids = sorted(self.named.get(search_key(value), ()))
+        ids = sorted(self.named.get(_name_key(value), ()))
         if len(ids) == 1:
             return ids[0]
         if len(ids) > 1:
@@ -313,7 +318,7 @@ def import_lines(
             name(entity_id, "th", fields.get("thai_name"), source)
             name(entity_id, "en", fields.get("english_name"), source)
             name(entity_id, SCIENTIFIC_LANG, fields["scientific_name"], source, scientific=True)
-            resolver.learn(entity_id, [fields["scientific_name"]])
+            resolver.learn(entity_id, [fields["scientific_name"], fields.get("thai_name"), fields.get("english_name")])
         elif line.kind == "formulation":
             entity_id = "formulation:" + fields["formulation_id"].removeprefix("formulation:")
             herbs = [part.strip() for part in fields["herbs"].split(";") if part.strip()]
@@ -333,7 +338,7 @@ def import_lines(
                                     title=fields.get("english_name") or fields["formulation_id"])
             name(entity_id, "th", fields.get("thai_name"), source)
             name(entity_id, "en", fields.get("english_name"), source)
-            resolver.learn(entity_id, [])
+            resolver.learn(entity_id, [fields.get("thai_name"), fields.get("english_name")])
             for herb, found in ingredients:
                 props = edges.setdefault((entity_id, HAS_INGREDIENT, found), {"names": set()})
                 props["names"].add(herb)
@@ -409,8 +414,9 @@ def _relation(
         problems.add(line.where, f"object {fields['object']!r} is not a MeSH descriptor (id, exact name or entry term)")
         return
     wanted = _OBJECT_TYPES[relation]
-    if wanted is not None and target[2] != wanted:
-        problems.add(line.where, f"object {fields['object']!r} is {target[1]!r}, a {target[2]}; {_article(relation)} {relation} needs a {wanted}")
+    if wanted is not None and target[2] not in wanted:
+        problems.add(line.where, f"object {fields['object']!r} is {target[1]!r}, a {target[2]}; "
+                     f"{_article(relation)} {relation} needs a {' or a '.join(wanted)}")
         return
     for entity_id in (subject, target[0]):
         if entity_id.startswith("mesh:"):
@@ -432,6 +438,12 @@ def _add_evidence(evidence: dict[str, dict[str, Any]], src: str, edge_type: str,
         "section_id": None, "source": source[:255], "sentence": sentence, "start": None, "end": None,
         "extractor": IMPORT_EXTRACTOR, "confidence": 1.0,
     }
+
+
+def _name_key(name: str) -> str:
+    """Names match case-insensitively with collapsed spaces; not `search_key`, which would cut Thai
+    words at their vowel marks (not alphanumeric to Python)."""
+    return " ".join(name.casefold().split())
 
 
 def _article(word: str) -> str:

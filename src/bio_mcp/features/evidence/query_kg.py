@@ -120,7 +120,7 @@ def _node_type(info: EntityInfo | None, entity_id: str) -> str:
         return "formulation"
     if entity_id.startswith("herb:") or (info is not None and info.type == "Organism"):
         return "herb"
-    if info is not None and info.type == "Disease":
+    if info is not None and info.type in ("Disease", "Concept"):
         return "indication"
     return "constituent"
 
