@@ -61,7 +61,8 @@ def ppr_sentences(data_dir: Path) -> dict[str, str]:
 
 
 def real_articles(data_dir: Path) -> dict[str, object]:
-    body = gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz").read()
+    with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as handle:
+        body = handle.read()
     return {article.pmid: article for article in parse_efetch(body)}
 
 

@@ -13,6 +13,8 @@ from mcp.shared.exceptions import MCPError
 
 from bio_mcp.audit import sha256_hex
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
+from bio_mcp.graph.build import entity_graph
+from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
@@ -75,7 +77,9 @@ def server(graph) -> Any:
     return build_server([Toolset(name="evidence", tools=tools, resources=resources)])
 
 
-async def test_turmeric_resource_has_names_parts_constituents_and_coded_indications(herb_graph) -> None:  # noqa: F811
+async def test_turmeric_resource_has_names_parts_constituents_and_coded_indications(herb_graph, mesh_catalog) -> None:  # noqa: F811
+    with herb_graph.store.transaction() as tx:
+        SqlGraphStore(tx.connection).insert(*entity_graph(["mesh:D004926"], mesh_catalog, {}))  # E. coli, an Organism
     async with Client(server(herb_graph)) as client:
         body = json.loads((await client.read_resource("kg://herb/mesh:D030024")).contents[0].text)
         jsonschema.validate(body, HERB_RESOURCE)
@@ -97,7 +101,9 @@ async def test_turmeric_resource_has_names_parts_constituents_and_coded_indicati
         assert formulations == ["formulation:triphala"]
         plain = json.loads((await client.read_resource("kg://herb/herb:zingiber-montanum")).contents[0].text)
         assert plain["names"]["th"] == "ไพล" and plain["constituents"] == [] and plain["indications"] == []
-        for missing in ("kg://herb/mesh:D999999", "kg://herb/mesh:D003474", "kg://herb/herb:no-such-plant"):
+        # Not in the graph; a chemical; a bacterium (an Organism, not under Plants); no such herb.
+        for missing in ("kg://herb/mesh:D999999", "kg://herb/mesh:D003474", "kg://herb/mesh:D004926",
+                        "kg://herb/herb:no-such-plant"):
             with pytest.raises(MCPError, match="is not a herb of the knowledge graph"):
                 await client.read_resource(missing)
 

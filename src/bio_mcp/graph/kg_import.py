@@ -224,10 +224,9 @@ def _check_fields(line: ImportLine, problems: _Problems) -> bool:
             problems.add(line.where, f"{column} is empty (required for a {line.kind})")
     if line.kind == "herb" and line.fields.get("mesh_ui") and not _MESH_UI.match(line.fields["mesh_ui"]):
         problems.add(line.where, f"mesh_ui {line.fields['mesh_ui']!r} is not a MeSH descriptor id (D followed by digits)")
-    if line.kind == "formulation" and line.fields.get("formulation_id"):
-        if not _FORMULATION_ID.match(line.fields["formulation_id"].removeprefix("formulation:")):
-            problems.add(line.where, f"formulation_id {line.fields['formulation_id']!r} must be lower-case letters, "
-                         "digits, '_' or '-'")
+    formulation_id = line.fields.get("formulation_id") if line.kind == "formulation" else None
+    if formulation_id and not _FORMULATION_ID.match(formulation_id.removeprefix("formulation:")):
+        problems.add(line.where, f"formulation_id {formulation_id!r} must be lower-case letters, digits, '_' or '-'")
     if line.kind == "relation" and line.fields.get("relation") and line.fields["relation"] not in RELATION_EDGES:
         problems.add(line.where, f"relation {line.fields['relation']!r} is not one of {', '.join(RELATION_EDGES)}")
     return len(problems.items) == before

@@ -34,6 +34,7 @@ from bio_mcp.features.evidence.strength import STRENGTH_ORDER
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
 from bio_mcp.graph.ids import resolve_alias
 from bio_mcp.graph.names import entities_named
+from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
 
 MAX_IDS = 50
@@ -85,13 +86,13 @@ class FindContraindicationsResponse(AuditedOutput):
     checked: list[CheckedEntity] = Field(default_factory=list)
 
 
-def _resolve(connection: Connection, value: str, formulation: bool) -> str | None:
+def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: Vocabulary | None) -> str | None:
     candidate = value.strip()
     if formulation and not candidate.startswith("formulation:"):
         candidate = f"formulation:{candidate}"
     candidate = resolve_alias(candidate)
     found = entities(connection, [candidate]).get(candidate)
-    if found is not None and (formulation or is_herb(candidate, found.type)):
+    if found is not None and (formulation or is_herb(candidate, found.type, vocabulary)):
         return candidate
     named = [entity for entity in entities_named(connection, value)
              if entity.startswith("formulation:") == formulation]
@@ -108,14 +109,16 @@ def _finding_text(edge: RelationEdge, target: str, via: str | None) -> tuple[str
     return relation, f"{text} (via {via})" if via else text
 
 
-def find_contraindications(connection: Connection, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
+def find_contraindications(
+    connection: Connection, request: FindContraindicationsRequest, vocabulary: Vocabulary | None
+) -> FindContraindicationsResponse:
     if not request.herb_ids and not request.formulation_ids:
         raise BioMcpError(ErrorCode.VALIDATION, "give at least one of herb_ids or formulation_ids",
                           {"field": "herb_ids"})
     targets: list[tuple[str, str]] = []
     for field_name, values, formulation in (("herb_ids", request.herb_ids, False),
                                             ("formulation_ids", request.formulation_ids, True)):
-        resolved = {value: _resolve(connection, value, formulation) for value in values}
+        resolved = {value: _resolve(connection, value, formulation, vocabulary) for value in values}
         unknown = [value for value, found in resolved.items() if found is None]
         if unknown:
             kind = "formulation" if formulation else "herb"
@@ -174,7 +177,7 @@ def summarize(response: FindContraindicationsResponse) -> str:
         lines += ["", "No contraindication, adverse effect or interaction is recorded for these in the knowledge graph."]
     for result in response.results:
         about = f" — herb `{result.herb_id}`" if result.herb_id else ""
-        lines += ["", f"**{result.contraindication}** [{result.strength}; {result.documents} document(s)] "
-                      f"`{result.entity_id}`{about}",
-                  f"> {result.evidence}", f"Source: {', '.join(result.sources)}"]
+        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s)] "
+                   f"`{result.entity_id}`{about}")
+        lines += ["", heading, f"> {result.evidence}", f"Source: {', '.join(result.sources)}"]
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from bio_mcp.features.evidence.herbs import herb_json, herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
 from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
 from bio_mcp.graph.icd10 import Icd10Index, do_xrefs_path_of, load_icd10_index
+from bio_mcp.graph.vocabulary import Vocabulary
 
 T = TypeVar("T")
 
@@ -31,6 +32,12 @@ class HerbKnowledge:
     def icd10(self) -> Icd10Index:
         return load_icd10_index(do_xrefs_path_of(self.corpus.settings))
 
+    @property
+    def vocabulary(self) -> Vocabulary | None:
+        """MeSH, to tell plants from other organisms (the corpus's graph indexer has it once opened)."""
+        graph = self.corpus.graph
+        return graph.catalog.vocabulary if graph is not None else None
+
     async def _read(self, work: Callable[[Connection], T]) -> T:
         await self.corpus.open()
         store = self.corpus.store
@@ -41,14 +48,14 @@ class HerbKnowledge:
 
         return await asyncio.to_thread(run)
 
-    async def read_herb(self, id: str) -> str:  # noqa: A002 (the resource template's parameter name)
+    async def read_herb(self, id: str) -> str:
         activities = await asyncio.to_thread(duke_activities, duke_dir_of(self.corpus.settings))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
-        return herb_json(await self._read(lambda connection: herb_record(connection, id, icd10, activities)))
+        return herb_json(await self._read(lambda connection: herb_record(connection, id, icd10, activities, self.vocabulary)))
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
         icd10 = await asyncio.to_thread(lambda: self.icd10)
         return await self._read(lambda connection: query_kg(connection, request, icd10))
 
     async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
-        return await self._read(lambda connection: find_contraindications(connection, request))
+        return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))

@@ -30,9 +30,10 @@ from bio_mcp.features.evidence.relations import (
     supporting_documents,
 )
 from bio_mcp.graph.elements import HAS_CONSTITUENT, HAS_INGREDIENT, TREATS
+from bio_mcp.graph.herb_catalog import is_plant
 from bio_mcp.graph.icd10 import Icd10Index
 from bio_mcp.graph.ids import resolve_alias
-from bio_mcp.graph.vocabulary import search_key
+from bio_mcp.graph.vocabulary import Vocabulary, search_key
 
 HERB_URI = "kg://herb/{id}"
 
@@ -51,7 +52,7 @@ class HerbConstituent(BaseModel):
 
 
 class HerbIndication(BaseModel):
-    icdCode: str  # noqa: N815 (the seed's key)
+    icdCode: str
     description: str
     id: str
     icd10cm: list[str] = Field(default_factory=list)
@@ -70,16 +71,23 @@ class HerbRecord(BaseModel):
     formulations: list[str] = Field(default_factory=list)
 
 
-def is_herb(entity_id: str, entity_type: str | None) -> bool:
-    return entity_id.startswith("herb:") or (entity_id.startswith("mesh:") and entity_type == "Organism")
+def is_herb(entity_id: str, entity_type: str | None, vocabulary: Vocabulary | None) -> bool:
+    """A `herb:` node, or a MeSH organism under Plants (B01.875): not a bacterium or an animal."""
+    if entity_id.startswith("herb:"):
+        return True
+    if not entity_id.startswith("mesh:") or entity_type != "Organism":
+        return False
+    concept = vocabulary.get(entity_id) if vocabulary is not None else None
+    return concept is None or is_plant(concept)
 
 
 def herb_record(
-    connection: Connection, herb_id: str, icd10: Icd10Index, activities: Mapping[str, tuple[str, ...]]
+    connection: Connection, herb_id: str, icd10: Icd10Index, activities: Mapping[str, tuple[str, ...]],
+    vocabulary: Vocabulary | None,
 ) -> HerbRecord:
     entity_id = resolve_alias(herb_id)
     herb = entities(connection, [entity_id]).get(entity_id)
-    if herb is None or not is_herb(entity_id, herb.type):
+    if herb is None or not is_herb(entity_id, herb.type, vocabulary):
         raise BioMcpError(ErrorCode.NOT_FOUND, f"{herb_id!r} is not a herb of the knowledge graph", {"id": herb_id})
     own = relation_edges(connection, [entity_id], (HAS_CONSTITUENT, TREATS))
     constituent_ids = [edge.dst for edge in own if edge.type == HAS_CONSTITUENT]

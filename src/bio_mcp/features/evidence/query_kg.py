@@ -37,7 +37,14 @@ from bio_mcp.features.evidence.relations import (
     supporting_documents,
 )
 from bio_mcp.features.evidence.strength import STRENGTH_ORDER
-from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH, TREATS
+from bio_mcp.graph.elements import (
+    CAUSES,
+    EVIDENCE_RELATIONS,
+    HAS_CONSTITUENT,
+    HAS_INGREDIENT,
+    INTERACTS_WITH,
+    TREATS,
+)
 from bio_mcp.graph.icd10 import Icd10Index
 from bio_mcp.graph.ids import resolve_alias
 from bio_mcp.models import ToolInput, ToolOutput

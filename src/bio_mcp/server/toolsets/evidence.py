@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bio_mcp.features.evidence import contraindications, query_kg
-from bio_mcp.features.evidence.contraindications import FindContraindicationsRequest, FindContraindicationsResponse
+from bio_mcp.features.evidence.contraindications import (
+    FindContraindicationsRequest,
+    FindContraindicationsResponse,
+)
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.features.evidence.herbs import HERB_URI
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse
