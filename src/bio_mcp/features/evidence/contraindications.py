@@ -7,9 +7,10 @@ and as each of its herbs (HAS_INGREDIENT): its results carry the formulation's i
 document and span, and the strength of all the evidence behind the edge (`strength.py`).
 
 Ids may be entity ids (`mesh:D005737`, `D005737`, `herb:...`; `formulation:triphala` or `triphala`)
-or an exact imported name (Thai, English or scientific) that names one herb. An id that names
-nothing in the graph is a VALIDATION error naming the field and the ids: a misspelt herb must never
-read as "no contraindications". A known herb without findings is listed in `checked` with 0.
+or an exact imported name (Thai, English or scientific) that names one herb; a MeSH plant the graph
+has no node for yet is known too (with nothing recorded). An id that names none of these is a
+VALIDATION error naming the field and the ids: a misspelt herb must never read as "no
+contraindications". A known herb without findings is listed in `checked` with 0.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from bio_mcp.features.evidence.relations import (
     best_row,
     entities,
     evidence_of,
+    known_entities,
     relation_edges,
     strength_of,
     supporting_documents,
@@ -91,7 +93,7 @@ def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: 
     if formulation and not candidate.startswith("formulation:"):
         candidate = f"formulation:{candidate}"
     candidate = resolve_alias(candidate)
-    found = entities(connection, [candidate]).get(candidate)
+    found = known_entities(connection, [candidate], vocabulary).get(candidate)
     if found is not None and (formulation or is_herb(candidate, found.type, vocabulary)):
         return candidate
     named = [entity for entity in entities_named(connection, value)
@@ -128,7 +130,7 @@ def find_contraindications(
     targets = list(dict.fromkeys(targets))
     results: list[ContraindicationResult] = []
     checked: list[CheckedEntity] = []
-    labels = entities(connection, [entity_id for entity_id, _ in targets])
+    labels = known_entities(connection, [entity_id for entity_id, _ in targets], vocabulary)
     for entity_id, kind in targets:
         herbs = [entity_id]
         if kind == "formulation":

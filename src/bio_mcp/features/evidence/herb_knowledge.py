@@ -55,7 +55,7 @@ class HerbKnowledge:
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
         icd10 = await asyncio.to_thread(lambda: self.icd10)
-        return await self._read(lambda connection: query_kg(connection, request, icd10))
+        return await self._read(lambda connection: query_kg(connection, request, icd10, self.vocabulary))
 
     async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
         return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))

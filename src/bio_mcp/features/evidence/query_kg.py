@@ -11,6 +11,9 @@ the paths of exactly those node types; without one, every path that cannot be ex
 max_depth) is returned. `filters.relations` narrows the edge types, `filters.min_strength` drops
 edges whose evidence is weaker. A node is never visited twice on a path.
 
+The start is a graph node or, with no paths, a MeSH descriptor the graph has no node for; anything
+else is NOT_FOUND, and a start of another type than `start.type` says is VALIDATION.
+
 Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
 MAX_EDGES_PER_NODE edges read per node and hop, best weight first. Order is deterministic: edges by
 weight then ids, paths in walk order. `edges` (additive) is aligned with `paths`: each edge with its
@@ -32,6 +35,7 @@ from bio_mcp.features.evidence.relations import (
     RelationEdge,
     entities,
     evidence_of,
+    known_entities,
     relation_edges,
     strength_of,
     supporting_documents,
@@ -47,6 +51,7 @@ from bio_mcp.graph.elements import (
 )
 from bio_mcp.graph.icd10 import Icd10Index
 from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
 
 MAX_DEPTH = 4
@@ -132,12 +137,15 @@ def _node_type(info: EntityInfo | None, entity_id: str) -> str:
     return "constituent"
 
 
-def query_kg(connection: Connection, request: QueryKgRequest, icd10: Icd10Index) -> QueryKgResponse:
+def query_kg(
+    connection: Connection, request: QueryKgRequest, icd10: Icd10Index, vocabulary: Vocabulary | None
+) -> QueryKgResponse:
     start_id = resolve_alias(request.start.id)
     start_type = request.start.type
-    start = entities(connection, [start_id]).get(start_id)
+    start = known_entities(connection, [start_id], vocabulary).get(start_id)
     if start is None:
-        raise BioMcpError(ErrorCode.NOT_FOUND, f"{request.start.id!r} is not in the knowledge graph", {"field": "start.id"})
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"{request.start.id!r} is neither in the knowledge graph nor in MeSH",
+                          {"field": "start.id"})
     actual = _node_type(start, start_id)
     if actual != start_type:
         raise BioMcpError(ErrorCode.VALIDATION, f"start.id {start_id} is a {actual}, not a {start_type}",

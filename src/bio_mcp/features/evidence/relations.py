@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
 from bio_mcp.graph.names import EntityName, names_of
+from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.schema import documents, kg_edges, kg_nodes, kg_relation_evidence
 
@@ -81,6 +82,18 @@ def entities(connection: Connection, ids: Iterable[str]) -> dict[str, EntityInfo
             sa.select(kg_nodes.c.id, kg_nodes.c.type, kg_nodes.c.title).where(kg_nodes.c.id.in_(batch))
         ):
             found[row.id] = EntityInfo(row.id, row.type, row.title or row.id, tuple(named.get(row.id, ())))
+    return found
+
+
+def known_entities(connection: Connection, ids: Iterable[str], vocabulary: Vocabulary | None) -> dict[str, EntityInfo]:
+    """`entities`, plus the MeSH descriptors among `ids` the graph has no node for yet (a herb or disease
+    no imported fact or synced document names): known, with nothing recorded about them."""
+    wanted = set(ids)
+    found = entities(connection, wanted)
+    for entity_id in sorted(wanted - set(found)):
+        concept = vocabulary.get(entity_id) if vocabulary is not None and entity_id.startswith("mesh:") else None
+        if concept is not None:
+            found[entity_id] = EntityInfo(concept.id, concept.type, concept.name, ())
     return found
 
 
