@@ -416,5 +416,65 @@ def graph_related() -> None:
     sys.stdout.write(json.dumps(report.__dict__) + "\n")
 
 
+kg_app = typer.Typer(help="Herb knowledge of the graph: imports and the herb catalog.", no_args_is_help=True)
+app.add_typer(kg_app, name="kg")
+
+
+@kg_app.command("import")
+def kg_import(
+    files: Annotated[list[Path], typer.Argument(help="Import tables (.tsv, or .jsonl with a kind per line), in order")],
+) -> None:
+    """Import herbs, formulations and relations with their sources (format: `bio_mcp.graph.kg_import`).
+
+    Each file is checked line by line first; a file with a bad line writes nothing and every bad line
+    is listed as FILE:LINE: what is wrong. Importing a file again adds nothing."""
+    from bio_mcp.graph.indexer import load_catalog
+    from bio_mcp.graph.kg_import import import_file
+    from bio_mcp.mesh_files import mesh_path_of
+    from bio_mcp.store import open_metadata_store
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status("loading the MeSH vocabulary"):
+        catalog = load_catalog(mesh_path_of(settings), settings.caches)
+    store = open_metadata_store(settings)
+    try:
+        for file in files:
+            with store.transaction() as tx:
+                report = import_file(tx.connection, file, catalog)
+            sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    except BioMcpError as exc:
+        fail(exc)
+    finally:
+        store.close()
+
+
+@kg_app.command("herbs")
+def kg_herbs(
+    duke: Annotated[Optional[Path], typer.Option(help="Dr. Duke's CSV folder (default BIO_MCP_DUKE_DIR)")] = None,
+) -> None:
+    """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names. Run it after
+    importing curated herb tables, so Duke's taxa join the herbs those tables named; running it again adds nothing."""
+    from bio_mcp.graph.herb_catalog import duke_dir_of, write_herb_catalog
+    from bio_mcp.graph.indexer import load_catalog
+    from bio_mcp.mesh_files import mesh_path_of
+    from bio_mcp.store import open_metadata_store
+
+    settings = settings_or_exit(duke_dir=duke)
+    configure_logging("warning", settings.logs_dir)
+    with err.status("loading the MeSH vocabulary"):
+        catalog = load_catalog(mesh_path_of(settings), settings.caches)
+    if catalog.vocabulary is None:
+        err.print("[red]error:[/red] the MeSH descriptors are needed (bio-mcp data install-mesh FILE)")
+        raise typer.Exit(2)
+    store = open_metadata_store(settings)
+    try:
+        with store.transaction() as tx:
+            report = write_herb_catalog(tx.connection, catalog, duke_dir_of(settings))
+    finally:
+        store.close()
+    sys.stdout.write(json.dumps(report.__dict__) + "\n")
+
+
 if __name__ == "__main__":
     app()

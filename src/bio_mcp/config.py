@@ -80,6 +80,12 @@ class Settings(BaseSettings):
     # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
     # (default: the training split beside the checkout when present; without one, MeSH alone).
     linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
+    # Dr. Duke's Phytochemical and Ethnobotanical Databases (CSV folder: FNFTAX, COMMON_NAMES, AGGREGAC):
+    # herb taxa and common names, constituent activities. Default: the shared data beside the checkout.
+    duke_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_DUKE_DIR")
+    # The Disease Ontology's cross-references (allXREFinDO.tsv: DOID, label, xref): MeSH -> ICD-10-CM
+    # codes of indications. Default: the shared data beside the checkout.
+    do_xrefs_path: Path | None = Field(default=None, validation_alias="BIO_MCP_DO_XREFS_PATH")
 
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
@@ -195,6 +201,7 @@ class Settings(BaseSettings):
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
         "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "cache_dir", "public_url",
+        "duke_dir", "do_xrefs_path",
         "jina_api_key", "cohere_api_key", mode="before",
     )
     @classmethod

@@ -202,6 +202,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "graph_entities": {"query": "semaglutide"},
         "graph_traverse": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
         "traverse_relationships": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
+        "tool_query_kg": {"start": {"type": "indication", "id": "mesh:D003924"}},
+        "tool_find_contraindications": {"herb_ids": ["mesh:D005737"], "formulation_ids": []},
     }
     bad = {
         "searchPubMedArticles": ({"queryTerm": "ab"}, "VALIDATION"),
@@ -221,6 +223,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "graph_entities": ({"query": "x", "limit": 0}, "VALIDATION"),
         "graph_traverse": ({"seed_ids": []}, "VALIDATION"),
         "traverse_relationships": ({"seed_ids": [], "max_depth": 9}, "VALIDATION"),
+        "tool_query_kg": ({"start": {"type": "herb", "id": "mesh:D030024"}, "max_depth": 9}, "VALIDATION"),
+        "tool_find_contraindications": ({"herb_ids": ["no such herb"]}, "VALIDATION"),
     }
     out = in_parallel({f"good:{tool}": (lambda t=tool, a=args: client.call(t, a)) for tool, args in good.items()}
                       | {f"bad:{tool}": (lambda t=tool, a=args: client.call(t, a[0])) for tool, args in bad.items()})
@@ -248,7 +252,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         reads["scratch"] = details["overflow"]["uri"]
     missing_uris = {"resource://pubmed/paper/999999999": "not in the local corpus",
                     "analyst://checkpoint/" + "0" * 64: "no such checkpoint",
-                    "bio-mcp://scratch/" + "0" * 64: "never existed or has expired"}
+                    "bio-mcp://scratch/" + "0" * 64: "never existed or has expired",
+                    "kg://herb/mesh:D005737": "is not a herb of the knowledge graph"}
     out = in_parallel({name: (lambda u=uri: client.read(u)) for name, uri in reads.items()}
                       | {uri: (lambda u=uri: client.read(u)) for uri in missing_uris}
                       | {"resources": lambda: client.run("resources/list"),
@@ -266,7 +271,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     templates = {t["uriTemplate"] for t in out["templates"].result["resourceTemplates"]}
     assert listed == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
     assert templates == {"resource://pubmed/paper/{pmid}", "analyst://checkpoint/{checkpoint_id}",
-                         "bio-mcp://scratch/{scratch_id}"}
+                         "bio-mcp://scratch/{scratch_id}", "kg://herb/{id}"}
 
 
 def test_inspector_over_http_with_an_external_issuer(inspector, fakes, bio_home, tmp_path) -> None:

@@ -23,9 +23,11 @@ TREATS = "TREATS"
 CAUSES = "CAUSES"
 INTERACTS_WITH = "INTERACTS_WITH"
 EVIDENCE_RELATIONS: tuple[str, ...] = (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH)
+# A formulation (`formulation:<id>`) -> one of its herbs, as an imported table lists them.
+HAS_INGREDIENT = "HAS_INGREDIENT"
 # Every relationship type this graph has; anything else in a request is a VALIDATION error.
 RELATIONSHIP_TYPES: tuple[str, ...] = (
-    HAS_SECTION, MENTIONS, HAS_TOPIC, BROADER, HAS_PHARM_ACTION, RELATED_TO, *EVIDENCE_RELATIONS
+    HAS_SECTION, MENTIONS, HAS_TOPIC, BROADER, HAS_PHARM_ACTION, RELATED_TO, *EVIDENCE_RELATIONS, HAS_INGREDIENT
 )
 # The labels a traversal may whitelist: the seed's, plus each entity type.
 TRAVERSAL_LABELS: tuple[str, ...] = ("Document", "Section", "Chunk", "Entity", "Topic", *ENTITY_TYPES)

@@ -19,6 +19,7 @@ from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
 from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.graph.kg_import import imported_edges, restore_imported
 from bio_mcp.graph.related import RelatedReport, refresh_related
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store import MetadataStore, open_metadata_store
@@ -50,6 +51,7 @@ def rebuild_graph(
     started = time.perf_counter()
     with store.transaction() as tx:
         total = count_documents(tx.connection)
+        imported = imported_edges(tx.connection)
         SqlGraphStore(tx.connection).clear()
     done = 0
     after: str | None = None
@@ -74,6 +76,8 @@ def rebuild_graph(
         if progress is not None:
             progress(done, max(total, done))
     with store.transaction() as tx:
+        # What `bio-mcp kg import` and `kg herbs` wrote is not derived from documents: put it back.
+        restore_imported(tx.connection, graph.catalog, imported)
         related = refresh_related(tx.connection)
         counts = SqlGraphStore(tx.connection).counts()
     return RebuildReport(

@@ -1,0 +1,185 @@
+"""`tool.find_contraindications`: the harms, contraindications and interactions of herbs and formulations.
+
+For each herb: its CAUSES edges (adverse effects, and imported contraindications) and INTERACTS_WITH
+edges (drug interactions), and those of its constituents (`via`). A formulation is checked as itself
+and as each of its herbs (HAS_INGREDIENT): its results carry the formulation's id and the herb's in
+`herb_id`. Every result has the best evidence sentence (from the best-designed document), its source,
+document and span, and the strength of all the evidence behind the edge (`strength.py`).
+
+Ids may be entity ids (`mesh:D005737`, `D005737`, `herb:...`; `formulation:triphala` or `triphala`)
+or an exact imported name (Thai, English or scientific) that names one herb; a MeSH plant the graph
+has no node for yet is known too (with nothing recorded). An id that names none of these is a
+VALIDATION error naming the field and the ids: a misspelt herb must never read as "no
+contraindications". A known herb without findings is listed in `checked` with 0.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from sqlalchemy.engine import Connection
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.evidence.herbs import is_herb
+from bio_mcp.features.evidence.models import AuditedOutput
+from bio_mcp.features.evidence.relations import (
+    EntityInfo,
+    RelationEdge,
+    best_row,
+    entities,
+    evidence_of,
+    known_entities,
+    relation_edges,
+    strength_of,
+    supporting_documents,
+)
+from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
+from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.names import entities_named
+from bio_mcp.graph.vocabulary import Vocabulary
+from bio_mcp.models import ToolInput, ToolOutput
+
+MAX_IDS = 50
+
+
+class FindContraindicationsRequest(ToolInput):
+    herb_ids: list[str] = Field(
+        default_factory=list, max_length=MAX_IDS,
+        description="Herbs: entity ids (mesh:D005737, herb:<slug>) or an exact Thai/English/scientific name",
+    )
+    formulation_ids: list[str] = Field(
+        default_factory=list, max_length=MAX_IDS,
+        description="Formulations (formulation:triphala or triphala); each is checked with all its herbs",
+    )
+
+
+class Span(ToolOutput):
+    start: int
+    end: int
+
+
+class ContraindicationResult(ToolOutput):
+    entity_id: str
+    type: str = Field(description="herb or formulation")
+    contraindication: str
+    evidence: str = Field(description="The evidence sentence")
+    strength: str = Field(description="low, moderate or high (from study design and independent documents)")
+    relation: str = Field(description="adverse_effect, contraindication or interaction")
+    target_id: str
+    herb_id: str | None = Field(default=None, description="For a formulation: the herb the finding is about")
+    via: str | None = Field(default=None, description="The constituent the finding is about, if not the herb itself")
+    source: str
+    document_id: str | None = None
+    pmid: str | None = None
+    span: Span | None = None
+    documents: int = Field(description="Independent documents behind the finding")
+    sources: list[str] = Field(default_factory=list)
+
+
+class CheckedEntity(ToolOutput):
+    entity_id: str
+    type: str
+    label: str
+    findings: int
+
+
+class FindContraindicationsResponse(AuditedOutput):
+    results: list[ContraindicationResult]
+    checked: list[CheckedEntity] = Field(default_factory=list)
+
+
+def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: Vocabulary | None) -> str | None:
+    candidate = value.strip()
+    if formulation and not candidate.startswith("formulation:"):
+        candidate = f"formulation:{candidate}"
+    candidate = resolve_alias(candidate)
+    found = known_entities(connection, [candidate], vocabulary).get(candidate)
+    if found is not None and (formulation or is_herb(candidate, found.type, vocabulary)):
+        return candidate
+    named = [entity for entity in entities_named(connection, value)
+             if entity.startswith("formulation:") == formulation]
+    return named[0] if len(named) == 1 else None
+
+
+def _finding_text(edge: RelationEdge, target: str, via: str | None) -> tuple[str, str]:
+    if edge.type == INTERACTS_WITH:
+        relation, text = "interaction", f"Interaction with {target}"
+    elif "contraindication" in edge.props.get("relations", []):
+        relation, text = "contraindication", f"Contraindicated: {target}"
+    else:
+        relation, text = "adverse_effect", f"Adverse effect: {target}"
+    return relation, f"{text} (via {via})" if via else text
+
+
+def find_contraindications(
+    connection: Connection, request: FindContraindicationsRequest, vocabulary: Vocabulary | None
+) -> FindContraindicationsResponse:
+    if not request.herb_ids and not request.formulation_ids:
+        raise BioMcpError(ErrorCode.VALIDATION, "give at least one of herb_ids or formulation_ids",
+                          {"field": "herb_ids"})
+    targets: list[tuple[str, str]] = []
+    for field_name, values, formulation in (("herb_ids", request.herb_ids, False),
+                                            ("formulation_ids", request.formulation_ids, True)):
+        resolved = {value: _resolve(connection, value, formulation, vocabulary) for value in values}
+        unknown = [value for value, found in resolved.items() if found is None]
+        if unknown:
+            kind = "formulation" if formulation else "herb"
+            raise BioMcpError(ErrorCode.VALIDATION, f"{field_name}: not a {kind} of the knowledge graph: {', '.join(unknown)}",
+                              {"field": field_name, "unknown": unknown})
+        targets += [(found, "formulation" if formulation else "herb") for found in resolved.values() if found]
+    targets = list(dict.fromkeys(targets))
+    results: list[ContraindicationResult] = []
+    checked: list[CheckedEntity] = []
+    labels = known_entities(connection, [entity_id for entity_id, _ in targets], vocabulary)
+    for entity_id, kind in targets:
+        herbs = [entity_id]
+        if kind == "formulation":
+            herbs += [edge.dst for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,))]
+        found = _findings(connection, entity_id, kind, herbs)
+        results += found
+        checked.append(CheckedEntity(entity_id=entity_id, type=kind, label=labels[entity_id].label, findings=len(found)))
+    order = {entity_id: position for position, (entity_id, _) in enumerate(targets)}
+    results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], r.relation, r.contraindication, r.target_id))
+    return FindContraindicationsResponse(results=results, checked=checked)
+
+
+def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str]) -> list[ContraindicationResult]:
+    constituents = relation_edges(connection, herbs, (HAS_CONSTITUENT,))
+    owner = {edge.dst: edge.src for edge in constituents}
+    edges = relation_edges(connection, herbs + sorted(owner), (CAUSES, INTERACTS_WITH))
+    evidence = evidence_of(connection, [edge.key for edge in edges])
+    documents = supporting_documents(connection, [row for rows in evidence.values() for row in rows])
+    info: dict[str, EntityInfo] = entities(connection, [e.dst for e in edges] + [e.src for e in edges])
+    found: list[ContraindicationResult] = []
+    for edge in edges:
+        rows = evidence.get(edge.key)
+        if not rows:
+            continue
+        via = edge.src if edge.src in owner and edge.src not in herbs else None
+        herb_id = owner.get(edge.src, edge.src) if via else edge.src
+        target = info[edge.dst].label if edge.dst in info else edge.dst
+        relation, text = _finding_text(edge, target, info[via].label if via and via in info else via)
+        best = best_row(rows, documents)
+        strength = strength_of(rows, documents)
+        found.append(ContraindicationResult(
+            entity_id=entity_id, type=kind, contraindication=text, evidence=best.sentence, strength=strength.level,
+            relation=relation, target_id=edge.dst, herb_id=herb_id if kind == "formulation" else None, via=via,
+            source=best.source, document_id=best.document_id, pmid=best.pmid,
+            span=Span(start=best.start, end=best.end) if best.start is not None and best.end is not None else None,
+            documents=strength.documents, sources=sorted({row.source for row in rows}),
+        ))
+    return found
+
+
+def summarize(response: FindContraindicationsResponse) -> str:
+    lines = ["### Contraindications and interactions"]
+    for entity in response.checked:
+        lines.append(f"- {entity.label} (`{entity.entity_id}`, {entity.type}): {entity.findings} finding(s)")
+    if not response.results:
+        lines += ["", "No contraindication, adverse effect or interaction is recorded for these in the knowledge graph."]
+    for result in response.results:
+        about = f" — herb `{result.herb_id}`" if result.herb_id else ""
+        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s)] "
+                   f"`{result.entity_id}`{about}")
+        lines += ["", heading, f"> {result.evidence}", f"Source: {', '.join(result.sources)}"]
+    return "\n".join(lines)

@@ -1,0 +1,61 @@
+"""The herb-knowledge features over the corpus's store: `kg://herb/{id}`, `tool.query_kg`,
+`tool.find_contraindications`. Each runs in a worker thread on one read transaction."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from sqlalchemy.engine import Connection
+
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.evidence.contraindications import (
+    FindContraindicationsRequest,
+    FindContraindicationsResponse,
+    find_contraindications,
+)
+from bio_mcp.features.evidence.herbs import herb_json, herb_record
+from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
+from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
+from bio_mcp.graph.icd10 import Icd10Index, do_xrefs_path_of, load_icd10_index
+from bio_mcp.graph.vocabulary import Vocabulary
+
+T = TypeVar("T")
+
+
+class HerbKnowledge:
+    def __init__(self, corpus: CorpusService) -> None:
+        self.corpus = corpus
+
+    @property
+    def icd10(self) -> Icd10Index:
+        return load_icd10_index(do_xrefs_path_of(self.corpus.settings))
+
+    @property
+    def vocabulary(self) -> Vocabulary | None:
+        """MeSH, to tell plants from other organisms (the corpus's graph indexer has it once opened)."""
+        graph = self.corpus.graph
+        return graph.catalog.vocabulary if graph is not None else None
+
+    async def _read(self, work: Callable[[Connection], T]) -> T:
+        await self.corpus.open()
+        store = self.corpus.store
+
+        def run() -> T:
+            with store.read() as tx:
+                return work(tx.connection)
+
+        return await asyncio.to_thread(run)
+
+    async def read_herb(self, id: str) -> str:
+        activities = await asyncio.to_thread(duke_activities, duke_dir_of(self.corpus.settings))
+        icd10 = await asyncio.to_thread(lambda: self.icd10)
+        return herb_json(await self._read(lambda connection: herb_record(connection, id, icd10, activities, self.vocabulary)))
+
+    async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
+        icd10 = await asyncio.to_thread(lambda: self.icd10)
+        return await self._read(lambda connection: query_kg(connection, request, icd10, self.vocabulary))
+
+    async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
+        return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))

@@ -1,0 +1,244 @@
+"""`tool.query_kg`: path queries over the evidence relations (seed 003), e.g. Herb -> Constituent -> Indication.
+
+A bounded walk over `kg_edges` of the relation types only (HAS_CONSTITUENT, TREATS, CAUSES,
+INTERACTS_WITH, HAS_INGREDIENT), one batched query per hop:
+- from a herb or formulation it follows edges forwards (herb -> constituent -> indication);
+- from an indication backwards (indication <- constituent <- herb), so paths start at the start;
+- from a constituent both ways (the herbs that contain it, what it treats, causes or interacts with).
+Node types: herb, formulation, constituent, indication, adverse_effect (CAUSES), interaction
+(INTERACTS_WITH). `pattern` (e.g. `herb>constituent>indication`; `>`, `->` or `→` between) keeps
+the paths of exactly those node types; without one, every path that cannot be extended (or reached
+max_depth) is returned. `filters.relations` narrows the edge types, `filters.min_strength` drops
+edges whose evidence is weaker. A node is never visited twice on a path.
+
+The start is a graph node or, with no paths, a MeSH descriptor the graph has no node for; anything
+else is NOT_FOUND, and a start of another type than `start.type` says is VALIDATION.
+
+Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
+MAX_EDGES_PER_NODE edges read per node and hop, best weight first. Order is deterministic: edges by
+weight then ids, paths in walk order. `edges` (additive) is aligned with `paths`: each edge with its
+strength and up to three evidence sentences with their sources.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator
+from sqlalchemy.engine import Connection
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.evidence.models import AuditedOutput
+from bio_mcp.features.evidence.relations import (
+    EntityInfo,
+    RelationEdge,
+    entities,
+    evidence_of,
+    known_entities,
+    relation_edges,
+    strength_of,
+    supporting_documents,
+)
+from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.graph.elements import (
+    CAUSES,
+    EVIDENCE_RELATIONS,
+    HAS_CONSTITUENT,
+    HAS_INGREDIENT,
+    INTERACTS_WITH,
+    TREATS,
+)
+from bio_mcp.graph.icd10 import Icd10Index
+from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.vocabulary import Vocabulary
+from bio_mcp.models import ToolInput, ToolOutput
+
+MAX_DEPTH = 4
+MAX_PATHS = 200
+MAX_EDGES_PER_NODE = 50
+EVIDENCE_PER_EDGE = 3
+QUERY_RELATIONS: tuple[str, ...] = (*EVIDENCE_RELATIONS, HAS_INGREDIENT)
+NODE_TYPES = ("herb", "formulation", "constituent", "indication", "adverse_effect", "interaction")
+_FORWARD_TYPE = {HAS_CONSTITUENT: "constituent", TREATS: "indication", CAUSES: "adverse_effect",
+                 INTERACTS_WITH: "interaction", HAS_INGREDIENT: "herb"}
+_SEPARATORS = re.compile(r"\s*(?:->|>|→)\s*")
+
+
+class QueryStart(ToolInput):
+    type: Literal["herb", "constituent", "indication", "formulation"] = Field(description="What the start node is")
+    id: str = Field(min_length=1, description="Its entity id: mesh:D030024 (a herb), mesh:D003474 (a chemical), ...")
+
+
+class QueryFilters(ToolInput):
+    relations: list[Literal[*QUERY_RELATIONS]] | None = Field(  # type: ignore[valid-type]
+        default=None, description=f"Edge types to follow (default all of {', '.join(QUERY_RELATIONS)})"
+    )
+    min_strength: Literal["low", "moderate", "high"] | None = Field(
+        default=None, description="Drop edges whose evidence is weaker than this"
+    )
+
+
+class QueryKgRequest(ToolInput):
+    start: QueryStart = Field(description="The node the paths start from")
+    pattern: str | None = Field(default=None, description="Node types of the wanted paths, e.g. herb>constituent>indication")
+    filters: QueryFilters = Field(default_factory=QueryFilters, description="Edge type and strength filters")
+    max_depth: int = Field(default=3, ge=1, le=MAX_DEPTH, description=f"Edges per path, at most {MAX_DEPTH}")
+    max_paths: int = Field(default=50, ge=1, le=MAX_PATHS, description=f"Paths returned, at most {MAX_PATHS}")
+
+    @field_validator("pattern")
+    @classmethod
+    def _known_types(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        steps = [step.lower() for step in _SEPARATORS.split(value.strip()) if step]
+        unknown = [step for step in steps if step not in NODE_TYPES]
+        if unknown or len(steps) < 2:
+            raise ValueError(f"pattern must be two or more of {', '.join(NODE_TYPES)} joined by '>' (got {value!r})")
+        return ">".join(steps)
+
+
+class PathNode(ToolOutput):
+    id: str
+    type: str
+    label: str
+    icd10cm: str | None = Field(default=None, description="For an indication: its closest ICD-10-CM code")
+
+
+class PathEvidence(ToolOutput):
+    sentence: str
+    source: str
+    pmid: str | None = None
+    document_id: str | None = None
+
+
+class PathEdge(ToolOutput):
+    src: str
+    type: str
+    dst: str
+    strength: str
+    documents: int
+    evidence: list[PathEvidence]
+
+
+class QueryKgResponse(AuditedOutput):
+    paths: list[list[PathNode]]
+    edges: list[list[PathEdge]] = Field(default_factory=list, description="The edges of each path, aligned with paths")
+    truncated: bool = False
+
+
+def _node_type(info: EntityInfo | None, entity_id: str) -> str:
+    if entity_id.startswith("formulation:"):
+        return "formulation"
+    if entity_id.startswith("herb:") or (info is not None and info.type == "Organism"):
+        return "herb"
+    if info is not None and info.type in ("Disease", "Concept"):
+        return "indication"
+    return "constituent"
+
+
+def query_kg(
+    connection: Connection, request: QueryKgRequest, icd10: Icd10Index, vocabulary: Vocabulary | None
+) -> QueryKgResponse:
+    start_id = resolve_alias(request.start.id)
+    start_type = request.start.type
+    start = known_entities(connection, [start_id], vocabulary).get(start_id)
+    if start is None:
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"{request.start.id!r} is neither in the knowledge graph nor in MeSH",
+                          {"field": "start.id"})
+    actual = _node_type(start, start_id)
+    if actual != start_type:
+        raise BioMcpError(ErrorCode.VALIDATION, f"start.id {start_id} is a {actual}, not a {start_type}",
+                          {"field": "start.type", "actual": actual})
+    pattern = request.pattern.split(">") if request.pattern else None
+    if pattern is not None and pattern[0] != start_type:
+        raise BioMcpError(ErrorCode.VALIDATION, f"pattern starts with {pattern[0]} but start.type is {start_type}",
+                          {"field": "pattern"})
+    depth_limit = min(request.max_depth, len(pattern) - 1) if pattern else request.max_depth
+    types = list(request.filters.relations or QUERY_RELATIONS)
+    minimum = STRENGTH_ORDER[request.filters.min_strength or "low"]
+    directions: tuple[Literal["out", "in"], ...] = {"indication": ("in",), "constituent": ("out", "in")}.get(start_type, ("out",))
+
+    # Partial paths: (node ids, node types, edges).
+    frontier: list[tuple[list[str], list[str], list[RelationEdge]]] = [([start_id], [start_type], [])]
+    finished: list[tuple[list[str], list[str], list[RelationEdge]]] = []
+    strengths: dict[tuple[str, str, str], tuple[str, int]] = {}
+    info: dict[str, EntityInfo] = {start_id: start}
+    truncated = False
+    for depth in range(1, depth_limit + 1):
+        last = sorted({path[0][-1] for path in frontier})
+        hop: dict[str, list[tuple[RelationEdge, str]]] = {}
+        for direction in directions:
+            for edge in relation_edges(connection, last, types, direction):
+                origin, other = (edge.src, edge.dst) if direction == "out" else (edge.dst, edge.src)
+                hop.setdefault(origin, []).append((edge, other))
+        hop = {origin: found[:MAX_EDGES_PER_NODE] for origin, found in hop.items()}
+        new_edges = [edge for found in hop.values() for edge, _ in found if edge.key not in strengths]
+        _grade(connection, new_edges, strengths)
+        info.update(entities(connection, [other for found in hop.values() for _, other in found if other not in info]))
+        extended: list[tuple[list[str], list[str], list[RelationEdge]]] = []
+        for ids, kinds, path_edges in frontier:
+            grew = False
+            for edge, other in hop.get(ids[-1], []):
+                if other in ids or STRENGTH_ORDER[strengths[edge.key][0]] < minimum:
+                    continue
+                kind = _FORWARD_TYPE[edge.type] if edge.src == ids[-1] else _node_type(info.get(other), other)
+                if pattern is not None and pattern[depth] != kind:
+                    continue
+                grew = True
+                extended.append((ids + [other], kinds + [kind], path_edges + [edge]))
+            if not grew and path_edges and pattern is None:
+                finished.append((ids, kinds, path_edges))
+        frontier = extended
+        if len(finished) >= request.max_paths:
+            break
+    finished += [path for path in frontier if pattern is None or len(path[0]) == len(pattern)]
+    if len(finished) > request.max_paths:
+        finished, truncated = finished[: request.max_paths], True
+    evidence = evidence_of(connection, {edge.key for _, _, edges in finished for edge in edges})
+    return QueryKgResponse(
+        paths=[[_path_node(node_id, kind, info.get(node_id), icd10) for node_id, kind in zip(ids, kinds, strict=True)]
+               for ids, kinds, _ in finished],
+        edges=[[PathEdge(src=edge.src, type=edge.type, dst=edge.dst, strength=strengths[edge.key][0],
+                         documents=strengths[edge.key][1],
+                         evidence=[PathEvidence(sentence=row.sentence, source=row.source, pmid=row.pmid,
+                                                document_id=row.document_id)
+                                   for row in evidence.get(edge.key, [])[:EVIDENCE_PER_EDGE]])
+                for edge in edges] for _, _, edges in finished],
+        truncated=truncated,
+    )
+
+
+def _grade(connection: Connection, edges: list[RelationEdge], strengths: dict[tuple[str, str, str], tuple[str, int]]) -> None:
+    """The strength of each edge's evidence; HAS_INGREDIENT (a formulation's recipe) is as strong as its table says."""
+    evidence = evidence_of(connection, [edge.key for edge in edges])
+    documents = supporting_documents(connection, [row for rows in evidence.values() for row in rows])
+    for edge in edges:
+        rows = evidence.get(edge.key, [])
+        if rows:
+            strength = strength_of(rows, documents)
+            strengths[edge.key] = (strength.level, strength.documents)
+        else:
+            strengths[edge.key] = ("low", 0)
+
+
+def _path_node(node_id: str, kind: str, info: EntityInfo | None, icd10: Icd10Index) -> PathNode:
+    label = info.label if info is not None else node_id
+    code = None
+    if kind in ("indication", "adverse_effect"):
+        codes = icd10.codes(node_id, info.title if info else None)
+        code = codes[0].code if codes else None
+    return PathNode(id=node_id, type=kind, label=label, icd10cm=code)
+
+
+def summarize(response: QueryKgResponse) -> str:
+    if not response.paths:
+        return "### Knowledge-graph paths\nNo path from this start node over the evidence relations."
+    lines = [f"### Knowledge-graph paths ({len(response.paths)}{', truncated' if response.truncated else ''})"]
+    for nodes, edges in zip(response.paths, response.edges, strict=True):
+        lines.append("- " + " → ".join(f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"
+                                        for node in nodes))
+        for edge in edges:
+            cited = "; ".join(f"{e.source}: “{e.sentence}”" for e in edge.evidence[:1])
+            lines.append(f"  - {edge.type} [{edge.strength}, {edge.documents} doc(s)] {cited}")
+    return "\n".join(lines)

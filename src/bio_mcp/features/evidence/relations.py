@@ -1,0 +1,183 @@
+"""Reading the evidence relations (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH, HAS_INGREDIENT)
+with their `kg_relation_evidence` rows and the quality of the documents behind them, whoever wrote
+them (a sync's relation extractors, or `bio-mcp kg import`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
+from bio_mcp.graph.names import EntityName, names_of
+from bio_mcp.graph.vocabulary import Vocabulary
+from bio_mcp.store.database import in_batches
+from bio_mcp.store.schema import documents, kg_edges, kg_nodes, kg_relation_evidence
+
+_PMID_SOURCE = re.compile(r"^(?:pmid|pubmed):([0-9]{1,16})$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationEdge:
+    src: str
+    type: str
+    dst: str
+    weight: float
+    props: dict[str, Any]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.src, self.type, self.dst)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRow:
+    id: str
+    src: str
+    type: str
+    dst: str
+    document_id: str | None
+    section_id: str | None
+    source: str
+    sentence: str
+    start: int | None
+    end: int | None
+    extractor: str
+    confidence: float
+    # The PubMed id behind it (from its Document node, or a `pmid:N` source), if any.
+    pmid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntityInfo:
+    id: str
+    type: str | None
+    title: str
+    names: tuple[EntityName, ...]
+
+    def name(self, lang: str) -> str | None:
+        """The preferred name in `lang`, else its first common name; None if it has none in `lang`."""
+        for kind in ("preferred", "common", "scientific"):
+            for name in self.names:
+                if name.lang == lang and name.kind == kind:
+                    return name.name
+        return None
+
+    @property
+    def label(self) -> str:
+        return self.name("en") or self.title
+
+
+def entities(connection: Connection, ids: Iterable[str]) -> dict[str, EntityInfo]:
+    """The stored nodes among `ids` with their type, title and imported names."""
+    wanted = sorted(set(ids))
+    found: dict[str, EntityInfo] = {}
+    named = names_of(connection, wanted)
+    for batch in in_batches(wanted):
+        for row in connection.execute(
+            sa.select(kg_nodes.c.id, kg_nodes.c.type, kg_nodes.c.title).where(kg_nodes.c.id.in_(batch))
+        ):
+            found[row.id] = EntityInfo(row.id, row.type, row.title or row.id, tuple(named.get(row.id, ())))
+    return found
+
+
+def known_entities(connection: Connection, ids: Iterable[str], vocabulary: Vocabulary | None) -> dict[str, EntityInfo]:
+    """`entities`, plus the MeSH descriptors among `ids` the graph has no node for yet (a herb or disease
+    no imported fact or synced document names): known, with nothing recorded about them."""
+    wanted = set(ids)
+    found = entities(connection, wanted)
+    for entity_id in sorted(wanted - set(found)):
+        concept = vocabulary.get(entity_id) if vocabulary is not None and entity_id.startswith("mesh:") else None
+        if concept is not None:
+            found[entity_id] = EntityInfo(concept.id, concept.type, concept.name, ())
+    return found
+
+
+def relation_edges(
+    connection: Connection, ids: Sequence[str], types: Sequence[str], direction: Literal["out", "in"] = "out"
+) -> list[RelationEdge]:
+    """The edges of `types` leaving (or entering) `ids`, in a stable order: best weight, then ids."""
+    end = kg_edges.c.src if direction == "out" else kg_edges.c.dst
+    found: list[RelationEdge] = []
+    for batch in in_batches(sorted(set(ids))):
+        statement = sa.select(kg_edges).where(end.in_(batch), kg_edges.c.type.in_(list(types)))
+        found += [RelationEdge(row.src, row.type, row.dst, float(row.weight), dict(row.props or {}))
+                  for row in connection.execute(statement)]
+    return sorted(found, key=lambda e: (-e.weight, e.src, e.type, e.dst))
+
+
+def evidence_of(connection: Connection, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[EvidenceRow]]:
+    """Each edge's evidence rows, most confident first (then by id), with the PMID behind each."""
+    wanted = set(keys)
+    rows: list[Any] = []
+    for batch in in_batches(sorted({src for src, _, _ in wanted})):
+        statement = sa.select(kg_relation_evidence).where(kg_relation_evidence.c.src.in_(batch))
+        rows += [row for row in connection.execute(statement) if (row.src, row.type, row.dst) in wanted]
+    document_pmids = _pmids_of_documents(connection, {row.document_id for row in rows if row.document_id})
+    grouped: dict[tuple[str, str, str], list[EvidenceRow]] = {}
+    for row in rows:
+        cited = _PMID_SOURCE.match(row.source or "")
+        pmid = document_pmids.get(row.document_id or "") or (cited.group(1) if cited else None)
+        grouped.setdefault((row.src, row.type, row.dst), []).append(EvidenceRow(
+            id=row.id, src=row.src, type=row.type, dst=row.dst, document_id=row.document_id, section_id=row.section_id,
+            source=row.source, sentence=row.sentence, start=row.start, end=row.end, extractor=row.extractor,
+            confidence=float(row.confidence), pmid=pmid,
+        ))
+    for group in grouped.values():
+        group.sort(key=lambda r: (-r.confidence, r.pmid is None, r.id))
+    return grouped
+
+
+def _pmids_of_documents(connection: Connection, document_ids: set[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for batch in in_batches(sorted(document_ids)):
+        statement = sa.select(kg_nodes.c.id, kg_nodes.c.source_uri).where(kg_nodes.c.id.in_(batch))
+        for row in connection.execute(statement):
+            if row.source_uri and row.source_uri.startswith("pubmed:"):
+                found[row.id] = row.source_uri.split(":", 1)[1]
+    return found
+
+
+def supporting_documents(connection: Connection, rows: Iterable[EvidenceRow]) -> dict[str, SupportingDocument]:
+    """The independent documents behind evidence rows, keyed `pmid:N` (quality from the corpus when it holds
+    the record) or by the cited source."""
+    rows = list(rows)
+    pmids = sorted({row.pmid for row in rows if row.pmid})
+    quality: dict[str, Any] = {}
+    for batch in in_batches(pmids):
+        statement = sa.select(documents.c.pmid, documents.c.quality_design, documents.c.quality_human,
+                              documents.c.retracted).where(documents.c.pmid.in_(batch))
+        quality.update({row.pmid: row for row in connection.execute(statement)})
+    found: dict[str, SupportingDocument] = {}
+    for row in rows:
+        if row.pmid:
+            stored = quality.get(row.pmid)
+            found[f"pmid:{row.pmid}"] = SupportingDocument(
+                key=f"pmid:{row.pmid}",
+                design=stored.quality_design if stored else None,
+                human=stored.quality_human if stored else None,
+                retracted=bool(stored.retracted) if stored else False,
+            )
+        else:
+            found.setdefault(row.source, SupportingDocument(key=row.source))
+    return found
+
+
+def strength_of(rows: Sequence[EvidenceRow], documents_by_key: dict[str, SupportingDocument]) -> Strength:
+    keys = {f"pmid:{row.pmid}" if row.pmid else row.source for row in rows}
+    return evidence_strength(documents_by_key[key] for key in sorted(keys))
+
+
+def best_row(rows: Sequence[EvidenceRow], documents_by_key: dict[str, SupportingDocument]) -> EvidenceRow:
+    """The sentence to show: from the best-graded document, then the most confident, then by id."""
+    rank = {"top": 0, "human": 1, "weak": 2}
+
+    def key(row: EvidenceRow) -> tuple[int, float, str]:
+        document = documents_by_key[f"pmid:{row.pmid}" if row.pmid else row.source]
+        return (rank[document.grade], -row.confidence, row.id)
+
+    return min(rows, key=key)

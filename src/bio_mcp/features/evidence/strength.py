@@ -1,0 +1,78 @@
+"""How strong the evidence for one relation is: low, moderate or high.
+
+Two things decide it: the design of the supporting documents, read from the corpus quality score
+(`search.quality`: its `design` and `human` components, from the publication types and MeSH
+headings), and how many independent documents agree (distinct PMIDs; an imported fact that cites
+no PMID counts as one document per distinct source).
+
+Each supporting document gets a grade:
+- `top`: design 2: a meta-analysis, systematic review or randomised controlled trial;
+- `human`: design 1 in humans (human 2): another clinical trial, cohort or observational study;
+- `weak`: everything else: case reports, letters and editorials (design 0), animal and in-vitro
+  studies (human 0 or 1), and documents the corpus does not hold (their design is unknown).
+Retracted documents are left out.
+
+Then:
+- high: two or more `top` documents, or one `top` document and three or more documents in all;
+- moderate: one `top` document, or two or more `human` documents, or three or more documents;
+- low: anything less (one animal study, one case report, one unknown source).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+StrengthLevel = Literal["low", "moderate", "high"]
+Grade = Literal["top", "human", "weak"]
+STRENGTH_ORDER: dict[str, int] = {"low": 0, "moderate": 1, "high": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class SupportingDocument:
+    """One independent document behind a relation: `key` is `pmid:N` or the cited source; the quality
+    components are None when the corpus does not hold the document."""
+
+    key: str
+    design: int | None = None
+    human: int | None = None
+    retracted: bool = False
+
+    @property
+    def grade(self) -> Grade:
+        if self.design == 2:
+            return "top"
+        if self.design == 1 and self.human == 2:
+            return "human"
+        return "weak"
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    level: StrengthLevel
+    documents: int
+    top: int
+    human: int
+    weak: int
+
+    @property
+    def reason(self) -> str:
+        return f"{self.documents} document(s): {self.top} trial/meta-analysis, {self.human} other human, {self.weak} weak or unknown"
+
+
+def evidence_strength(documents: Iterable[SupportingDocument]) -> Strength:
+    """The strength of a relation supported by `documents` (duplicates by key count once; see the module docstring)."""
+    unique: dict[str, SupportingDocument] = {}
+    for document in documents:
+        if not document.retracted:
+            unique.setdefault(document.key, document)
+    grades = [document.grade for document in unique.values()]
+    top, human, total = grades.count("top"), grades.count("human"), len(grades)
+    if top >= 2 or (top >= 1 and total >= 3):
+        level: StrengthLevel = "high"
+    elif top >= 1 or human >= 2 or total >= 3:
+        level = "moderate"
+    else:
+        level = "low"
+    return Strength(level=level, documents=total, top=top, human=human, weak=total - top - human)

@@ -1,0 +1,46 @@
+"""`bio-mcp kg import` and `bio-mcp kg herbs` as real processes: the example tables load, a broken
+file exits 1 naming each bad line, and the herb catalog joins Dr. Duke's taxa."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.evidence.herb_fixtures import EXAMPLES
+
+
+def _run(home: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    env.update({
+        "BIO_MCP_CACHE_DIR": os.environ["BIO_MCP_CACHE_DIR"], "BIO_MCP_HOME": str(home), "COLUMNS": "200",
+        "BIO_MCP_MESH_PATH": str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"),
+        "BIO_MCP_DUKE_DIR": str(data_dir / "herbs" / "duke"),
+    })
+    return subprocess.run([sys.executable, "-m", "bio_mcp.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+def test_kg_import_and_herbs_from_a_terminal(bio_home: Path, data_dir: Path, tmp_path: Path) -> None:
+    done = _run(bio_home, data_dir, "kg", "import", str(EXAMPLES / "thai_herb_names.tsv"), str(EXAMPLES / "thai_formulations.tsv"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    herbs, formulations = (json.loads(line) for line in done.stdout.splitlines())
+    assert herbs["lines"] == {"herb": 32} and herbs["names_added"] == 96
+    assert formulations["lines"] == {"formulation": 1} and formulations["edges_added"] == 2
+
+    done = _run(bio_home, data_dir, "kg", "herbs")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["mesh_plants"] == 1222 and report["duke_taxa"] > 2000 and report["duke_on_imported"] > 0
+
+    broken = tmp_path / "broken.tsv"
+    broken.write_text("subject\trelation\tobject\tevidence\tsource\n"
+                      "Allium sativum\tindication\tHypertension\tx\t\n"
+                      "Allium sativum\tinteraction\tHypertension\tx\tpmid:1\n", encoding="utf-8")
+    done = _run(bio_home, data_dir, "kg", "import", str(broken))
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"{broken}:2: source is empty" in done.stderr.replace("\n", "")
+    assert f"{broken}:3: object 'Hypertension'" in done.stderr.replace("\n", "")
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,60 @@
+"""Evidence strength from the design of real records (the corpus quality score) and how many agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bio_mcp.features.corpus.records import document_record
+from bio_mcp.features.evidence.strength import SupportingDocument, evidence_strength
+from tests.evidence.herb_fixtures import TODAY, real_articles
+
+
+@pytest.fixture(scope="module")
+def graded(data_dir: Path) -> dict[str, list[SupportingDocument]]:
+    """The real records as supporting documents, by grade."""
+    found: dict[str, list[SupportingDocument]] = {"top": [], "human": [], "weak": []}
+    for pmid, article in sorted(real_articles(data_dir).items()):
+        record = document_record(article, TODAY)  # type: ignore[arg-type]
+        document = SupportingDocument(f"pmid:{pmid}", record.quality.design, record.quality.human, record.retracted)
+        found[document.grade].append(document)
+    return found
+
+
+def test_grades_follow_the_publication_design(data_dir: Path) -> None:
+    articles = real_articles(data_dir)
+    by_pmid = {}
+    for pmid in ("23121403", "26585812", "25364329"):
+        record = document_record(articles[pmid], TODAY)  # type: ignore[arg-type]
+        by_pmid[pmid] = SupportingDocument(f"pmid:{pmid}", record.quality.design, record.quality.human).grade
+    # A randomised controlled trial; a journal article in humans and mice; a case report.
+    assert by_pmid == {"23121403": "top", "26585812": "human", "25364329": "weak"}
+
+
+def test_one_document_is_low_unless_it_is_a_trial_or_meta_analysis(graded) -> None:
+    assert evidence_strength([graded["weak"][0]]).level == "low"
+    assert evidence_strength([graded["human"][0]]).level == "low"
+    assert evidence_strength([graded["top"][0]]).level == "moderate"
+    assert evidence_strength([]).level == "low"
+    # An imported fact citing a source the corpus does not hold has an unknown design.
+    assert evidence_strength([SupportingDocument("Thai Herbal Pharmacopoeia")]).level == "low"
+
+
+def test_agreeing_independent_documents_raise_the_strength(graded) -> None:
+    weak, human, top = graded["weak"], graded["human"], graded["top"]
+    assert evidence_strength(human[:2]).level == "moderate"
+    assert evidence_strength(weak[:2]).level == "low"
+    assert evidence_strength(weak[:3]).level == "moderate"
+    assert evidence_strength(top[:2]).level == "high"
+    assert evidence_strength([top[0], *weak[:2]]).level == "high"
+    assert evidence_strength([top[0], weak[0]]).level == "moderate"
+    # The same document cited twice is one document.
+    twice = evidence_strength([top[0], top[0], top[0]])
+    assert (twice.level, twice.documents) == ("moderate", 1)
+
+
+def test_retracted_documents_do_not_count(graded) -> None:
+    top = graded["top"]
+    retracted = [SupportingDocument(d.key, d.design, d.human, retracted=True) for d in top[:2]]
+    assert evidence_strength(retracted).level == "low" and evidence_strength(retracted).documents == 0
