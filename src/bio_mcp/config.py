@@ -80,6 +80,11 @@ class Settings(BaseSettings):
     # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
     # (default: the training split beside the checkout when present; without one, MeSH alone).
     linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
+    # Relation extraction (seed 003): PPR's training split, which the cue model and the plant and
+    # phenotype names are learnt from (default: beside the checkout; without it no relations are
+    # extracted), and Dr. Duke's tables of plant taxa and common names (default: beside the checkout).
+    relations_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_RELATIONS_TRAINING")
+    duke_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_DUKE_DIR")
 
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
