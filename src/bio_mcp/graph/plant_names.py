@@ -22,7 +22,7 @@ PLANT_TREES = ("B01.875", "B01.300")
 FNFTAX = "FNFTAX.csv"
 COMMON_NAMES = "COMMON_NAMES.csv"
 # Duke's common names include a few everyday words that name something else far more often.
-_COMMON_STOP = frozenset({"rue", "yam", "tea", "sage", "rose", "date", "lime", "mint", "balm"})
+_COMMON_STOP = frozenset({"rue", "yam", "sage", "rose", "date", "lime", "mint", "balm"})
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 

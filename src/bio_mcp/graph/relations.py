@@ -37,7 +37,7 @@ from typing import NamedTuple, Protocol
 import ahocorasick
 
 from bio_mcp.config import Settings
-from bio_mcp.graph.abbreviations import find_abbreviations
+from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
 from bio_mcp.graph.linking import fold, term_key
 from bio_mcp.graph.mentions import Mention
@@ -56,6 +56,9 @@ INCREASE, DECREASE, NONE = "Increase", "Decrease", "none"
 EXTRACTOR = "ppr-cues-nb"
 CONSTITUENT_EXTRACTOR = "constituent-cues"
 MIN_KEY_PRECISION = 0.35
+# Longer "sentences" are lists (a conference's programme, a table flattened into an abstract), not
+# statements: 99% of PPR's sentences stating a relation are under 420 characters, all under 750.
+MAX_SENTENCE = 800
 # Below this a key is judged by the training split only when it occurred at least this often.
 _MIN_OCCURRENCES = 2
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
@@ -147,6 +150,7 @@ class NaiveBayes:
     @classmethod
     def fit(cls, examples: Sequence[tuple[frozenset[str], str]]) -> NaiveBayes:
         model = cls()
+        model._table = None
         counts: dict[str, Counter[str]] = {label: Counter() for label in model.classes}
         totals: Counter[str] = Counter(label for _, label in examples)
         for features, label in examples:
@@ -159,12 +163,23 @@ class NaiveBayes:
             model.unseen[label] = math.log(1 / total)
         return model
 
+    def __post_init__(self) -> None:
+        self._table: dict[str, tuple[float, ...]] | None = None
+
+    def _deltas(self) -> dict[str, tuple[float, ...]]:
+        """Feature -> per class, its weight above the unseen one: a pair is scored in one dict lookup per feature."""
+        if self._table is None:
+            features = {f for weights in self.weights.values() for f in weights}
+            self._table = {f: tuple(self.weights[label].get(f, self.unseen[label]) - self.unseen[label]
+                                    for label in self.classes) for f in features}
+        return self._table
+
     def scores(self, features: Iterable[str]) -> dict[str, float]:
-        found = list(features)
+        table = self._deltas()
+        found = [table[f] for f in features if f in table]
         scores = {}
-        for label in self.classes:
-            weights, unseen = self.weights[label], self.unseen[label]
-            scores[label] = self.priors[label] + sum(weights.get(f, unseen) for f in found)
+        for index, label in enumerate(self.classes):
+            scores[label] = self.priors[label] + self.unseen[label] * len(found) + sum(d[index] for d in found)
         scores[NONE] += self.none_bias
         return scores
 
@@ -236,9 +251,12 @@ class RelationExtractor:
         others = [m for m in mentions if m.entity_type == "Organism" and m.entity_id not in self.plants]
         spans = _longest(found)
         spans = _longest(spans + self._binomials(text, spans, others))
+        if not any(span.kind == PLANT_KIND for span in spans):
+            return spans
+        abbreviations = find_abbreviations(text)
         # Twice: an abbreviation's long form may hold an abbreviation ("n-BuOH fraction of EAC (EAC-B)").
-        spans = _longest(spans + self._abbreviated_plants(text, spans))
-        return _longest(spans + self._abbreviated_plants(text, spans))
+        spans = _longest(spans + self._abbreviated_plants(text, spans, abbreviations))
+        return _longest(spans + self._abbreviated_plants(text, spans, abbreviations))
 
     def _binomials(self, text: str, spans: Sequence[Span], others: Sequence[Mention]) -> list[Span]:
         """Latin binomials of a known plant genus ("Ficus religiosa"), and their abbreviated
@@ -257,10 +275,10 @@ class RelationExtractor:
                              for m in re.finditer(rf"\b{form}\b", text))
         return added
 
-    def _abbreviated_plants(self, text: str, spans: Sequence[Span]) -> list[Span]:
+    def _abbreviated_plants(self, text: str, spans: Sequence[Span], abbreviations: Sequence[Abbreviation]) -> list[Span]:
         plants = [span for span in spans if span.kind == PLANT_KIND]
         added: list[Span] = []
-        for abbreviation in find_abbreviations(text) if plants else ():
+        for abbreviation in abbreviations:
             named = next((p for p in plants if p.start < abbreviation.long_end and abbreviation.long_start < p.end), None)
             if named is None:
                 continue
@@ -271,15 +289,17 @@ class RelationExtractor:
 
     # ---- relations -----------------------------------------------------------------------
 
-    def findings(self, text: str, mentions: Sequence[Mention]) -> list[Finding]:
+    def findings(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span] | None = None) -> list[Finding]:
         """Every plant x phenotype pair of each sentence the model says is stated (label Increase or Decrease)."""
         if self.model is None:
             return []
-        spans = self.spans(text, mentions)
+        spans = self.spans(text, mentions) if spans is None else spans
         if not any(span.kind == PLANT_KIND for span in spans):
             return []
         found: list[Finding] = []
         for sentence in sentence_spans(text):
+            if sentence[1] - sentence[0] > MAX_SENTENCE:
+                continue
             inside = [span for span in spans if sentence[0] <= span.start and span.end <= sentence[1]]
             plants = [span for span in inside if span.kind == PLANT_KIND]
             phenotypes = [span for span in inside if span.kind != PLANT_KIND]
@@ -293,8 +313,11 @@ class RelationExtractor:
     def relations(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
         """The graph relations `text` states (sentence offsets into `text`), one per (src, type, dst, sentence)."""
         stated: dict[tuple[str, str, str, int], StatedRelation] = {}
+        spans = self.spans(text, mentions)
+        if not any(span.kind == PLANT_KIND for span in spans):
+            return []
         diseases = [m for m in mentions if m.entity_type == "Disease"]
-        for finding in self.findings(text, mentions):
+        for finding in self.findings(text, mentions, spans):
             edge_type, disease = self._graph_reading(finding, diseases)
             if edge_type is None or finding.plant.entity_id is None:
                 continue
@@ -304,7 +327,7 @@ class RelationExtractor:
                 StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, EXTRACTOR,
                                self.confidence.get(f"{edge_type}", 0.5)),
             )
-        for relation in self.constituents(text, mentions):
+        for relation in self.constituents(text, mentions, spans):
             stated.setdefault((relation.src, relation.type, relation.dst, relation.start), relation)
         return sorted(stated.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
 
@@ -322,14 +345,16 @@ class RelationExtractor:
             return TREATS, disease
         return (CAUSES if phenotype.kind == NEGATIVE else None), disease
 
-    def constituents(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
+    def constituents(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span]) -> list[StatedRelation]:
         """Plant -> chemical where a constituent cue lies between the two in one sentence (either order)."""
         chemicals = [m for m in mentions if m.entity_type == "Chemical"]
         if not chemicals:
             return []
-        plants = [span for span in self.spans(text, mentions) if span.kind == PLANT_KIND and span.entity_id]
+        plants = [span for span in spans if span.kind == PLANT_KIND and span.entity_id]
         found: list[StatedRelation] = []
         for start, end in sentence_spans(text) if plants else ():
+            if end - start > MAX_SENTENCE:
+                continue
             for plant in (p for p in plants if start <= p.start and p.end <= end):
                 for chemical in (c for c in chemicals if start <= c.start and c.end <= end):
                     if chemical.start < plant.end and plant.start < chemical.end:
@@ -416,13 +441,18 @@ def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabu
             if concept.name.isalpha() and any(t.count(".") >= 3 for t in concept.tree_numbers):
                 genera.setdefault(concept.name, entity_id)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    # Acronyms a training abstract defines ("AGE": aged garlic extract) mean something else in the
+    # next one; the abbreviation rule finds them where a text defines them.
+    acronyms: set[str] = set()
     for document in documents:
         for sentence in document.sentences:
             for entity in sentence.entities:
                 kinds[term_key(entity.text)][entity.type] += 1
+                if sum(char.isupper() for char in entity.text) >= 2 and len(entity.text) <= 8:
+                    acronyms.add(term_key(entity.text))
     for key, counts in kinds.items():
         kind = counts.most_common(1)[0][0]
-        if len(key) < 3 or key in names:
+        if len(key) < 3 or key in names or key in acronyms:
             continue
         names[key] = _Entry(herb_id(key) if kind == PLANT else None, PLANT_KIND if kind == PLANT else kind, None)
     linked = [(document, document.text, linker.link(document.text)) for document in documents]
