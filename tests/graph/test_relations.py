@@ -13,16 +13,16 @@ from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_gr
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, TREATS
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
-from bio_mcp.graph.indexer import GraphIndexer, load_catalog
-from bio_mcp.graph.linking import EntityLinker, load_linker_from
+from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
 from bio_mcp.graph.ppr import PprDocument, read_ppr
-from bio_mcp.graph.relations import RelationExtractor, train_extractor
+from bio_mcp.graph.relations import RelationExtractor
 from bio_mcp.graph.relations_eval import evaluate
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.metadata_store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_nodes, kg_relation_evidence
+from tests.graph.relation_fixtures import indexer  # noqa: F401
 
 # Measured on PPR dev: F1 0.6445 (P 0.7416, R 0.57); pairs baseline F1 0.5464. The floor leaves room
 # for small changes of the linker, never for a broken extractor (which falls to the baseline or below).
@@ -30,26 +30,12 @@ DEV_F1_FLOOR = 0.60
 
 
 @pytest.fixture(scope="module")
-def linker(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> EntityLinker:
-    cache = tmp_path_factory.mktemp("relations-cache")
-    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    return load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", cache)
-
-
-@pytest.fixture(scope="module")
-def indexer(data_dir: Path, linker: EntityLinker, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
-    catalog = load_catalog(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", tmp_path_factory.mktemp("catalog"))
-    extractor = train_extractor(read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt"), linker,
-                                catalog.vocabulary, data_dir / "herbs" / "duke")
-    return GraphIndexer(catalog, linker, [extractor])
-
-
-@pytest.fixture(scope="module")
 def dev(data_dir: Path) -> list[PprDocument]:
     return read_ppr(data_dir / "bench" / "ppr" / "PPR_dev_corpus.txt")
 
 
-def test_ppr_dev_relations_are_found_end_to_end_above_the_floor(indexer: GraphIndexer, dev: list[PprDocument]) -> None:
+def test_ppr_dev_relations_are_found_end_to_end_above_the_floor(indexer: GraphIndexer,  # noqa: F811
+    dev: list[PprDocument]) -> None:
     extractor = indexer.extractors[0]
     assert isinstance(extractor, RelationExtractor)
     report = evaluate(dev, indexer.linker, extractor)
