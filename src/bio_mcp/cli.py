@@ -220,7 +220,7 @@ def index_embed() -> None:
     sys.stdout.write(json.dumps({"chunks_embedded": count, "chunks_pending": pending}) + "\n")
 
 
-eval_app = typer.Typer(help="Retrieval and entity-linking evaluation.", no_args_is_help=True)
+eval_app = typer.Typer(help="Retrieval, entity-linking and relation-extraction evaluation.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
 
@@ -276,6 +276,24 @@ def eval_linking(
     if report is None:
         err.print(f"no gold mentions in {data}: linked and written, not scored")
         return
+    sys.stdout.write(json.dumps(report) + "\n")
+
+
+@eval_app.command("relations")
+def eval_relations(
+    data: Annotated[Path, typer.Option(help="A PPR corpus file (e.g. PPR_dev_corpus.txt)")],
+) -> None:
+    """Extract plant-phenotype relations from every abstract of DATA end to end (own linking); print
+    precision, recall and F1 overall and per class, and the every-pair baseline's."""
+    from bio_mcp.graph.relations_eval import evaluate_file
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"extracting relations from {data}"):
+        try:
+            report = evaluate_file(data, settings)
+        except BioMcpError as exc:
+            fail(exc)
     sys.stdout.write(json.dumps(report) + "\n")
 
 

@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     # The Disease Ontology's cross-references (allXREFinDO.tsv: DOID, label, xref): MeSH -> ICD-10-CM
     # codes of indications. Default: the shared data beside the checkout.
     do_xrefs_path: Path | None = Field(default=None, validation_alias="BIO_MCP_DO_XREFS_PATH")
+    # Relation extraction (seed 003): PPR's training split, which the cue model and the plant and
+    # phenotype names are learnt from (default: beside the checkout; without it no relations are
+    # extracted). Plant taxa and common names come from duke_dir.
+    relations_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_RELATIONS_TRAINING")
 
     # Shared state across replicas; in-process when unset.
     redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")

@@ -6,7 +6,9 @@ transaction; `document_graph` only assembles.
 
 Edge weights (they order a node's edges best first and scale traversal scores): HAS_SECTION 1;
 MENTIONS the best confidence of its spans; HAS_TOPIC 1 for a major topic, 0.6 otherwise (0.8 for a
-trial the record lists in its DataBankList); BROADER and HAS_PHARM_ACTION 1.
+trial the record lists in its DataBankList); BROADER and HAS_PHARM_ACTION 1. Relations the sections'
+sentences state (TREATS, CAUSES, HAS_CONSTITUENT, ...) become evidence rows, one per sentence; their
+edges are derived from the evidence of all documents (`graph/evidence_store.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from bio_mcp.graph.elements import BROADER, HAS_PHARM_ACTION, HAS_SECTION, HAS_TOPIC, MENTIONS, DocumentGraph, Edge, Node
+from bio_mcp.graph.elements import (
+    BROADER, HAS_PHARM_ACTION, HAS_SECTION, HAS_TOPIC, MENTIONS, DocumentGraph, Edge, Node, StatedRelation,
+)
+from bio_mcp.graph.evidence_store import EvidenceRow, SqlEvidenceStore
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.ids import (
     PUBMED_SOURCE_TYPE,
@@ -55,6 +60,8 @@ class DocumentSource:
     # chunk_id -> the mentions linked in that chunk's text.
     mentions: Mapping[str, Sequence[Mention]] = field(default_factory=dict)
     created_at: datetime | None = None
+    # chunk_id -> the relations that chunk's sentences state (offsets into its text).
+    relations: Mapping[str, Sequence[StatedRelation]] = field(default_factory=dict)
 
 
 class EntityCatalog(Protocol):
@@ -78,6 +85,7 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
     )
     sections: list[Node] = []
     edges: list[Edge] = []
+    evidence: list[EvidenceRow] = []
     for section in sorted(source.sections, key=lambda s: (s.position, s.chunk_id)):
         section_id = section_node_id(uri, section.chunk_id)
         sections.append(
@@ -88,6 +96,11 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
         )
         edges.append(Edge(src=doc_id, type=HAS_SECTION, dst=section_id, weight=1.0, document_id=doc_id))
         edges.extend(_mention_edges(section_id, doc_id, source.mentions.get(section.chunk_id, ())))
+        evidence.extend(
+            EvidenceRow(r.src, r.type, r.dst, doc_id, section_id, uri, section.text[r.start : r.end], r.start, r.end,
+                        r.extractor, r.confidence)
+            for r in source.relations.get(section.chunk_id, ())
+        )
     topics: dict[str, Edge] = {}
     for ui, major in source.facts.topics:
         entity = mesh_entity_id(ui)
@@ -101,7 +114,7 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
             entity, Edge(doc_id, HAS_TOPIC, entity, TRIAL_TOPIC_WEIGHT, doc_id, {"major": False, "source": "DataBankList"})
         )
     edges.extend(topics[key] for key in sorted(topics))
-    return DocumentGraph(document=document, sections=sections, edges=edges)
+    return DocumentGraph(document=document, sections=sections, edges=edges, evidence=tuple(evidence))
 
 
 def _mention_edges(section_id: str, doc_id: str, mentions: Iterable[Mention]) -> list[Edge]:
@@ -127,7 +140,10 @@ def _mention_edges(section_id: str, doc_id: str, mentions: Iterable[Mention]) ->
 
 
 def referenced_entities(graphs: Iterable[DocumentGraph]) -> set[str]:
-    return {edge.dst for graph in graphs for edge in graph.edges if edge.type in (MENTIONS, HAS_TOPIC)}
+    graphs = list(graphs)
+    referenced = {edge.dst for graph in graphs for edge in graph.edges if edge.type in (MENTIONS, HAS_TOPIC)}
+    referenced.update(end for graph in graphs for row in graph.evidence for end in (row.src, row.dst))
+    return referenced
 
 
 def entity_graph(
@@ -157,9 +173,13 @@ def entity_graph(
     return [nodes[key] for key in sorted(nodes)], sorted(edges, key=lambda e: (e.src, e.type, e.dst))
 
 
-def write_document_graphs(store: GraphStore, sources: Sequence[DocumentSource], catalog: EntityCatalog) -> None:
-    """Replace these documents' graphs in `store` and add the entities they point to that it lacks
-    (with their closure: a stored entity always has its ancestors and actions stored too)."""
+def write_document_graphs(
+    store: GraphStore, sources: Sequence[DocumentSource], catalog: EntityCatalog,
+    evidence: SqlEvidenceStore | None = None,
+) -> None:
+    """Replace these documents' graphs in `store` (and their relation evidence in `evidence`) and
+    add the entities they point to that it lacks (with their closure: a stored entity always has its
+    ancestors and actions stored too)."""
     graphs = [document_graph(source) for source in sources]
     referenced = referenced_entities(graphs)
     missing = referenced - store.existing(referenced)
@@ -170,9 +190,13 @@ def write_document_graphs(store: GraphStore, sources: Sequence[DocumentSource], 
         for mention in mentions
     }
     claimed.update({trial_entity_id(nct): "Trial" for source in sources for nct in source.facts.trials})
+    # Plants MeSH lacks are named only by the relation extractor's dictionary.
+    claimed.update({row.src: "Organism" for graph in graphs for row in graph.evidence if row.src.startswith("herb:")})
     store.write_documents(graphs)
     nodes, edges = entity_graph(missing, catalog, claimed)
     store.insert(nodes, edges)
+    if evidence is not None:
+        evidence.replace_documents([graph.document.id for graph in graphs], [row for graph in graphs for row in graph.evidence])
 
 
 def _fallback_name(entity_id: str) -> str:

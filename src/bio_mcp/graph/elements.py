@@ -64,11 +64,14 @@ class Edge:
 
 @dataclass(frozen=True)
 class DocumentGraph:
-    """What one document version contributes: its node, its sections and the edges it wrote."""
+    """What one document version contributes: its node, its sections, the edges it wrote and the
+    relations its sentences state (`graph.evidence_store.EvidenceRow`s: their edges are derived
+    from the evidence of every document, not written by one)."""
 
     document: Node
     sections: list[Node]
     edges: list[Edge]
+    evidence: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

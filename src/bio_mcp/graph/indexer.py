@@ -2,6 +2,7 @@
 the linked documents' graphs inside it.
 
     mentions = graph.link(chunks)                      # parse stage, no transaction held
+    relations = graph.extract(chunks, mentions)        # parse stage too: the relations sentences state
     with store.transaction() as tx:
         ...documents and chunks...
         graph.write(tx.connection, sources)            # same transaction: never ahead or behind
@@ -9,7 +10,7 @@ the linked documents' graphs inside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -21,8 +22,11 @@ from bio_mcp.mesh_files import mesh_path_of
 
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
+from bio_mcp.graph.elements import StatedRelation
+from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.linking import load_linker
 from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
 from bio_mcp.store import ChunkRecord
@@ -32,12 +36,21 @@ class TextLinker(Protocol):
     def link(self, text: str) -> list[Mention]: ...
 
 
-class GraphIndexer:
-    """Links sections with `linker` (None: no mentions) and writes graphs, describing entities with `catalog`."""
+class RelationSource(Protocol):
+    """A relation extractor: the relations a linked text's sentences state (offsets into `text`)."""
 
-    def __init__(self, catalog: MeshCatalog, linker: TextLinker | None) -> None:
+    def relations(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]: ...
+
+
+class GraphIndexer:
+    """Links sections with `linker` (None: no mentions), extracts relations with each of
+    `extractors` and writes graphs, describing entities with `catalog`."""
+
+    def __init__(self, catalog: MeshCatalog, linker: TextLinker | None,
+                 extractors: Sequence[RelationSource] = ()) -> None:
         self.catalog = catalog
         self.linker = linker
+        self.extractors = tuple(extractors)
 
     def link_text(self, text: str) -> list[Mention]:
         return self.linker.link(text) if self.linker is not None else []
@@ -45,9 +58,19 @@ class GraphIndexer:
     def link(self, chunks: Sequence[ChunkRecord]) -> dict[str, list[Mention]]:
         return {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
 
+    def extract_text(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
+        return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)]
+
+    def extract(self, chunks: Sequence[ChunkRecord], mentions: Mapping[str, Sequence[Mention]]) -> dict[str, list[StatedRelation]]:
+        """chunk_id -> the relations its text states (chunks with none are left out)."""
+        if not self.extractors:
+            return {}
+        found = {chunk.chunk_id: self.extract_text(chunk.text, mentions.get(chunk.chunk_id, ())) for chunk in chunks}
+        return {chunk_id: relations for chunk_id, relations in found.items() if relations}
+
     def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:
         store = SqlGraphStore(connection)
-        write_document_graphs(store, sources, self.catalog)
+        write_document_graphs(store, sources, self.catalog, SqlEvidenceStore(connection))
         store.save_facts({source.pmid: (source.version, source.facts) for source in sources})
 
 
@@ -68,7 +91,13 @@ def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
 
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
     """The graph writer a sync uses: the MeSH vocabulary (BIO_MCP_MESH_PATH, else the shared data
-    beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it."""
+    beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the
+    relation extractors (each needs the linker's mentions; one without its training data is left out)."""
     catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
-    return GraphIndexer(catalog, linker)
+    extractors: list[RelationSource] = []
+    if linker is not None:
+        plants = load_relation_extractor(settings, linker, catalog.vocabulary)
+        if plants is not None:
+            extractors.append(plants)
+    return GraphIndexer(catalog, linker, extractors)

@@ -50,15 +50,15 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH, TREATS, Edge, Node
+from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, SqlEvidenceStore
 from bio_mcp.graph.herb_catalog import SCIENTIFIC_LANG, PlantIndex, herb_slug_id
-from bio_mcp.graph.ids import document_node_id, mesh_entity_id, pubmed_source_uri, sha256_hex
+from bio_mcp.graph.ids import mesh_entity_id, sha256_hex
 from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import search_key
 from bio_mcp.store.database import upsert_insert
 from bio_mcp.store.schema import kg_edges, kg_names, kg_relation_evidence
 
-IMPORT_EXTRACTOR = "import"
 RELATION_EDGES = {
     "constituent": HAS_CONSTITUENT,
     "indication": TREATS,
@@ -358,6 +358,8 @@ def import_lines(
     report.names_added = write_names(connection, names)
     report.edges_added = _merge_edges(connection, edges)
     report.evidence_added = _insert_evidence(connection, evidence)
+    # Weight and evidence counts of a relation edge come from all its evidence, imported or extracted.
+    SqlEvidenceStore(connection).derive_edges({(row["src"], row["type"], row["dst"]) for row in evidence.values()})
     return report
 
 
@@ -433,7 +435,8 @@ def _add_evidence(evidence: dict[str, dict[str, Any]], src: str, edge_type: str,
     row_id = sha256_hex(f"{src}|{edge_type}|{dst}|{source}|{sentence}")
     evidence[row_id] = {
         "id": row_id, "src": src, "type": edge_type, "dst": dst,
-        "document_id": document_node_id(pubmed_source_uri(pmid.group(1))) if pmid else None,
+        # Never tied to a document node: a re-sync of the cited record must not take the fact away.
+        "document_id": None,
         "section_id": None, "source": source[:255], "sentence": sentence, "start": None, "end": None,
         "extractor": IMPORT_EXTRACTOR, "confidence": 1.0,
     }

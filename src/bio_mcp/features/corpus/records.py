@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
 from bio_mcp.search.quality import QualityInput, score_quality
@@ -29,6 +30,8 @@ class CorpusDocument:
     facts: DocumentFacts = DocumentFacts()
     # chunk_id -> the entities linked in that chunk's text (filled in the parse stage, when linking is on).
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    # chunk_id -> the relations its sentences state (filled in the parse stage, after linking).
+    relations: dict[str, list[StatedRelation]] = field(default_factory=dict)
 
 
 def _pdat(article: Article) -> str | None:

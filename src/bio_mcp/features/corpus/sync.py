@@ -87,6 +87,8 @@ class SyncTally:
     parse_s: float = 0.0
     # Entity linking, part of the parse stage (parse_s includes it).
     link_s: float = 0.0
+    # Relation extraction over the linked chunks, also part of the parse stage.
+    extract_s: float = 0.0
     store_s: float = 0.0
     # Ids sent to EFetch so far (the progress count; not persisted).
     requested: int = 0
@@ -105,6 +107,7 @@ class SyncTally:
             "fetch_ms": round(self.fetch_s * 1000),
             "parse_ms": round(self.parse_s * 1000),
             "link_ms": round(self.link_s * 1000),
+            "extract_ms": round(self.extract_s * 1000),
             "store_ms": round(self.store_s * 1000),
         }
 
@@ -133,6 +136,7 @@ def graph_sources(documents: dict[str, CorpusDocument], versions: dict[str, int]
             ],
             facts=documents[pmid].facts,
             mentions=documents[pmid].mentions,
+            relations=documents[pmid].relations,
         )
         for pmid in pmids
     ]
@@ -191,7 +195,11 @@ def _documents(
     if graph is not None:
         started = time.perf_counter()
         documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
-        tally.link_s += time.perf_counter() - started
+        linked = time.perf_counter()
+        tally.link_s += linked - started
+        documents = [replace(document, relations=graph.extract(document.chunks, document.mentions))
+                     for document in documents]
+        tally.extract_s += time.perf_counter() - linked
     return documents
 
 

@@ -1,8 +1,9 @@
 """`bio-mcp graph rebuild`: every node and edge of the graph again, from the store's documents and chunks.
 
-The graph is cleared, then rebuilt in pages of documents: each page is read, linked outside any
-transaction, and written in one transaction, exactly as a sync writes it (`write_document_graphs`),
-so the node and edge ids are the ones a sync produced. RELATED_TO is recomputed at the end. While a
+The graph (and the relation evidence extracted from documents) is cleared, then rebuilt in pages of
+documents: each page is read, linked and its relations extracted outside any transaction, and
+written in one transaction, exactly as a sync writes it (`write_document_graphs`), so the node,
+edge and evidence ids are the ones a sync produced. RELATED_TO is recomputed at the end. While a
 rebuild runs the graph is incomplete; a sync running beside it is safe (it writes whole documents,
 which the rebuild at most writes again). A killed rebuild is finished by running it again.
 """
@@ -17,6 +18,7 @@ from bio_mcp.config import Settings
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
 from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
+from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.kg_import import imported_edges, restore_imported
@@ -53,6 +55,7 @@ def rebuild_graph(
         total = count_documents(tx.connection)
         imported = imported_edges(tx.connection)
         SqlGraphStore(tx.connection).clear()
+        SqlEvidenceStore(tx.connection).clear_documents()
     done = 0
     after: str | None = None
     while True:
@@ -61,23 +64,27 @@ def rebuild_graph(
             kept = SqlGraphStore(tx.connection).facts(source.pmid for source in page)
         if not page:
             break
-        sources = [
-            DocumentSource(
+        sources = []
+        for source in page:
+            mentions = {section.chunk_id: graph.link_text(section.text) for section in source.sections}
+            relations = {section.chunk_id: graph.extract_text(section.text, mentions[section.chunk_id])
+                         for section in source.sections}
+            sources.append(DocumentSource(
                 pmid=source.pmid, title=source.title, version=source.version, last_edited=source.last_edited,
-                sections=source.sections, facts=_facts(source, kept, graph.catalog),
-                mentions={section.chunk_id: graph.link_text(section.text) for section in source.sections},
-            )
-            for source in page
-        ]
+                sections=source.sections, facts=_facts(source, kept, graph.catalog), mentions=mentions,
+                relations=relations,
+            ))
         with store.transaction() as tx:
-            write_document_graphs(SqlGraphStore(tx.connection), sources, graph.catalog)
+            write_document_graphs(SqlGraphStore(tx.connection), sources, graph.catalog, SqlEvidenceStore(tx.connection))
         done += len(page)
         after = page[-1].pmid
         if progress is not None:
             progress(done, max(total, done))
     with store.transaction() as tx:
-        # What `bio-mcp kg import` and `kg herbs` wrote is not derived from documents: put it back.
+        # What `bio-mcp kg import` and `kg herbs` wrote is not derived from documents: put it back,
+        # then every evidence-backed edge (imported rows outlive the rebuild) is derived again.
         restore_imported(tx.connection, graph.catalog, imported)
+        SqlEvidenceStore(tx.connection).derive_all_edges()
         related = refresh_related(tx.connection)
         counts = SqlGraphStore(tx.connection).counts()
     return RebuildReport(

@@ -1,0 +1,506 @@
+"""Relations stated in a text, from its entity mentions and cue words (no model download, no LLM).
+
+    extractor = load_relation_extractor(settings)     # trained once per process on PPR's train split
+    extractor.relations(text, linker.link(text))       # -> [StatedRelation, ...]
+
+Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
+1. Plants: the linker's mentions of MeSH plant and fungus descriptors, plus Dr. Duke's taxa and
+   common names (`graph/plant_names.py`) and the plant names PPR's training split annotates; an
+   abbreviation a text defines for a plant ("Solanum muricatum (CSG)") names that plant wherever it
+   recurs. Phenotypes: the linker's Disease mentions (negative), the phenotype terms PPR's training
+   split annotates (negative, positive or neutral: "anti-inflammatory" is positive), and words of the
+   forms anti-X and X-protective (positive). Every name key is kept only if it was right at least
+   `MIN_KEY_PRECISION` of the times it occurred in the training split (smoothed).
+2. Each plant x phenotype pair in a sentence is classified Increase, Decrease or none by a naive
+   Bayes model over cue features (the words between the two, the words before the first, their
+   order and distance, the phenotype's polarity and whether other entities lie between), trained on
+   the pairs of PPR's training split the same recognisers find. Plant -> chemical pairs are
+   HAS_CONSTITUENT when a constituent cue joins them ("isolated from", "constituents of", "contains").
+3. Graph relations: Decrease of a negative or neutral phenotype -> TREATS, Increase of a negative
+   one -> CAUSES (harm), Increase of a positive "anti-X" phenotype naming a disease X -> TREATS X;
+   the phenotype must overlap a linked Disease mention (the graph only holds entities with ids).
+
+`confidence` of a relation is the measured precision of its class on the training split.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple, Protocol
+
+import ahocorasick
+
+from bio_mcp.config import Settings
+from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
+from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
+from bio_mcp.graph.linking import fold, term_key
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.plant_names import duke_plant_names, herb_id, mesh_plant_names, plant_descriptors
+from bio_mcp.graph.ppr import PLANT, PprDocument, read_ppr
+from bio_mcp.graph.sentences import sentence_spans
+from bio_mcp.graph.vocabulary import Vocabulary
+
+_CHECKOUT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+CHECKOUT_PPR_TRAIN = _CHECKOUT_DATA / "bench" / "ppr" / "PPR_train_corpus.txt"
+CHECKOUT_DUKE_DIR = _CHECKOUT_DATA / "herbs" / "duke"
+
+PLANT_KIND = "plant"
+NEGATIVE, POSITIVE, NEUTRAL = "Negative_phenotype", "Positive_phenotype", "Neutral_phenotype"
+INCREASE, DECREASE, NONE = "Increase", "Decrease", "none"
+EXTRACTOR = "ppr-cues-nb"
+CONSTITUENT_EXTRACTOR = "constituent-cues"
+MIN_KEY_PRECISION = 0.35
+# Longer "sentences" are lists (a conference's programme, a table flattened into an abstract), not
+# statements: 99% of PPR's sentences stating a relation are under 420 characters, all under 750.
+MAX_SENTENCE = 800
+# Below this a key is judged by the training split only when it occurred at least this often.
+_MIN_OCCURRENCES = 2
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_ANTI_FORM = re.compile(r"\b(?:anti-?[a-z]{4,}|[a-z]+-?protective|[a-z]+-?protection)\b", re.IGNORECASE)
+_CONSTITUENT_CUE = re.compile(
+    r"\b(?:isolated from|constituents? of|components? of|compounds? (?:from|of|in)|contain(?:s|ed|ing)?|"
+    r"extracted from|identified (?:in|from)|present in|rich in|derived from|principles? of)\b",
+    re.IGNORECASE,
+)
+_BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}) ([a-zA-Z][a-z]{2,}(?:-[a-z]+)?)\b")
+# Words that follow a genus name without being its species.
+_NOT_EPITHETS = frozenset("extract extracts species root roots leaf leaves seed seeds plant plants and or the with was were "
+                          "is are has have from for fruit fruits bark herb herbs flower flowers oil".split())
+_SECTION_LABEL = re.compile(r"^[A-Z][A-Z /&]{3,}:")
+
+
+class Span(NamedTuple):
+    start: int
+    end: int
+    kind: str  # PLANT_KIND or a phenotype type
+    entity_id: str | None
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A classified pair: `plant` -[label]-> `phenotype` in the sentence `sentence` (offsets of the text)."""
+
+    plant: Span
+    phenotype: Span
+    label: str
+    sentence: tuple[int, int]
+
+
+class _Entry(NamedTuple):
+    entity_id: str | None
+    kind: str
+    forms: frozenset[str] | None  # exact spellings it matches only as, None: any case
+
+
+class NameMatcher:
+    """One Aho–Corasick automaton over folded names; the longest match wins where matches overlap."""
+
+    def __init__(self, names: dict[str, _Entry]) -> None:
+        self._automaton = ahocorasick.Automaton()
+        for key, entry in names.items():
+            # Spelt forms ("S. muricatum") are added as folded, keeping the double space a stop
+            # folds to; the folded text is matched as is.
+            for form in {key, *(fold(form) for form in entry.forms or ())}:
+                self._automaton.add_word(f" {form} ", (len(form) + 2, key, entry))
+        if names:
+            self._automaton.make_automaton()
+        self._empty = not names
+
+    def spans(self, text: str) -> list[Span]:
+        if self._empty:
+            return []
+        hits: list[Span] = []
+        for end_index, (length, key, entry) in self._automaton.iter(f" {fold(text)} "):
+            start, end = end_index - length + 1, end_index - 1
+            if entry.forms is not None and text[start:end] not in entry.forms:
+                continue
+            hits.append(Span(start, end, entry.kind, entry.entity_id, key))
+        return _longest(hits)
+
+
+def _longest(spans: Iterable[Span]) -> list[Span]:
+    kept: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -(s.end - s.start))):
+        if kept and span.start < kept[-1].end:
+            if span.end - span.start > kept[-1].end - kept[-1].start:
+                kept[-1] = span
+            continue
+        kept.append(span)
+    return kept
+
+
+@dataclass
+class NaiveBayes:
+    """Multinomial naive Bayes over binary features, add-one smoothed."""
+
+    classes: tuple[str, ...] = (NONE, INCREASE, DECREASE)
+    priors: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    unseen: dict[str, float] = field(default_factory=dict)
+    # Added to the log-odds of NONE: above 0 fewer relations are stated, below 0 more.
+    none_bias: float = 0.0
+
+    @classmethod
+    def fit(cls, examples: Sequence[tuple[frozenset[str], str]]) -> NaiveBayes:
+        model = cls()
+        model._table = None
+        counts: dict[str, Counter[str]] = {label: Counter() for label in model.classes}
+        totals: Counter[str] = Counter(label for _, label in examples)
+        for features, label in examples:
+            counts[label].update(features)
+        vocabulary = {feature for counter in counts.values() for feature in counter}
+        for label in model.classes:
+            total = sum(counts[label].values()) + len(vocabulary) + 1
+            model.priors[label] = math.log((totals[label] + 1) / (len(examples) + len(model.classes)))
+            model.weights[label] = {f: math.log((n + 1) / total) for f, n in counts[label].items()}
+            model.unseen[label] = math.log(1 / total)
+        return model
+
+    def __post_init__(self) -> None:
+        self._table: dict[str, tuple[float, ...]] | None = None
+
+    def _deltas(self) -> dict[str, tuple[float, ...]]:
+        """Feature -> per class, its weight above the unseen one: a pair is scored in one dict lookup per feature."""
+        if self._table is None:
+            features = {f for weights in self.weights.values() for f in weights}
+            self._table = {f: tuple(self.weights[label].get(f, self.unseen[label]) - self.unseen[label]
+                                    for label in self.classes) for f in features}
+        return self._table
+
+    def scores(self, features: Iterable[str]) -> dict[str, float]:
+        table = self._deltas()
+        found = [table[f] for f in features if f in table]
+        scores = {}
+        for index, label in enumerate(self.classes):
+            scores[label] = self.priors[label] + self.unseen[label] * len(found) + sum(d[index] for d in found)
+        scores[NONE] += self.none_bias
+        return scores
+
+    def predict(self, features: Iterable[str]) -> str:
+        scores = self.scores(features)
+        return max(self.classes, key=lambda label: scores[label])
+
+
+def _group_key(span: Span) -> str:
+    return f"{PLANT_KIND if span.kind == PLANT_KIND else 'phenotype'}:{span.key}"
+
+
+def _words(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def pair_features(text: str, sentence: tuple[int, int], plant: Span, phenotype: Span, others: Sequence[Span]) -> frozenset[str]:
+    """The cue features of one plant x phenotype pair inside `sentence`."""
+    first, second = (plant, phenotype) if plant.start <= phenotype.start else (phenotype, plant)
+    between = _words(text[first.end : second.start])
+    before = _words(text[sentence[0] : first.start])[-4:]
+    after = _words(text[second.end : sentence[1]])[:3]
+    polarity = phenotype.kind
+    features = {f"pol={polarity}", f"order={'plant' if first is plant else 'phenotype'}",
+                f"dist={min(len(between), 20) // 3}", f"key={phenotype.key}"}
+    features.update(f"b={word}" for word in between)
+    features.update(f"{polarity}:b={word}" for word in between)
+    features.update(f"pre={word}" for word in before)
+    features.update(f"{polarity}:pre={word}" for word in before)
+    features.update(f"post={word}" for word in after)
+    kinds_between = {span.kind for span in others if first.end <= span.start and span.end <= second.start}
+    features.update(f"between={kind}" for kind in kinds_between)
+    if _SECTION_LABEL.match(text[sentence[0] : sentence[1]]):
+        features.add("label=" + text[sentence[0] : sentence[1]].split(":", 1)[0].lower())
+    if len(between) <= 2 and between[:1] in (["of"], ["on"], ["against"], ["in"]):
+        features.add(f"adjacent={between[0]}")
+    return frozenset(features)
+
+
+class RelationExtractor:
+    """Finds plants and phenotypes in a linked text and the relations its sentences state between them."""
+
+    def __init__(self, names: NameMatcher, plants: frozenset[str], model: NaiveBayes | None,
+                 confidence: dict[str, float], dropped: frozenset[str] = frozenset(),
+                 genera: dict[str, str | None] | None = None) -> None:
+        self.names = names
+        # Plant genus -> its MeSH descriptor id (None: Duke's only).
+        self.genera = genera or {}
+        self.plants = plants
+        self.model = model
+        self.confidence = confidence
+        # `plant:<key>` / `phenotype:<key>`: names the training split showed to be mostly something else.
+        self.dropped = dropped
+
+    # ---- recognition ---------------------------------------------------------------------
+
+    def spans(self, text: str, mentions: Sequence[Mention]) -> list[Span]:
+        """Plant and phenotype spans of `text`: the dictionary's, then the mentions' where they add one."""
+        found = self.names.spans(text)
+        for mention in mentions:
+            if mention.entity_id in self.plants:
+                found.append(Span(mention.start, mention.end, PLANT_KIND, mention.entity_id, term_key(mention.text)))
+            elif mention.entity_type == "Disease":
+                found.append(Span(mention.start, mention.end, NEGATIVE, mention.entity_id, term_key(mention.text)))
+        for match in _ANTI_FORM.finditer(text):
+            found.append(Span(match.start(), match.end(), POSITIVE, None, term_key(match.group())))
+        if self.dropped:
+            found = [span for span in found if _group_key(span) not in self.dropped]
+        others = [m for m in mentions if m.entity_type == "Organism" and m.entity_id not in self.plants]
+        spans = _longest(found)
+        spans = _longest(spans + self._binomials(text, spans, others))
+        if not any(span.kind == PLANT_KIND for span in spans):
+            return spans
+        abbreviations = find_abbreviations(text)
+        # Twice: an abbreviation's long form may hold an abbreviation ("n-BuOH fraction of EAC (EAC-B)").
+        spans = _longest(spans + self._abbreviated_plants(text, spans, abbreviations))
+        return _longest(spans + self._abbreviated_plants(text, spans, abbreviations))
+
+    def _binomials(self, text: str, spans: Sequence[Span], others: Sequence[Mention]) -> list[Span]:
+        """Latin binomials of a known plant genus ("Ficus religiosa"), and their abbreviated
+        forms ("F. religiosa") anywhere in the text."""
+        added: list[Span] = []
+        for match in _BINOMIAL.finditer(text):
+            genus, epithet = match.group(1), match.group(2).lower()
+            if genus not in self.genera or epithet in _NOT_EPITHETS:
+                continue
+            if any(m.start < match.end() and match.start() < m.end for m in others):
+                continue
+            key = term_key(f"{genus} {epithet}")
+            entity_id = self.genera[genus] or herb_id(key)
+            for form in (re.escape(match.group()), rf"{genus[0]}\.\s?{epithet}"):
+                added.extend(Span(m.start(), m.end(), PLANT_KIND, entity_id, key)
+                             for m in re.finditer(rf"\b{form}\b", text))
+        return added
+
+    def _abbreviated_plants(self, text: str, spans: Sequence[Span], abbreviations: Sequence[Abbreviation]) -> list[Span]:
+        plants = [span for span in spans if span.kind == PLANT_KIND]
+        added: list[Span] = []
+        for abbreviation in abbreviations:
+            named = next((p for p in plants if p.start < abbreviation.long_end and abbreviation.long_start < p.end), None)
+            if named is None:
+                continue
+            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"(?![\w])")
+            added.extend(Span(m.start(), m.end(), PLANT_KIND, named.entity_id, named.key)
+                         for m in pattern.finditer(text))
+        return added
+
+    # ---- relations -----------------------------------------------------------------------
+
+    def findings(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span] | None = None) -> list[Finding]:
+        """Every plant x phenotype pair of each sentence the model says is stated (label Increase or Decrease)."""
+        if self.model is None:
+            return []
+        spans = self.spans(text, mentions) if spans is None else spans
+        if not any(span.kind == PLANT_KIND for span in spans):
+            return []
+        found: list[Finding] = []
+        for sentence in sentence_spans(text):
+            if sentence[1] - sentence[0] > MAX_SENTENCE:
+                continue
+            inside = [span for span in spans if sentence[0] <= span.start and span.end <= sentence[1]]
+            plants = [span for span in inside if span.kind == PLANT_KIND]
+            phenotypes = [span for span in inside if span.kind != PLANT_KIND]
+            for plant in plants:
+                for phenotype in phenotypes:
+                    label = self.model.predict(pair_features(text, sentence, plant, phenotype, inside))
+                    if label != NONE:
+                        found.append(Finding(plant, phenotype, label, sentence))
+        return found
+
+    def relations(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
+        """The graph relations `text` states (sentence offsets into `text`), one per (src, type, dst, sentence)."""
+        stated: dict[tuple[str, str, str, int], StatedRelation] = {}
+        spans = self.spans(text, mentions)
+        if not any(span.kind == PLANT_KIND for span in spans):
+            return []
+        diseases = [m for m in mentions if m.entity_type == "Disease"]
+        for finding in self.findings(text, mentions, spans):
+            edge_type, disease = self._graph_reading(finding, diseases)
+            if edge_type is None or finding.plant.entity_id is None:
+                continue
+            start, end = finding.sentence
+            stated.setdefault(
+                (finding.plant.entity_id, edge_type, disease, start),
+                StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, EXTRACTOR,
+                               self.confidence.get(f"{edge_type}", 0.5)),
+            )
+        for relation in self.constituents(text, mentions, spans):
+            stated.setdefault((relation.src, relation.type, relation.dst, relation.start), relation)
+        return sorted(stated.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
+
+    def _graph_reading(self, finding: Finding, diseases: Sequence[Mention]) -> tuple[str | None, str]:
+        phenotype = finding.phenotype
+        inside = [m for m in diseases if phenotype.start <= m.start and m.end <= phenotype.end]
+        overlapping = inside or [m for m in diseases if m.start < phenotype.end and phenotype.start < m.end]
+        if not overlapping:
+            return None, ""
+        disease = overlapping[0].entity_id
+        if phenotype.kind == POSITIVE:
+            anti = phenotype.key.startswith("anti")
+            return (TREATS if anti and finding.label == INCREASE else None), disease
+        if finding.label == DECREASE:
+            return TREATS, disease
+        return (CAUSES if phenotype.kind == NEGATIVE else None), disease
+
+    def constituents(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span]) -> list[StatedRelation]:
+        """Plant -> chemical where a constituent cue lies between the two in one sentence (either order)."""
+        chemicals = [m for m in mentions if m.entity_type == "Chemical"]
+        if not chemicals:
+            return []
+        plants = [span for span in spans if span.kind == PLANT_KIND and span.entity_id]
+        found: list[StatedRelation] = []
+        for start, end in sentence_spans(text) if plants else ():
+            if end - start > MAX_SENTENCE:
+                continue
+            for plant in (p for p in plants if start <= p.start and p.end <= end):
+                for chemical in (c for c in chemicals if start <= c.start and c.end <= end):
+                    if chemical.start < plant.end and plant.start < chemical.end:
+                        continue
+                    low, high = sorted((plant.end, chemical.end))
+                    gap = text[min(plant.start, chemical.start) : max(plant.end, chemical.end)]
+                    if high - low < 120 and _CONSTITUENT_CUE.search(gap):
+                        found.append(StatedRelation(plant.entity_id, HAS_CONSTITUENT, chemical.entity_id, start, end,
+                                                    CONSTITUENT_EXTRACTOR,
+                                                    self.confidence.get(HAS_CONSTITUENT, 0.5)))
+        return found
+
+
+class TextLinker(Protocol):
+    def link(self, text: str) -> list[Mention]: ...
+
+
+# ---- training on PPR ---------------------------------------------------------------------------
+
+
+def _gold_spans(document: PprDocument) -> list[tuple[int, int, str]]:
+    return [(offset + e.start, offset + e.end, e.type)
+            for sentence, offset in zip(document.sentences, document.offsets) for e in sentence.entities]
+
+
+def _key_precision(extractor: RelationExtractor, documents: Sequence[tuple[PprDocument, str, list[Mention]]]) -> set[str]:
+    """Keys (kind, folded name) whose spans were a gold entity of their kind (plant, or any
+    phenotype) less than MIN_KEY_PRECISION of the time, smoothed with one right and one wrong."""
+    seen: Counter[tuple[str, str]] = Counter()
+    right: Counter[tuple[str, str]] = Counter()
+    for document, text, mentions in documents:
+        gold = _gold_spans(document)
+        for span in extractor.spans(text, mentions):
+            plant = span.kind == PLANT_KIND
+            key = _group_key(span)
+            seen[key] += 1
+            right[key] += any(s < span.end and span.start < e and (t == PLANT) == plant for s, e, t in gold)
+    return {key for key, n in seen.items()
+            if n >= _MIN_OCCURRENCES and (right[key] + 1) / (n + 2) < MIN_KEY_PRECISION}
+
+
+def training_examples(extractor: RelationExtractor, document: PprDocument, text: str,
+                      mentions: Sequence[Mention]) -> list[tuple[frozenset[str], str, tuple[Span, Span]]]:
+    """Every plant x phenotype pair the recognisers find in a PPR document, labelled by the gold
+    relation whose plant and phenotype spans overlap them (NONE when none does; Association skipped)."""
+    gold = [(offset + r.plant.start, offset + r.plant.end, offset + r.phenotype.start, offset + r.phenotype.end, r.kind)
+            for sentence, offset in zip(document.sentences, document.offsets) for r in sentence.relations]
+    spans = extractor.spans(text, mentions)
+    examples = []
+    for sentence in sentence_spans(text):
+        inside = [span for span in spans if sentence[0] <= span.start and span.end <= sentence[1]]
+        for plant in (s for s in inside if s.kind == PLANT_KIND):
+            for phenotype in (s for s in inside if s.kind != PLANT_KIND):
+                labels = {kind for ps, pe, qs, qe, kind in gold
+                          if ps < plant.end and plant.start < pe and qs < phenotype.end and phenotype.start < qe}
+                if "Association" in labels and not labels - {"Association"}:
+                    continue
+                label = DECREASE if DECREASE in labels else INCREASE if INCREASE in labels else NONE
+                examples.append((pair_features(text, sentence, plant, phenotype, inside), label, (plant, phenotype)))
+    return examples
+
+
+def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
+                    duke_dir: Path | None) -> RelationExtractor:
+    """Names from Duke, MeSH and the training documents' gold entities, filtered by their precision
+    there; then the pair model, fitted on the same documents."""
+    plants = frozenset(plant_descriptors(vocabulary)) if vocabulary is not None else frozenset()
+    names: dict[str, _Entry] = {}
+    if vocabulary is not None:
+        for key, (entity_id, _) in mesh_plant_names(vocabulary).items():
+            names[key] = _Entry(entity_id, PLANT_KIND, None)
+    if duke_dir is not None and (duke_dir / "FNFTAX.csv").is_file():
+        for name, (entity_id, sensitive) in duke_plant_names(duke_dir, vocabulary).items():
+            names[term_key(name)] = _Entry(entity_id, PLANT_KIND, frozenset({name}) if sensitive else None)
+    genera: dict[str, str | None] = {}
+    for name, entry in names.items():
+        if entry.kind == PLANT_KIND and entry.forms is not None:
+            for form in entry.forms:
+                if form.isalpha() and form[:1].isupper():
+                    genera.setdefault(form, entry.entity_id if entry.entity_id.startswith("mesh:") else None)
+    if vocabulary is not None:
+        for entity_id in sorted(plants):
+            concept = vocabulary.concepts[entity_id]
+            if concept.name.isalpha() and any(t.count(".") >= 3 for t in concept.tree_numbers):
+                genera.setdefault(concept.name, entity_id)
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    # Acronyms a training abstract defines ("AGE": aged garlic extract) mean something else in the
+    # next one; the abbreviation rule finds them where a text defines them.
+    acronyms: set[str] = set()
+    for document in documents:
+        for sentence in document.sentences:
+            for entity in sentence.entities:
+                kinds[term_key(entity.text)][entity.type] += 1
+                if sum(char.isupper() for char in entity.text) >= 2 and len(entity.text) <= 8:
+                    acronyms.add(term_key(entity.text))
+    for key, counts in kinds.items():
+        kind = counts.most_common(1)[0][0]
+        if len(key) < 3 or key in names or key in acronyms:
+            continue
+        names[key] = _Entry(herb_id(key) if kind == PLANT else None, PLANT_KIND if kind == PLANT else kind, None)
+    linked = [(document, document.text, linker.link(document.text)) for document in documents]
+    extractor = RelationExtractor(NameMatcher(names), plants, None, {}, genera=genera)
+    dropped = frozenset(_key_precision(extractor, linked))
+    extractor = RelationExtractor(NameMatcher(names), plants, None, {}, dropped, genera)
+    examples = [example for document, text, mentions in linked
+                for example in training_examples(extractor, document, text, mentions)]
+    extractor.model = NaiveBayes.fit([(features, label) for features, label, _ in examples])
+    extractor.confidence = _class_precision(extractor.model, examples)
+    return extractor
+
+
+def _class_precision(model: NaiveBayes, examples: Sequence[tuple[frozenset[str], str, tuple[Span, Span]]]) -> dict[str, float]:
+    """Per graph edge type, how often a pair the model states on the training split was stated there."""
+    hits: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for features, label, (_, phenotype) in examples:
+        predicted = model.predict(features)
+        if predicted == NONE:
+            continue
+        edge_type = TREATS if predicted == DECREASE or phenotype.kind == POSITIVE else CAUSES
+        total[edge_type] += 1
+        hits[edge_type] += predicted == label
+    confidence = {edge_type: round(hits[edge_type] / total[edge_type], 4) for edge_type in total}
+    # Constituent cues have no gold to be measured on: their stated confidence is a prior.
+    confidence[HAS_CONSTITUENT] = 0.5
+    return confidence
+
+
+def ppr_train_path_of(settings: Settings) -> Path | None:
+    path = settings.relations_training_path or CHECKOUT_PPR_TRAIN
+    return path if path.is_file() else None
+
+
+def duke_dir_of(settings: Settings) -> Path | None:
+    path = settings.duke_dir or CHECKOUT_DUKE_DIR
+    return path if (path / "FNFTAX.csv").is_file() else None
+
+
+@lru_cache(maxsize=2)
+def _cached_extractor(training: Path | None, duke_dir: Path | None, linker: TextLinker,
+                      vocabulary: Vocabulary | None) -> RelationExtractor | None:
+    if training is None:
+        return None
+    return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
+
+
+def load_relation_extractor(settings: Settings, linker: TextLinker, vocabulary: Vocabulary | None) -> RelationExtractor | None:
+    """The process's extractor (None without PPR's training split: nothing to learn the cues from)."""
+    return _cached_extractor(ppr_train_path_of(settings), duke_dir_of(settings), linker, vocabulary)
