@@ -1,0 +1,335 @@
+"""Adverse effects and interactions stated in a text: CAUSES (chemical -> disease) and
+INTERACTS_WITH (plant or chemical -> drug), from the linker's mentions and cue words (no model
+download, no LLM).
+
+    find_adverse_effects(text, linker.link(text), broader=catalog.broader)   # -> [StatedRelation, ...]
+
+CAUSES: every chemical x disease pair that one sentence names both of is scored by a logistic
+model over named features of the pair in its text: where each is first named (the lead sentence,
+i.e. a title), how often, whether the chemical is the text's most named one, cue words between the
+two ("X-induced Y", "Y after X", "caused by", "toxicity"), whether the disease is named as
+something treated ("patients with Y", "treatment of Y") or the chemical as a protective agent,
+and whether the disease or chemical is an ancestor in the MeSH tree of another one the text names
+(BC5CDR's relations name the most specific disease). The weights were fitted on BC5CDR's 500
+training abstracts with the project's own linker (`bench/adverse_fit.py`, which prints them);
+a pair scoring at least `THRESHOLD` becomes a relation whose evidence is the sentence naming both
+with the strongest cue, and whose confidence is the measured precision on the training split of
+the pairs in its score band.
+
+Document-level signals (`topics`: MeSH headings with their qualifiers, which BC5CDR does not
+have) only add: a disease heading qualified `chemically induced` paired with a chemical heading
+qualified `adverse effects`, `toxicity` or `poisoning` gives CAUSES in the sentence naming both
+when the text model did not already.
+
+INTERACTS_WITH: a sentence with an interaction cue ("interaction(s)", "interacts with") that
+names two different chemicals or a plant and a chemical; the relation goes from the plant (or the
+first-named chemical) to the other. With the `Herb-Drug Interactions` heading a plant-chemical
+pair needs no cue word beyond naming both in one sentence.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bio_mcp.graph.elements import CAUSES, INTERACTS_WITH, StatedRelation
+from bio_mcp.graph.mentions import Mention
+
+CAUSES_EXTRACTOR = "cid-cues-logistic"
+QUALIFIER_EXTRACTOR = "mesh-qualifier-cooccurrence"
+INTERACTION_EXTRACTOR = "interaction-cues"
+
+# Fitted by bench/adverse_fit.py on BC5CDR's 500 training abstracts (the linker's mentions, each
+# half linked by a linker trained on the other half); the intercept is "bias".
+WEIGHTS: dict[str, float] = {'bias': -1.968, 'both_lead': -0.0302, 'chemical_for_disease': -0.3555, 'chemical_general': -1.6184, 'chemical_induced_disease': 0.6497, 'chemical_inducer': 0.3649, 'chemical_lead': 0.2198, 'chemical_protective': -0.1805, 'chemical_top': 0.6279, 'cue_between': 0.3275, 'disease_by_chemical': 0.7707, 'disease_first_position': 0.411, 'disease_general': -1.028, 'disease_induced': 0.4206, 'disease_lead': -0.403, 'disease_top': 0.2171, 'disease_treated': -1.2963, 'log_chemical_mentions': -0.312, 'log_chemicals': -0.1346, 'log_disease_mentions': 0.0941, 'log_diseases': -0.1543, 'log_sentences_both': 0.6243, 'near': 0.2554}
+THRESHOLD = 0.225
+# (lowest score of the band, precision of the band's pairs on the training split), highest first.
+CONFIDENCE_BANDS: tuple[tuple[float, float], ...] = ((0.7, 0.836), (0.55, 0.706), (0.4, 0.411), (0.225, 0.309))
+# Unmeasured (BC5CDR has no MeSH headings); set to the text model's lowest band so a qualifier
+# relation never outranks a measured one.
+QUALIFIER_CONFIDENCE = 0.4
+INTERACTION_CONFIDENCE = 0.5
+
+HERB_DRUG_INTERACTIONS_UI = "D000071916"
+CHEMICALLY_INDUCED = "chemically induced"
+HARMFUL_CHEMICAL_QUALIFIERS = frozenset(("adverse effects", "toxicity", "poisoning"))
+
+# A sentence ends at . ! or ? followed by space and a capital, digit or opening bracket, unless the
+# word before the stop abbreviates.
+_BOUNDARY = re.compile(r"[.!?](?=[\"')\]]?\s+[\"'(\[]?[A-Z0-9])")
+_ABBREVIATING = frozenset("al e.g i.e sp spp var fig figs vs ca approx no cf etc".split())
+
+_STRONG_CUE = re.compile(r"induc|caus|due to|toxic|secondary to|side effect|adverse|attribut|precipitat|provok|"
+                         r"elicit|evok", re.IGNORECASE)
+_AFTER_CHEMICAL = re.compile(r"^\s*-?\s*(induced|associated|related|provoked|evoked|treated|exposed|intoxicat|"
+                             r"toxicity|overdose|poisoning|abuse|use)", re.IGNORECASE)
+_DISEASE_BY = re.compile(r"(induced|caused|produced|provoked|evoked|elicited|precipitated|triggered) by\s*(\w+\s+){0,3}$|"
+                         r"(due|secondary|attributed|attributable|related) to\s*(\w+\s+){0,3}$|"
+                         r"(after|following|during|with)\s+(\w+\s+){0,3}$", re.IGNORECASE)
+_FOR_DISEASE = re.compile(r"\b(for|of|in|against)\s+(the\s+)?(treatment|therapy|management|prevention)?\s*(of\s+)?$",
+                          re.IGNORECASE)
+_PROTECTIVE = re.compile(r"protect|prevent|attenuat|ameliorat|antagoni|revers|inhibit|block|suppress|abolish|"
+                         r"counteract|pretreat|treatment with|treated with|therapy with|efficacy|effective|beneficial|"
+                         r"improv", re.IGNORECASE)
+_TREATED = re.compile(r"(treat(ment|ed|ing)?|therap(y|ies)|manag(ement|ed|ing)|patients|prevention|control|relief|"
+                      r"prophylaxis|suffering|subjects|cases|men|women|children|history) (of|for|with|in|from)\s+"
+                      r"(\w+\s+){0,3}$", re.IGNORECASE)
+_INDUCED_BEFORE = re.compile(r"(induced|associated|related)\s*$", re.IGNORECASE)
+_INDUCED_AFTER = re.compile(r"^\s*(induced|caused|produced|following|after|due to|secondary to)", re.IGNORECASE)
+_INTERACTION_CUE = re.compile(r"\binteract(s|ed|ing|ions?)?\b", re.IGNORECASE)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, whitespace trimmed, in order."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        word = text[text.rfind(" ", 0, match.start()) + 1 : match.start()].lower().lstrip("([\"'")
+        if match.group() == "." and (len(word) == 1 or word in _ABBREVIATING):
+            continue
+        _append_trimmed(text, start, match.end(), spans)
+        start = match.end()
+    _append_trimmed(text, start, len(text), spans)
+    return spans
+
+
+def _append_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A MeSH heading of the document: descriptor UI (no namespace) and its qualifier names, lower case."""
+
+    descriptor_ui: str
+    qualifiers: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class PairCandidate:
+    """A chemical x disease pair one sentence names both of, its features and its best sentence."""
+
+    chemical: str
+    disease: str
+    features: dict[str, float]
+    sentence: tuple[int, int]
+    cue: int
+
+
+Broader = Callable[[str], Iterable[str]]
+
+
+def _ancestors(entity_id: str, broader: Broader) -> frozenset[str]:
+    seen: set[str] = set()
+    pending = list(broader(entity_id))
+    while pending:
+        parent = pending.pop()
+        if parent not in seen:
+            seen.add(parent)
+            pending.extend(broader(parent))
+    return frozenset(seen)
+
+
+def _has_descendant_in(entity_id: str, others: Iterable[str], ancestors: Callable[[str], frozenset[str]]) -> bool:
+    return any(other != entity_id and entity_id in ancestors(other) for other in others)
+
+
+def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | None = None) -> list[PairCandidate]:
+    """Every chemical x disease pair some sentence of `text` names both of, with the features the
+    model scores (see the module docstring); the first sentence counts as the lead (a title)."""
+    chemicals = [m for m in mentions if m.entity_type == "Chemical"]
+    diseases = [m for m in mentions if m.entity_type == "Disease"]
+    if not chemicals or not diseases:
+        return []
+    spans = sentence_spans(text)
+    starts = [start for start, _ in spans]
+
+    def sentence_of(mention: Mention) -> int:
+        return max(0, bisect.bisect_right(starts, mention.start) - 1)
+
+    lead_end = spans[0][1] if spans else len(text)
+    chemical_counts = Counter(m.entity_id for m in chemicals)
+    disease_counts = Counter(m.entity_id for m in diseases)
+    top_chemical = chemical_counts.most_common(1)[0][0]
+    top_disease = disease_counts.most_common(1)[0][0]
+    inducer: Counter[str] = Counter()
+    protective: Counter[str] = Counter()
+    induced: Counter[str] = Counter()
+    treated: Counter[str] = Counter()
+    for mention in chemicals:
+        sentence_start = spans[sentence_of(mention)][0] if spans else 0
+        inducer[mention.entity_id] += bool(_AFTER_CHEMICAL.match(text[mention.end : mention.end + 20]))
+        protective[mention.entity_id] += bool(_PROTECTIVE.search(text[max(sentence_start, mention.start - 40) : mention.start]))
+    for mention in diseases:
+        before = text[max(0, mention.start - 40) : mention.start]
+        induced[mention.entity_id] += bool(_INDUCED_BEFORE.search(before)
+                                           or _INDUCED_AFTER.match(text[mention.end : mention.end + 25]))
+        treated[mention.entity_id] += bool(_TREATED.search(before))
+    if broader is not None:
+        ancestors = lru_cache(maxsize=None)(lambda entity_id: _ancestors(entity_id, broader))
+        general = {e for e in disease_counts if _has_descendant_in(e, disease_counts, ancestors)}
+        general |= {e for e in chemical_counts if _has_descendant_in(e, chemical_counts, ancestors)}
+    else:
+        general = set()
+    log_chemicals, log_diseases = math.log(len(chemical_counts)), math.log(len(disease_counts))
+    by_pair: dict[tuple[str, str], list[tuple[Mention, Mention]]] = {}
+    for chemical in chemicals:
+        for disease in diseases:
+            if sentence_of(chemical) == sentence_of(disease):
+                by_pair.setdefault((chemical.entity_id, disease.entity_id), []).append((chemical, disease))
+    candidates = []
+    for (chemical_id, disease_id), pairs in by_pair.items():
+        counts: Counter[str] = Counter()
+        best: tuple[int, int, tuple[int, int]] | None = None
+        nearest = 999
+        for chemical, disease in pairs:
+            low, high = min(chemical.end, disease.end), max(chemical.start, disease.start)
+            between = text[low:high] if low < high else ""
+            words = len(between.split())
+            nearest = min(nearest, words)
+            cue = 0
+            if _STRONG_CUE.search(between):
+                counts["cue_between"] += 1
+                cue += 1
+            if chemical.end <= disease.start and words <= 4 and _AFTER_CHEMICAL.match(text[chemical.end : chemical.end + 20]):
+                counts["chemical_induced_disease"] += 1
+                cue += 2
+            if disease.end <= chemical.start and _DISEASE_BY.search(text[disease.end : chemical.start]):
+                counts["disease_by_chemical"] += 1
+                cue += 2
+            if chemical.end <= disease.start and _FOR_DISEASE.search(text[chemical.end : disease.start][-40:]):
+                counts["chemical_for_disease"] += 1
+                cue -= 2
+            sentence = spans[sentence_of(chemical)] if spans else (0, len(text))
+            if best is None or (cue, -words) > best[:2]:
+                best = (cue, -words, sentence)
+        chemical_n, disease_n = chemical_counts[chemical_id], disease_counts[disease_id]
+        chemical_lead = any(m.end <= lead_end for m in chemicals if m.entity_id == chemical_id)
+        disease_lead = any(m.end <= lead_end for m in diseases if m.entity_id == disease_id)
+        first_disease = min(m.start for m in diseases if m.entity_id == disease_id)
+        features = {
+            "chemical_lead": float(chemical_lead),
+            "disease_lead": float(disease_lead),
+            "both_lead": float(chemical_lead and disease_lead),
+            "chemical_top": float(chemical_id == top_chemical),
+            "disease_top": float(disease_id == top_disease),
+            "chemical_inducer": float(inducer[chemical_id] > 0),
+            "disease_induced": float(induced[disease_id] > 0),
+            "disease_general": float(disease_id in general),
+            "chemical_general": float(chemical_id in general),
+            "cue_between": float(counts["cue_between"] > 0),
+            "chemical_induced_disease": float(counts["chemical_induced_disease"] > 0),
+            "disease_by_chemical": float(counts["disease_by_chemical"] > 0),
+            "chemical_for_disease": float(counts["chemical_for_disease"] > 0),
+            "chemical_protective": protective[chemical_id] / chemical_n,
+            "disease_treated": treated[disease_id] / disease_n,
+            "log_chemical_mentions": math.log1p(chemical_n),
+            "log_disease_mentions": math.log1p(disease_n),
+            "log_sentences_both": math.log1p(len({sentence_of(c) for c, _ in pairs})),
+            "log_chemicals": log_chemicals,
+            "log_diseases": log_diseases,
+            "disease_first_position": first_disease / max(1, len(text)),
+            "near": float(nearest <= 5),
+        }
+        assert best is not None
+        candidates.append(PairCandidate(chemical_id, disease_id, features, best[2], best[0]))
+    candidates.sort(key=lambda c: (c.chemical, c.disease))
+    return candidates
+
+
+def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> float:
+    """The model's probability that the pair is a stated adverse effect."""
+    z = weights.get("bias", 0.0) + sum(weights.get(name, 0.0) * value for name, value in features.items())
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def confidence_of(probability: float) -> float:
+    for lowest, precision in CONFIDENCE_BANDS:
+        if probability >= lowest:
+            return precision
+    return CONFIDENCE_BANDS[-1][1]
+
+
+def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = (),
+                         broader: Broader | None = None, threshold: float = THRESHOLD) -> list[StatedRelation]:
+    """CAUSES and INTERACTS_WITH relations `text` states, each with the sentence that states it.
+
+    `mentions`: the linker's mentions of `text`; `topics`: the document's MeSH headings with their
+    qualifiers (empty when unknown); `broader`: entity id -> its parents in the MeSH tree (e.g.
+    the graph catalog's `broader`), used to prefer the most specific disease.
+    """
+    relations: dict[tuple[str, str, str], StatedRelation] = {}
+    candidates = pair_candidates(text, mentions, broader)
+    for candidate in candidates:
+        probability = score(candidate.features)
+        if probability >= threshold:
+            start, end = candidate.sentence
+            relations[(candidate.chemical, CAUSES, candidate.disease)] = StatedRelation(
+                candidate.chemical, CAUSES, candidate.disease, start, end, CAUSES_EXTRACTOR,
+                confidence_of(probability))
+    for relation in _qualifier_relations(candidates, topics):
+        relations.setdefault((relation.src, relation.type, relation.dst), relation)
+    for relation in find_interactions(text, mentions, topics):
+        relations.setdefault((relation.src, relation.type, relation.dst), relation)
+    return sorted(relations.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
+
+
+def _qualifier_relations(candidates: Sequence[PairCandidate], topics: Sequence[Topic]) -> Iterable[StatedRelation]:
+    induced = {f"mesh:{t.descriptor_ui}" for t in topics if CHEMICALLY_INDUCED in t.qualifiers}
+    harmful = {f"mesh:{t.descriptor_ui}" for t in topics if HARMFUL_CHEMICAL_QUALIFIERS.intersection(t.qualifiers)}
+    for candidate in candidates:
+        if candidate.chemical in harmful and candidate.disease in induced:
+            start, end = candidate.sentence
+            yield StatedRelation(candidate.chemical, CAUSES, candidate.disease, start, end, QUALIFIER_EXTRACTOR,
+                                 QUALIFIER_CONFIDENCE)
+
+
+def find_interactions(text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = ()) -> list[StatedRelation]:
+    """INTERACTS_WITH: a sentence with an interaction cue naming a plant and a chemical, or two
+    chemicals (from the plant, else the first named, to the other)."""
+    herb_drug = any(t.descriptor_ui == HERB_DRUG_INTERACTIONS_UI for t in topics)
+    found: dict[tuple[str, str], StatedRelation] = {}
+    for start, end in sentence_spans(text):
+        inside = [m for m in mentions if start <= m.start and m.end <= end]
+        plants = _distinct(m for m in inside if m.entity_type == "Organism" and _is_plant(m))
+        chemicals = _distinct(m for m in inside if m.entity_type == "Chemical")
+        cue = bool(_INTERACTION_CUE.search(text, start, end))
+        pairs: list[tuple[Mention, Mention]] = []
+        if cue or herb_drug:
+            pairs.extend((plant, chemical) for plant in plants for chemical in chemicals)
+        if cue and not plants:
+            pairs.extend((first, second) for index, first in enumerate(chemicals) for second in chemicals[index + 1:]
+                         if not _nested(first, second))
+        for source, drug in pairs:
+            if source.entity_id != drug.entity_id:
+                found.setdefault((source.entity_id, drug.entity_id), StatedRelation(
+                    source.entity_id, INTERACTS_WITH, drug.entity_id, start, end, INTERACTION_EXTRACTOR,
+                    INTERACTION_CONFIDENCE))
+    return list(found.values())
+
+
+def _distinct(mentions: Iterable[Mention]) -> list[Mention]:
+    """The first mention of each entity, in text order."""
+    first: dict[str, Mention] = {}
+    for mention in mentions:
+        first.setdefault(mention.entity_id, mention)
+    return sorted(first.values(), key=lambda m: m.start)
+
+
+def _nested(first: Mention, second: Mention) -> bool:
+    return first.start < second.end and second.start < first.end
+
+
+def _is_plant(mention: Mention) -> bool:
+    """Herbs the linker or the plant names give: `herb:` ids, or MeSH organisms (plants among them)."""
+    return mention.entity_id.startswith(("herb:", "mesh:"))
