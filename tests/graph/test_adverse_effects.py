@@ -17,8 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bio_mcp.cli import app
-from bio_mcp.features.corpus.records import document_facts
+from bio_mcp.features.corpus.records import chunk_records, document_facts
 from bio_mcp.graph.adverse_effects import (
+    AdverseEffectExtractor,
     CAUSES_EXTRACTOR,
     INTERACTION_EXTRACTOR,
     QUALIFIER_EXTRACTOR,
@@ -211,3 +212,17 @@ def test_mesh_qualifiers_reach_the_extractor(paths, linker, vocabulary) -> None:
 def test_facts_stored_before_qualifiers_read_back() -> None:
     assert DocumentFacts.from_json({"topics": [["D001241", True]], "trials": []}) == \
         DocumentFacts(topics=(("D001241", True),))
+
+
+def test_a_synced_section_reads_its_title_as_the_lead_sentence(paths, linker, vocabulary) -> None:
+    # A section's text as the corpus chunks it: the title, then one line per labelled part.
+    articles = parse_efetch(gzip.open(paths["records"]).read())
+    record = next(article for article in articles if article.pmid == "2489351")  # DEHP, cultured SHE cells
+    [first, *_] = chunk_records(record.pmid, record.title, record.abstract_text)
+    spans = sentence_spans(first.text)
+    assert first.text[spans[0][0]:spans[0][1]] == record.title.strip()
+    extractor = AdverseEffectExtractor(vocabulary.parents)
+    found = extractor.relations(first.text, linker.link(first.text))
+    assert found == find_adverse_effects(first.text, linker.link(first.text), broader=vocabulary.parents)
+    # "DEHP induced chromosome aberrations in the cells only in the presence of exogenous metabolic activation."
+    assert ("mesh:D004051", CAUSES, "mesh:D002869") in {(r.src, r.type, r.dst) for r in found}

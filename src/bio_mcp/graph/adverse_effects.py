@@ -3,6 +3,7 @@ INTERACTS_WITH (plant or chemical -> drug), from the linker's mentions and cue w
 download, no LLM).
 
     find_adverse_effects(text, linker.link(text), broader=catalog.broader)   # -> [StatedRelation, ...]
+    AdverseEffectExtractor(catalog.broader).relations(text, mentions)         # the same, as a sync's extractor
 
 CAUSES: every chemical x disease pair that one sentence names both of is scored by a logistic
 model over named features of the pair in its text: where each is first named (the lead sentence,
@@ -108,8 +109,9 @@ CHEMICALLY_INDUCED = "chemically induced"
 HARMFUL_CHEMICAL_QUALIFIERS = frozenset(("adverse effects", "toxicity", "poisoning"))
 
 # A sentence ends at . ! or ? followed by space and a capital, digit or opening bracket, unless the
-# word before the stop abbreviates.
-_BOUNDARY = re.compile(r"[.!?](?=[\"')\]]?\s+[\"'(\[]?[A-Z0-9])")
+# word before the stop abbreviates, and at a line break (a section's text is its title, then one
+# line per labelled part).
+_BOUNDARY = re.compile(r"[.!?](?=[\"')\]]?\s+[\"'(\[]?[A-Z0-9])|\n+")
 _ABBREVIATING = frozenset("al e.g i.e sp spp var fig figs vs ca approx no cf etc".split())
 
 _STRONG_CUE = re.compile(r"induc|caus|due to|toxic|secondary to|side effect|adverse|attribut|precipitat|provok|"
@@ -373,6 +375,18 @@ def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequenc
     for relation in find_interactions(text, mentions, topics):
         relations.setdefault((relation.src, relation.type, relation.dst), relation)
     return sorted(relations.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
+
+
+class AdverseEffectExtractor:
+    """`find_adverse_effects` in the shape a sync's relation extractors take: `relations(text,
+    mentions)` per section (whose text starts with the title, the lead sentence), plus the record's
+    MeSH headings when the caller has them (`topics_of(facts)`)."""
+
+    def __init__(self, broader: Broader | None = None) -> None:
+        self._broader = broader
+
+    def relations(self, text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = ()) -> list[StatedRelation]:
+        return find_adverse_effects(text, mentions, topics, self._broader)
 
 
 def _qualifier_relations(candidates: Sequence[PairCandidate], topics: Sequence[Topic]) -> Iterable[StatedRelation]:
