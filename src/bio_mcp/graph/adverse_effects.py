@@ -22,10 +22,17 @@ have) only add: a disease heading qualified `chemically induced` paired with a c
 qualified `adverse effects`, `toxicity` or `poisoning` gives CAUSES in the sentence naming both
 when the text model did not already.
 
-INTERACTS_WITH: a sentence with an interaction cue ("interaction(s)", "interacts with") that
-names two different chemicals or a plant and a chemical; the relation goes from the plant (or the
-first-named chemical) to the other. With the `Herb-Drug Interactions` heading a plant-chemical
-pair needs no cue word beyond naming both in one sentence.
+INTERACTS_WITH: a sentence that says two named things interact: "interaction(s) between|of A and
+B", "A interacts with B", "A-B interaction" (and lists: "interactions of A with B and C"), A and B
+two chemicals or a plant and a chemical, unless the sentence negates it ("no interaction"); or a
+sentence saying "herb-drug interaction" (any sentence, in a record indexed `Herb-Drug
+Interactions`) that names one plant, with each chemical it names. The plant is the source; two
+chemicals go in the order of their ids (the relation is symmetric). Plants are `herb:` ids and
+MeSH organisms under Plants (the tree, through `broader`).
+
+BC5CDR (dev, end to end with the project's linker): F1 0.422 against 0.244 for pairing every
+chemical with every disease; with gold entities 0.530 against 0.323 (`bio-mcp eval adverse`).
+Only pairs one sentence names both of can be found: that caps recall at 0.54 end to end.
 """
 
 from __future__ import annotations
