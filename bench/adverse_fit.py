@@ -53,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--training", type=Path, default=BC5CDR / "CDR_TrainingSet.PubTator.txt")
     parser.add_argument("--dev", type=Path, default=BC5CDR / "CDR_DevelopmentSet.PubTator.txt")
+    parser.add_argument("--l2", type=float, default=L2, help="L2 penalty of the logistic regression")
     args = parser.parse_args()
     settings = load_settings()
     mesh_path = mesh_path_of(settings)
@@ -73,10 +74,10 @@ def main() -> None:
     names = sorted(rows[0][2])
     x = np.array([[features[name] for name in names] for _, _, features, _ in rows])
     y = np.array([float(label) for *_, label in rows])
-    weights = fit_logistic(x, y)
+    weights = fit_logistic(x, y, args.l2)
     probabilities = 1.0 / (1.0 + np.exp(-(weights[0] + x @ weights[1:])))
     gold_total = sum(len(gold_pairs(document)) for document in training)
-    params = {"training_documents": len(training), "pairs": len(rows), "l2": L2}
+    params = {"training_documents": len(training), "pairs": len(rows), "l2": args.l2}
     best = (0.0, 0.0)
     for threshold in np.arange(0.15, 0.55, 0.025):
         chosen = probabilities >= threshold

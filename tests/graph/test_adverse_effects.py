@@ -32,7 +32,7 @@ from bio_mcp.graph.adverse_eval import gold_pairs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, INTERACTS_WITH
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.pubtator import read_pubtator
+from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
@@ -105,6 +105,8 @@ def test_eval_adverse_refuses_a_file_without_relations(paths, tmp_path, monkeypa
 
 def test_pubtator_reader_keeps_the_cid_lines(dev) -> None:
     assert sum(len(document.relations) for document in dev) == 1012
+    [again] = list(parse_pubtator(format_document(dev[0]).splitlines()))
+    assert again.relations == dev[0].relations and again.annotations == dev[0].annotations
     lithium = next(document for document in dev if document.pmid == "6794356")
     assert gold_pairs(lithium) == {("D016651", "D003490"), ("D016651", "D001145"), ("D016651", "D003866")}
 

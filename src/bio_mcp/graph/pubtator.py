@@ -87,10 +87,12 @@ def parse_pubtator(lines: Iterable[str], source: str = "<lines>") -> Iterator[Pu
 
 
 def format_document(document: PubtatorDocument) -> str:
-    """The document back in PubTator form, its annotations in offset order, ending in a blank line."""
+    """The document back in PubTator form, its annotations in offset order, then its relation lines,
+    ending in a blank line."""
     lines = [f"{document.pmid}|t|{document.title}", f"{document.pmid}|a|{document.abstract}"]
     for annotation in sorted(document.annotations, key=lambda a: (a.start, a.end, a.type, a.ids)):
         ids = "|".join(annotation.ids) or "-1"
         lines.append(f"{document.pmid}\t{annotation.start}\t{annotation.end}\t{annotation.text}\t"
                      f"{annotation.type}\t{ids}")
+    lines.extend(f"{document.pmid}\t{kind}\t{first}\t{second}" for kind, first, second in document.relations)
     return "\n".join(lines) + "\n\n"
