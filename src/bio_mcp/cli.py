@@ -297,6 +297,24 @@ def eval_relations(
     sys.stdout.write(json.dumps(report) + "\n")
 
 
+@eval_app.command("adverse")
+def eval_adverse(
+    data: Annotated[Path, typer.Option(help="A BC5CDR PubTator file with CID relation lines")],
+) -> None:
+    """Extract adverse effects (CAUSES) from every abstract of DATA; print P/R/F1 of the document-level
+    chemical-induces-disease pairs, end to end and with gold entities, beside the all-pairs baseline."""
+    from bio_mcp.graph.adverse_eval import evaluate_file
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    with err.status(f"extracting adverse effects from {data}"):
+        try:
+            report = evaluate_file(data, settings)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(report) + "\n")
+
+
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="A question, e.g. 'active phase 2/3 trials in non-small cell lung cancer'")],

@@ -1,4 +1,5 @@
-"""What NLM indexed a record with, as the graph keeps it for its HAS_TOPIC edges."""
+"""What NLM indexed a record with, as the graph keeps it for its HAS_TOPIC edges and its
+relation extractors."""
 
 from __future__ import annotations
 
@@ -8,16 +9,23 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DocumentFacts:
-    """What NLM indexed a record with: MeSH headings (descriptor UI, major-topic flag) and the
-    trial registry numbers of its DataBankList."""
+    """What NLM indexed a record with: MeSH headings (descriptor UI, major-topic flag), the
+    qualifiers of those headings (descriptor UI, qualifier name in lower case, e.g. `adverse
+    effects`, `chemically induced`: what adverse-effect extraction reads) and the trial registry
+    numbers of its DataBankList."""
 
     topics: tuple[tuple[str, bool], ...] = ()
     trials: tuple[str, ...] = ()
+    qualifiers: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, list[object]]:
-        return {"topics": [[ui, major] for ui, major in self.topics], "trials": list(self.trials)}
+        return {"topics": [[ui, major] for ui, major in self.topics], "trials": list(self.trials),
+                "qualifiers": [[ui, name] for ui, name in self.qualifiers]}
 
     @classmethod
     def from_json(cls, value: Mapping[str, list[object]]) -> DocumentFacts:
         topics = tuple((str(item[0]), bool(item[1])) for item in value.get("topics", []) if isinstance(item, list))
-        return cls(topics=topics, trials=tuple(str(t) for t in value.get("trials", [])))
+        # Facts stored before qualifiers were kept read back without them.
+        qualifiers = tuple((str(item[0]), str(item[1])) for item in value.get("qualifiers", [])
+                           if isinstance(item, list) and len(item) == 2)
+        return cls(topics=topics, trials=tuple(str(t) for t in value.get("trials", [])), qualifiers=qualifiers)

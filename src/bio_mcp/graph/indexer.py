@@ -26,6 +26,7 @@ from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.linking import load_linker
 from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.adverse_effects import AdverseEffectExtractor
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
@@ -100,4 +101,5 @@ def build_graph_indexer(settings: Settings) -> GraphIndexer:
         plants = load_relation_extractor(settings, linker, catalog.vocabulary)
         if plants is not None:
             extractors.append(plants)
+        extractors.append(AdverseEffectExtractor(catalog.broader))
     return GraphIndexer(catalog, linker, extractors)

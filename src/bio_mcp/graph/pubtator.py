@@ -3,7 +3,7 @@
     12345|t|Title text
     12345|a|Abstract text
     12345<TAB>0<TAB>8<TAB>Naloxone<TAB>Chemical<TAB>D009270
-    12345<TAB>CID<TAB>D003000<TAB>D006973           (relations: read past, not kept)
+    12345<TAB>CID<TAB>D003000<TAB>D006973           (a relation: chemical induces disease)
 
 Offsets count characters of `title + " " + abstract`. An id may be `D1|D2` (a composite mention)
 or `-1` (no MeSH concept); a file may hold no mention lines at all (texts to be linked).
@@ -33,6 +33,8 @@ class PubtatorDocument:
     title: str = ""
     abstract: str = ""
     annotations: list[Annotation] = field(default_factory=list)
+    # (type, first MeSH ui, second MeSH ui): BC5CDR's CID lines, chemical then disease.
+    relations: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -75,7 +77,9 @@ def parse_pubtator(lines: Iterable[str], source: str = "<lines>") -> Iterator[Pu
         if len(fields) >= 6 and fields[1].isdigit():
             document.annotations.append(Annotation(int(fields[1]), int(fields[2]), fields[3], fields[4],
                                                    parse_ids(fields[5])))
-        elif len(fields) < 4 or fields[1] != "CID":
+        elif len(fields) >= 4 and fields[1] == "CID":
+            document.relations.append((fields[1], fields[2].strip(), fields[3].strip()))
+        else:
             raise BioMcpError(ErrorCode.VALIDATION, f"{source}:{number}: not a PubTator mention line",
                               {"line": number})
     if document is not None:
@@ -83,10 +87,12 @@ def parse_pubtator(lines: Iterable[str], source: str = "<lines>") -> Iterator[Pu
 
 
 def format_document(document: PubtatorDocument) -> str:
-    """The document back in PubTator form, its annotations in offset order, ending in a blank line."""
+    """The document back in PubTator form, its annotations in offset order, then its relation lines,
+    ending in a blank line."""
     lines = [f"{document.pmid}|t|{document.title}", f"{document.pmid}|a|{document.abstract}"]
     for annotation in sorted(document.annotations, key=lambda a: (a.start, a.end, a.type, a.ids)):
         ids = "|".join(annotation.ids) or "-1"
         lines.append(f"{document.pmid}\t{annotation.start}\t{annotation.end}\t{annotation.text}\t"
                      f"{annotation.type}\t{ids}")
+    lines.extend(f"{document.pmid}\t{kind}\t{first}\t{second}" for kind, first, second in document.relations)
     return "\n".join(lines) + "\n\n"

@@ -107,13 +107,15 @@ def chunk_records(
 
 
 def document_facts(article: Article) -> DocumentFacts:
-    """The MeSH headings (UI, major when the descriptor or any qualifier is) and the
-    ClinicalTrials.gov numbers of the DataBankList."""
+    """The MeSH headings (UI, major when the descriptor or any qualifier is), their qualifiers
+    (UI, qualifier name in lower case) and the ClinicalTrials.gov numbers of the DataBankList."""
     topics: dict[str, bool] = {}
+    qualifiers: set[tuple[str, str]] = set()
     for heading in article.mesh_headings:
         if heading.descriptor_ui:
             major = heading.is_major_topic or any(q.is_major_topic for q in heading.qualifiers)
             topics[heading.descriptor_ui] = topics.get(heading.descriptor_ui, False) or major
+            qualifiers.update((heading.descriptor_ui, q.name.strip().lower()) for q in heading.qualifiers if q.name)
     trials = {
         number.upper()
         for bank in article.data_banks
@@ -121,7 +123,8 @@ def document_facts(article: Article) -> DocumentFacts:
         for number in bank.accession_numbers
         if _NCT_ID.match(number.strip().upper())
     }
-    return DocumentFacts(topics=tuple(sorted(topics.items())), trials=tuple(sorted(trials)))
+    return DocumentFacts(topics=tuple(sorted(topics.items())), trials=tuple(sorted(trials)),
+                         qualifiers=tuple(sorted(qualifiers)))
 
 
 def corpus_document(article: Article, today: date) -> CorpusDocument:

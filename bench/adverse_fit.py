@@ -1,0 +1,113 @@
+"""Fit the adverse-effect model (`graph/adverse_effects.py`) on BC5CDR's 500 training abstracts.
+
+    PYTHONPATH=src python bench/adverse_fit.py [--training CDR_TrainingSet.PubTator.txt] [--dev CDR_DevelopmentSet.PubTator.txt]
+
+The training file also holds the development split's 500 abstracts: only the documents not in the
+development file are used. Each half of them is linked by a linker built without that half (and
+without the development split), so the model learns from mentions as imperfect as the ones it
+will score. Fits an L2-regularised logistic regression (Newton steps, numpy) on every pair a
+sentence names both ends of (label: the pair is a gold CID pair), picks the threshold with the best
+document-level F1 on the training split, and measures each score band's precision there.
+Prints JSON lines (name, value, unit, params) and the constants to paste into the module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from bio_mcp.config import load_settings
+from bio_mcp.graph.adverse_effects import pair_candidates
+from bio_mcp.graph.adverse_eval import broader_of, gold_pairs
+from bio_mcp.graph.linking import load_linker_from, training_path_of
+from bio_mcp.graph.pubtator import read_pubtator
+from bio_mcp.graph.vocabulary import load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of
+
+BC5CDR = Path("..") / "shared" / "data" / "bench" / "bc5cdr"
+L2 = 1.0
+BANDS = (0.7, 0.55, 0.4)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
+    """Weights (intercept first) by Newton's method; the intercept is not penalised."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    weights = np.zeros(design.shape[1])
+    penalty = np.eye(design.shape[1]) * l2
+    penalty[0, 0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-design @ weights))
+        gradient = design.T @ (p - y) + penalty @ weights
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        weights -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return weights
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--training", type=Path, default=BC5CDR / "CDR_TrainingSet.PubTator.txt")
+    parser.add_argument("--dev", type=Path, default=BC5CDR / "CDR_DevelopmentSet.PubTator.txt")
+    parser.add_argument("--l2", type=float, default=L2, help="L2 penalty of the logistic regression")
+    args = parser.parse_args()
+    settings = load_settings()
+    mesh_path = mesh_path_of(settings)
+    if mesh_path is None:
+        raise SystemExit("MeSH descriptors not found: set BIO_MCP_MESH_PATH")
+    dev_ids = frozenset(document.pmid for document in read_pubtator(args.dev))
+    training = [document for document in read_pubtator(args.training) if document.pmid not in dev_ids]
+    broader = broader_of(load_vocabulary(mesh_path, settings.caches))
+    rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
+    for half in (training[::2], training[1::2]):
+        held_out = dev_ids | {document.pmid for document in half}
+        linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
+        for document in half:
+            gold = gold_pairs(document)
+            for candidate in pair_candidates(document.text, linker.link(document.text), broader):
+                pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
+                rows.append((document.pmid, pair, candidate.features, pair in gold))
+    names = sorted(rows[0][2])
+    x = np.array([[features[name] for name in names] for _, _, features, _ in rows])
+    y = np.array([float(label) for *_, label in rows])
+    weights = fit_logistic(x, y, args.l2)
+    probabilities = 1.0 / (1.0 + np.exp(-(weights[0] + x @ weights[1:])))
+    gold_total = sum(len(gold_pairs(document)) for document in training)
+    params = {"training_documents": len(training), "pairs": len(rows), "l2": args.l2}
+    best = (0.0, 0.0)
+    for threshold in np.arange(0.15, 0.55, 0.025):
+        chosen = probabilities >= threshold
+        tp = float(y[chosen].sum())
+        precision = tp / chosen.sum() if chosen.sum() else 0.0
+        recall = tp / gold_total
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        print(json.dumps({"name": "train_f1_at_threshold", "value": round(f1, 4), "unit": "f1",
+                          "params": {**params, "threshold": round(float(threshold), 3),
+                                     "precision": round(precision, 4), "recall": round(recall, 4)}}))
+        best = max(best, (f1, round(float(threshold), 3)))
+    threshold = best[1]
+    bands = []
+    upper = 1.01
+    for lowest in (*BANDS, threshold):
+        if lowest >= upper:
+            continue
+        chosen = (probabilities >= lowest) & (probabilities < upper)
+        precision = float(y[chosen].mean()) if chosen.any() else 0.0
+        bands.append((lowest, round(precision, 3)))
+        print(json.dumps({"name": "train_band_precision", "value": round(precision, 4), "unit": "precision",
+                          "params": {**params, "from": lowest, "to": min(upper, 1.0), "pairs": int(chosen.sum())}}))
+        upper = lowest
+    print(json.dumps({"name": "train_best_f1", "value": round(best[0], 4), "unit": "f1",
+                      "params": {**params, "threshold": threshold}}))
+    print("WEIGHTS = " + repr({"bias": round(float(weights[0]), 4),
+                               **{name: round(float(w), 4) for name, w in zip(names, weights[1:])}}))
+    print(f"THRESHOLD = {threshold}")
+    print(f"CONFIDENCE_BANDS = {tuple(bands)!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Scoring adverse-effect extraction on BC5CDR: document-level chemical-induces-disease pairs.
+
+The BioCreative V CDR measure: per document, the set of (chemical MeSH, disease MeSH) CID pairs the
+gold lists against the set of CAUSES relations extracted (ids without namespace), counts summed over
+documents (micro-average). Four readings of the same file:
+- `end_to_end`: the project's linker finds the entities, `find_adverse_effects` the relations;
+- `gold_entities`: the same extractor over the gold mentions (what the relation step alone loses);
+- `all_pairs_end_to_end` and `all_pairs_gold_entities`: every chemical with every disease of the
+  document, the baseline.
+The linker is built without the training documents that are also in the file scored (the shared
+BC5CDR training file holds the development split too), as `bio-mcp eval linking` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.graph.adverse_effects import THRESHOLD, Broader, find_adverse_effects
+from bio_mcp.graph.elements import CAUSES
+from bio_mcp.graph.ids import mesh_entity_id
+from bio_mcp.graph.linking import load_linker_from, training_path_of
+from bio_mcp.graph.linking_eval import Counts
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
+from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of
+
+Pair = tuple[str, str]
+
+
+def gold_pairs(document: PubtatorDocument) -> set[Pair]:
+    return {(first, second) for kind, first, second in document.relations if kind == "CID"}
+
+
+def gold_mentions(document: PubtatorDocument) -> list[Mention]:
+    """The gold annotations as mentions (one per id of a composite mention)."""
+    return [
+        Mention(a.start, a.end, a.text, mesh_entity_id(ui), "Chemical" if a.type == "Chemical" else "Disease",
+                "gold", 1.0)
+        for a in document.annotations if a.type in ("Chemical", "Disease") for ui in a.ids
+    ]
+
+
+def _bare(entity_id: str) -> str:
+    return entity_id.split(":", 1)[1] if ":" in entity_id else entity_id
+
+
+def extracted_pairs(text: str, mentions: Sequence[Mention], broader: Broader | None,
+                    threshold: float = THRESHOLD) -> set[Pair]:
+    return {(_bare(r.src), _bare(r.dst)) for r in find_adverse_effects(text, mentions, broader=broader,
+                                                                        threshold=threshold) if r.type == CAUSES}
+
+
+def all_pairs(mentions: Sequence[Mention]) -> set[Pair]:
+    chemicals = {_bare(m.entity_id) for m in mentions if m.entity_type == "Chemical"}
+    diseases = {_bare(m.entity_id) for m in mentions if m.entity_type == "Disease"}
+    return {(chemical, disease) for chemical in chemicals for disease in diseases}
+
+
+def add_counts(counts: Counts, gold: set[Pair], predicted: set[Pair]) -> None:
+    counts.tp += len(gold & predicted)
+    counts.fp += len(predicted - gold)
+    counts.fn += len(gold - predicted)
+
+
+def broader_of(vocabulary: Vocabulary) -> Broader:
+    return vocabulary.parents
+
+
+def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[Mention]],
+             broader: Broader | None, threshold: float = THRESHOLD) -> dict[str, object]:
+    readings = ("end_to_end", "gold_entities", "all_pairs_end_to_end", "all_pairs_gold_entities")
+    counts = {name: Counts() for name in readings}
+    scored = 0
+    for document in documents:
+        gold = gold_pairs(document)
+        linked = link(document.text)
+        annotated = gold_mentions(document)
+        scored += 1
+        add_counts(counts["end_to_end"], gold, extracted_pairs(document.text, linked, broader, threshold))
+        add_counts(counts["gold_entities"], gold, extracted_pairs(document.text, annotated, broader, threshold))
+        add_counts(counts["all_pairs_end_to_end"], gold, all_pairs(linked))
+        add_counts(counts["all_pairs_gold_entities"], gold, all_pairs(annotated))
+    return {
+        "documents": scored,
+        "measure": "document-level chemical-induces-disease pairs (BioCreative V CDR), micro-averaged",
+        **{name: count.scores() for name, count in counts.items()},
+    }
+
+
+def evaluate_file(data: Path, settings: Settings) -> dict[str, object]:
+    """`bio-mcp eval adverse`: extract CAUSES from every document of a BC5CDR PubTator file and score them."""
+    documents = read_pubtator(data)
+    if not documents:
+        raise BioMcpError(ErrorCode.VALIDATION, f"no PubTator documents in {data}", {"path": str(data)})
+    if not any(document.relations for document in documents):
+        raise BioMcpError(ErrorCode.VALIDATION, f"no CID relation lines in {data}: nothing to score",
+                          {"path": str(data)})
+    mesh_path = mesh_path_of(settings)
+    if mesh_path is None or not mesh_path.is_file():
+        raise BioMcpError(ErrorCode.VALIDATION, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
+                          {"setting": "BIO_MCP_MESH_PATH"})
+    held_out = frozenset(document.pmid for document in documents)
+    linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
+    vocabulary = load_vocabulary(mesh_path, settings.caches)
+    report = evaluate(documents, linker.link, broader_of(vocabulary))
+    report["linker"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out)}
+    report["threshold"] = THRESHOLD
+    return report
