@@ -18,18 +18,17 @@ from typing import Protocol
 from sqlalchemy.engine import Connection
 
 from bio_mcp.config import Settings
-from bio_mcp.mesh_files import mesh_path_of
-
+from bio_mcp.graph.adverse_effects import AdverseEffectExtractor
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.linking import load_linker
 from bio_mcp.graph.mentions import Mention
-from bio_mcp.graph.adverse_effects import AdverseEffectExtractor
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.store import ChunkRecord
 
 
