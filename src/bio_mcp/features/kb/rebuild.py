@@ -19,6 +19,7 @@ from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
 from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.related import RelatedReport, refresh_related
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store import MetadataStore, open_metadata_store
@@ -64,6 +65,7 @@ def rebuild_graph(
                 pmid=source.pmid, title=source.title, version=source.version, last_edited=source.last_edited,
                 sections=source.sections, facts=_facts(source, kept, graph.catalog),
                 mentions={section.chunk_id: graph.link_text(section.text) for section in source.sections},
+                source_uri=source.source_uri, source_type=None if source.source_uri is None else FILE_SOURCE_TYPE,
             )
             for source in page
         ]
