@@ -18,7 +18,7 @@ LEADING = 16
 
 
 @dataclass(frozen=True)
-class TestDocument:
+class SampleDocument:
     title: str
     paragraphs: list[str]
 
@@ -27,7 +27,7 @@ class TestDocument:
         return "\n".join([self.title, *self.paragraphs])
 
 
-def ppr_abstracts(data_dir: Path, count: int, split: str = "dev") -> list[tuple[str, TestDocument]]:
+def ppr_abstracts(data_dir: Path, count: int, split: str = "dev") -> list[tuple[str, SampleDocument]]:
     """The first `count` PPR abstracts: (PMID, title = first sentence, one paragraph of the rest)."""
     sentences: dict[str, list[str]] = {}
     with (data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt").open(encoding="utf-8") as handle:
@@ -37,18 +37,18 @@ def ppr_abstracts(data_dir: Path, count: int, split: str = "dev") -> list[tuple[
                 sentences.setdefault(head.split("_")[0], []).append(rest.strip())
     out = []
     for pmid, found in list(sentences.items())[:count]:
-        out.append((pmid, TestDocument(title=found[0], paragraphs=[" ".join(found[1:])])))
+        out.append((pmid, SampleDocument(title=found[0], paragraphs=[" ".join(found[1:])])))
     return out
 
 
-def thai_herb_document(data_dir: Path) -> TestDocument:
+def thai_herb_document(data_dir: Path) -> SampleDocument:
     """The Thai herb table as a document: the formulation's Thai name as title, one line per herb
     (Thai name, scientific name)."""
     with (data_dir / "herbs" / "thai_formulations.tsv").open(encoding="utf-8") as handle:
         formulation = next(csv.DictReader(handle, delimiter="\t"))
     with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
-    return TestDocument(
+    return SampleDocument(
         title=formulation["thai_name"],
         paragraphs=[f"{row['thai_name']} {row['scientific_name']}" for row in rows],
     )
@@ -69,7 +69,7 @@ def _wrap(text: str, fits: object) -> list[str]:
     return lines
 
 
-def _layout(document: TestDocument, fits: object) -> list[list[str]]:
+def _layout(document: SampleDocument, fits: object) -> list[list[str]]:
     """Lines per page: the title, a blank line, then each paragraph wrapped, blank lines between."""
     lines = [*_wrap(document.title, fits), ""]
     for paragraph in document.paragraphs:
@@ -78,7 +78,7 @@ def _layout(document: TestDocument, fits: object) -> list[list[str]]:
     return [lines[i : i + per_page] for i in range(0, len(lines), per_page)]
 
 
-def text_pdf(path: Path, document: TestDocument) -> Path:
+def text_pdf(path: Path, document: SampleDocument) -> Path:
     """A PDF with a text layer (reportlab, the TLWG font embedded)."""
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFont
@@ -99,7 +99,7 @@ def text_pdf(path: Path, document: TestDocument) -> Path:
     return path
 
 
-def image_pdf(path: Path, document: TestDocument, dpi: int = 200) -> Path:
+def image_pdf(path: Path, document: SampleDocument, dpi: int = 200) -> Path:
     """A PDF of page images only (no text layer): the text rendered by Pillow (raqm shaping of Thai)."""
     from PIL import Image, ImageDraw, ImageFont
 
