@@ -6,7 +6,7 @@ The seed's shapes are kept (`dry_run`, `batch[{uri, lang, doc_type}]`, `ocr`, `n
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -19,9 +19,9 @@ NER_PROVIDERS = ("graph",)
 OCR_PARAMS = ("languages", "dpi")
 NER_PARAMS = ("thai_names",)
 
-DocType = Literal["auto", "pdf", "text", "markdown", "html"]
-# Spellings accepted for the document types (the seed shows "pdf"; file extensions are common too).
-DOC_TYPE_ALIASES = {"txt": "text", "md": "markdown", "htm": "html", "plain": "text"}
+# The seed shows "pdf"; the extensions txt, md and htm are accepted too and read as text, markdown, html.
+DocType = Literal["auto", "pdf", "text", "markdown", "html", "txt", "md", "htm"]
+DOC_TYPE_ALIASES = {"txt": "text", "md": "markdown", "htm": "html"}
 JobStatus = Literal["queued", "running", "done", "error"]
 FileStatus = Literal["pending", "would_write", "written", "unchanged", "error"]
 ParamValue = str | int | float | bool
@@ -40,10 +40,10 @@ class IngestItem(ToolInput):
         description="pdf, text, markdown, html, or auto (from the file name's extension); txt, md, htm accepted",
     )
 
-    @field_validator("doc_type", mode="before")
+    @field_validator("doc_type")
     @classmethod
-    def _alias(cls, value: Any) -> Any:
-        return DOC_TYPE_ALIASES.get(value.lower(), value.lower()) if isinstance(value, str) else value
+    def _alias(cls, value: str) -> str:
+        return DOC_TYPE_ALIASES.get(value, value)
 
 
 class OcrSpec(ToolInput):
