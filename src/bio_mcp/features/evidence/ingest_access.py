@@ -30,6 +30,8 @@ class AllowedFile:
 
 def path_of_uri(uri: str) -> Path:
     """A file:// URI or an absolute path -> the path it names."""
+    if "\x00" in uri or "%00" in uri:
+        raise BioMcpError(ErrorCode.VALIDATION, "batch.uri holds a NUL character", {"field": "batch.uri"})
     if uri.startswith("file:"):
         parsed = urlparse(uri)
         if parsed.netloc not in ("", "localhost"):
