@@ -302,3 +302,22 @@ def summarize(response: IngestRunResponse) -> str:
         lines.append(f"Still {response.status}: read {response.status_uri} for progress.")
     lines.append(f"Log: {response.log_uri}; status: {response.status_uri}")
     return "\n".join(lines)
+
+
+async def ingest_once(settings: Settings, request: IngestRunRequest) -> IngestRunResponse:
+    """`bio-mcp ingest`: one job run to its end in this process, then (if it wrote) every pending embedding."""
+    from bio_mcp.sources.ncbi.client import EutilsClient
+
+    eutils = EutilsClient(settings)
+    corpus = CorpusService(settings, eutils, embed_in_background=False)
+    service = IngestService(settings, corpus)
+    try:
+        response = await service.run(request)
+        view = await service.wait(response.job_id, timeout_s=float("inf"))
+        if view.counts.written:
+            await corpus.drain()
+        return service.response(view)
+    finally:
+        await service.aclose()
+        await corpus.aclose()
+        await eutils.aclose()
