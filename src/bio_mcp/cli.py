@@ -142,6 +142,40 @@ def sync(
     err.print(pending_message(pending))
 
 
+@app.command()
+def ingest(
+    files: Annotated[list[Path], typer.Argument(help="Files to ingest (PDF, text, Markdown, HTML) under BIO_MCP_INGEST_ROOTS")],
+    write: Annotated[bool, typer.Option(help="Write to the corpus and graph (default: a dry run that writes nothing)")] = False,
+    lang: Annotated[str, typer.Option(help="th, en or auto")] = "auto",
+    doc_type: Annotated[str, typer.Option(help="pdf, text, markdown, html or auto (from the extension)")] = "auto",
+) -> None:
+    """Ingest files into the local corpus and knowledge graph (tool.ingest.run), OCR included."""
+    from pydantic import ValidationError
+
+    from bio_mcp.features.evidence.ingest_jobs import ingest_once, summarize
+    from bio_mcp.features.evidence.ingest_models import IngestRunRequest
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    try:
+        request = IngestRunRequest.model_validate({
+            "dry_run": not write,
+            "batch": [{"uri": path.resolve().as_uri(), "lang": lang, "doc_type": doc_type} for path in files],
+        })
+    except ValidationError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with err.status("ingesting"):
+        try:
+            response = anyio.run(lambda: ingest_once(settings, request))
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(json.dumps(response.to_json(), indent=2, ensure_ascii=False) + "\n")
+    err.print(summarize(response), markup=False, highlight=False)
+    if response.status == "error":
+        raise typer.Exit(1)
+
+
 def pending_message(pending: int) -> str:
     """The end-of-sync line: whether every chunk has its vector, and if not how they get one."""
     if pending == 0:

@@ -171,6 +171,25 @@ class Settings(BaseSettings):
         default=1500, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_CONNECT_TIMEOUT_MS"
     )
 
+    # Document ingestion (seed 003, tool.ingest.run): files are read and written only under these
+    # directories (comma-separated; none: every ingestion is refused), up to this size. OCR runs
+    # Debian's `tesseract` (languages joined by +) on pages rasterised by poppler's `pdftoppm`.
+    ingest_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list, validation_alias="BIO_MCP_INGEST_ROOTS")
+    ingest_max_bytes: int = Field(
+        default=50 * 1024 * 1024, ge=1, le=2**34, validation_alias="BIO_MCP_INGEST_MAX_BYTES"
+    )
+    ingest_max_pages: int = Field(default=2000, ge=1, validation_alias="BIO_MCP_INGEST_MAX_PAGES")
+    ingest_ocr_languages: str = Field(
+        default="tha+eng", pattern=r"^[a-z_]{3,16}(\+[a-z_]{3,16})*$", validation_alias="BIO_MCP_INGEST_OCR_LANGUAGES"
+    )
+    ingest_ocr_dpi: int = Field(default=300, ge=72, le=600, validation_alias="BIO_MCP_INGEST_OCR_DPI")
+    # Per page, for rasterising and for recognising each.
+    ingest_ocr_timeout_s: float = Field(default=120.0, gt=0, le=3600, validation_alias="BIO_MCP_INGEST_OCR_TIMEOUT_S")
+    # A page whose text layer has fewer characters than this is treated as an image and OCR'd.
+    ingest_ocr_min_chars: int = Field(default=16, ge=0, validation_alias="BIO_MCP_INGEST_OCR_MIN_CHARS")
+    # How long tool.ingest.run waits for its job before answering with the job still queued or running.
+    ingest_wait_s: float = Field(default=20.0, ge=0, le=600, validation_alias="BIO_MCP_INGEST_WAIT_S")
+
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")
@@ -191,7 +210,7 @@ class Settings(BaseSettings):
         default="none", validation_alias=AliasChoices("BIO_MCP_OTEL_EXPORTER", "OTEL_TRACES_EXPORTER")
     )
 
-    @field_validator("toolsets", "allowed_origins", "allowed_hosts", mode="before")
+    @field_validator("toolsets", "allowed_origins", "allowed_hosts", "ingest_roots", mode="before")
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)

@@ -120,3 +120,23 @@ def test_dash_h_is_help_everywhere(command: list[str]) -> None:
     long = CliRunner().invoke(app, [*command, "--help"])
     assert short.exit_code == 0 and "Usage" in short.output
     assert short.output == long.output
+
+
+def test_ingest_dry_runs_by_default_and_writes_with_write(bio_home: Path, tmp_path: Path, data_dir: Path) -> None:
+    from tests.evidence.documents import ppr_abstracts
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (_, abstract), = ppr_abstracts(data_dir, 1)
+    note = inbox / "abstract.md"
+    note.write_text(f"# {abstract.title}\n\n" + "\n\n".join(abstract.paragraphs), encoding="utf-8")
+    env = {"BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_INGEST_ROOTS": str(inbox)}
+
+    dry = json.loads(_run(bio_home, "ingest", str(note), **env).stdout)
+    assert dry["dry_run"] and dry["files"][0]["status"] == "would_write" and dry["counts"]["written"] == 0
+    written = _run(bio_home, "ingest", str(note), "--write", **env)
+    body = json.loads(written.stdout)
+    assert body["status"] == "done" and body["files"][0]["status"] == "written"
+    assert body["files"][0]["doc_id"] in written.stderr
+    settings = load_settings(BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash")
+    assert pending_embeddings(settings) == 0  # the command embedded what it wrote

@@ -124,7 +124,7 @@ def server_vars(fakes, home: Path) -> dict[str, str]:
     env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url,
            "BIO_MCP_HOME": str(home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_GRAPH_LINKING": "false",
            # The recorded records are years old: a first sync looks back far enough to find them.
-           "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500"}
+           "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500", "BIO_MCP_INGEST_ROOTS": str(home / "inbox")}
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
@@ -177,8 +177,11 @@ def in_parallel(jobs: dict[str, Any]) -> dict[str, Run]:
         return {name: future.result() for name, future in done.items()}
 
 
-def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_inspector, fakes) -> None:
+def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_inspector, fakes, bio_home) -> None:
     client = http_inspector
+    ingested = bio_home / "inbox" / "note.md"
+    ingested.parent.mkdir(exist_ok=True)
+    ingested.write_text("# Semaglutide\n\nSemaglutide lowers body weight in adults with obesity.\n", encoding="utf-8")
     names = set(check_listing(client))
     pmids = fakes.eutils.pmids[:80]
 
@@ -204,6 +207,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "traverse_relationships": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
         "tool_query_kg": {"start": {"type": "indication", "id": "mesh:D003924"}},
         "tool_find_contraindications": {"herb_ids": ["mesh:D005737"], "formulation_ids": []},
+        "tool_ingest_run": {"batch": [{"uri": ingested.as_uri()}]},
     }
     bad = {
         "searchPubMedArticles": ({"queryTerm": "ab"}, "VALIDATION"),
@@ -225,6 +229,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "traverse_relationships": ({"seed_ids": [], "max_depth": 9}, "VALIDATION"),
         "tool_query_kg": ({"start": {"type": "herb", "id": "mesh:D030024"}, "max_depth": 9}, "VALIDATION"),
         "tool_find_contraindications": ({"herb_ids": ["no such herb"]}, "VALIDATION"),
+        "tool_ingest_run": ({"batch": []}, "VALIDATION"),
     }
     out = in_parallel({f"good:{tool}": (lambda t=tool, a=args: client.call(t, a)) for tool, args in good.items()}
                       | {f"bad:{tool}": (lambda t=tool, a=args: client.call(t, a[0])) for tool, args in bad.items()})
@@ -242,7 +247,10 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
 
     details = results["fetchArticleDetails"]["structuredContent"]
     checkpoint_id = results["analyst_ask"]["structuredContent"]["checkpoint_id"]
+    job_id = results["tool_ingest_run"]["structuredContent"]["job_id"]
     reads = {
+        "job": f"bio-mcp://jobs/{job_id}",
+        "job_log": f"bio-mcp://jobs/{job_id}/log",
         "info": "pubmed-connect://info",
         "stats": "pubmed-connect://stats/pubmed",
         "paper": f"resource://pubmed/paper/{doc_id.removeprefix('pmid:')}",
@@ -262,6 +270,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     assert json.loads(contents["paper"]["text"]) == got["structuredContent"]
     assert json.loads(contents["checkpoint"]["text"])["blob_uris"]
     assert json.loads(contents["stats"]["text"])["databaseName"] == "pubmed"
+    assert json.loads(contents["job"]["text"])["job_id"] == job_id
+    assert "note.md" in contents["job_log"]["text"]
     if "scratch" in contents:
         rest = json.loads(contents["scratch"]["text"])
         assert [a["pmid"] for a in details["articles"] + rest] == pmids
@@ -271,7 +281,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     templates = {t["uriTemplate"] for t in out["templates"].result["resourceTemplates"]}
     assert listed == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
     assert templates == {"resource://pubmed/paper/{pmid}", "analyst://checkpoint/{checkpoint_id}",
-                         "bio-mcp://scratch/{scratch_id}", "kg://herb/{id}"}
+                         "bio-mcp://scratch/{scratch_id}", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
+                         "bio-mcp://jobs/{job_id}/log"}
 
 
 def test_inspector_over_http_with_an_external_issuer(inspector, fakes, bio_home, tmp_path) -> None:

@@ -62,6 +62,9 @@ class DocumentSource:
     created_at: datetime | None = None
     # chunk_id -> the relations that chunk's sentences state (offsets into its text).
     relations: Mapping[str, Sequence[StatedRelation]] = field(default_factory=dict)
+    # An ingested file's URI and type (`file`); None: the PubMed record `pubmed:<pmid>`.
+    source_uri: str | None = None
+    source_type: str | None = None
 
 
 class EntityCatalog(Protocol):
@@ -77,10 +80,11 @@ class EntityCatalog(Protocol):
 
 def document_graph(source: DocumentSource) -> DocumentGraph:
     """The Document node, its Section nodes and their HAS_SECTION, MENTIONS and HAS_TOPIC edges."""
-    uri = pubmed_source_uri(source.pmid)
+    uri = source.source_uri or pubmed_source_uri(source.pmid)
     doc_id = document_node_id(uri)
     document = Node(
-        id=doc_id, label="Document", title=source.title, source_uri=uri, source_type=PUBMED_SOURCE_TYPE,
+        id=doc_id, label="Document", title=source.title, source_uri=uri,
+        source_type=source.source_type or PUBMED_SOURCE_TYPE,
         version=str(source.version), last_edited=source.last_edited,
     )
     sections: list[Node] = []

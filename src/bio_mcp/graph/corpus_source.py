@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.graph.build import SectionSource
 from bio_mcp.store.database import in_batches
-from bio_mcp.store.schema import chunks, documents
+from bio_mcp.store.schema import chunks, documents, ingested_files
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class StoredSource:
     last_edited: str | None
     mesh: list[str]
     sections: list[SectionSource]
+    # An ingested file's URI and type (None for a PubMed record).
+    source_uri: str | None = None
+    doc_type: str | None = None
 
 
 def count_documents(connection: Connection) -> int:
@@ -28,9 +31,15 @@ def count_documents(connection: Connection) -> int:
 
 def document_page(connection: Connection, after: str | None, size: int) -> list[StoredSource]:
     """Up to `size` documents with pmid > `after` (keyset paging), each with its chunks in order."""
-    query = sa.select(
-        documents.c.pmid, documents.c.title, documents.c.version, documents.c.lr, documents.c.mesh
-    ).order_by(documents.c.pmid).limit(size)
+    query = (
+        sa.select(
+            documents.c.pmid, documents.c.title, documents.c.version, documents.c.lr, documents.c.mesh,
+            ingested_files.c.source_uri, ingested_files.c.doc_type,
+        )
+        .outerjoin(ingested_files, ingested_files.c.doc_key == documents.c.pmid)
+        .order_by(documents.c.pmid)
+        .limit(size)
+    )
     if after is not None:
         query = query.where(documents.c.pmid > after)
     rows = list(connection.execute(query))
@@ -46,6 +55,9 @@ def document_page(connection: Connection, after: str | None, size: int) -> list[
                 SectionSource(chunk.chunk_id, chunk.uuid, chunk.section, chunk.text, chunk.position)
             )
     return [
-        StoredSource(row.pmid, row.title, row.version, row.lr, list(row.mesh), sections[row.pmid]) for row in rows
+        StoredSource(
+            row.pmid, row.title, row.version, row.lr, list(row.mesh), sections[row.pmid], row.source_uri, row.doc_type
+        )
+        for row in rows
     ]
 

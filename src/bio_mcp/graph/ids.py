@@ -11,6 +11,8 @@ import hashlib
 import re
 
 PUBMED_SOURCE_TYPE = "pubmed"
+# The source_type of an ingested file's Document node (its source_uri is the file's `file://` URI).
+FILE_SOURCE_TYPE = "file"
 _PMID_ALIAS = re.compile(r"^(?:pubmed|pmid):([0-9]{1,16})$", re.IGNORECASE)
 _MESH_UI = re.compile(r"^(?:mesh:)?([DC][0-9]{6,9})$", re.IGNORECASE)
 

@@ -50,6 +50,7 @@ from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.embeddings.base import Embeddings
 from bio_mcp.search.fusion import DEFAULT_FUSION, Candidate, FusionConfig, fuse, merge_candidates, rerank
 from bio_mcp.search.vectors import VectorHit, VectorIndex, VectorRow
+from bio_mcp.store.document_keys import is_document_key, is_pubmed_key
 
 _REBUILD_BATCH = 10_000
 
@@ -106,7 +107,8 @@ class Hit:
 
     @property
     def doc_id(self) -> str:
-        return f"pmid:{self.pmid}"
+        """`pmid:N` for a PubMed record; an ingested file's `file:` key as it is."""
+        return f"pmid:{self.pmid}" if is_pubmed_key(self.pmid) else self.pmid
 
     def as_contract(self) -> dict[str, Any]:
         """One item of seed 000's `rag.search` results."""
@@ -214,8 +216,8 @@ class HybridIndex:
 
     def _rows(self, chunks: Sequence[IndexedChunk]) -> list[VectorRow]:
         for chunk in chunks:
-            if not chunk.pmid.isdigit():
-                raise BioMcpError(ErrorCode.VALIDATION, f"pmid must be digits, got {chunk.pmid!r}")
+            if not is_document_key(chunk.pmid):
+                raise BioMcpError(ErrorCode.VALIDATION, f"pmid must be digits or a file: key, got {chunk.pmid!r}")
         return [VectorRow(c.uuid, c.pmid, c.year, tuple(c.pub_types), c.quality, c.vector) for c in chunks]
 
     def upsert(self, chunks: Iterable[IndexedChunk], delete: Iterable[str] = ()) -> None:

@@ -15,6 +15,7 @@ from bio_mcp.config import Settings
 from bio_mcp.features.analyst.ask import Analyst
 from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.evidence.ingest_jobs import IngestService
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
@@ -38,6 +39,7 @@ class Runtime:
         self._eutils: EutilsClient | None = None
         self._corpus: CorpusService | None = None
         self._analyst: Analyst | None = None
+        self._ingest: IngestService | None = None
         self._store: MetadataStore | None = None
         self._store_lock = threading.Lock()
 
@@ -52,6 +54,13 @@ class Runtime:
         if self._corpus is None:
             self._corpus = CorpusService(self.settings, self.eutils)
         return self._corpus
+
+    @property
+    def ingest(self) -> IngestService:
+        """tool.ingest.run's job runner, writing through the corpus (its store, index and graph)."""
+        if self._ingest is None:
+            self._ingest = IngestService(self.settings, self.corpus)
+        return self._ingest
 
     @property
     def analyst(self) -> Analyst:
@@ -128,8 +137,22 @@ class Runtime:
             log.log(WARNING, "corpus warm-up failed unexpectedly", exc_info=exc)
         else:
             log_event(log, INFO, "corpus ready")
+            if "evidence" in {toolset.name for toolset in toolsets}:
+                await self._resume_ingestion()
+
+    async def _resume_ingestion(self) -> None:
+        """Run again the ingestion jobs a previous server left queued or running."""
+        try:
+            resumed = await self.ingest.resume()
+        except BioMcpError as error:
+            log_event(log, WARNING, "resuming ingestion jobs failed", code=error.code.value, message=error.message)
+        else:
+            if resumed:
+                log_event(log, INFO, "ingestion jobs resumed", jobs=len(resumed))
 
     async def aclose(self) -> None:
+        if self._ingest is not None:
+            await self._ingest.aclose()
         if self._analyst is not None:
             await self._analyst.aclose()
         if self._corpus is not None:

@@ -18,10 +18,12 @@ from sqlalchemy.engine import Connection, Row, RowMapping
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.canonical import canonical_sha256
 from bio_mcp.store.database import in_batches, upsert_insert
+from bio_mcp.store.document_keys import DOCUMENT_KEY_PATTERN, is_document_key
 from bio_mcp.store.schema import documents, utc_now
 from bio_mcp.store.timestamps import normalise_iso_utc
 
-Pmid = Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+# A PMID, or the `file:` key of an ingested file (`store.document_keys`).
+Pmid = Annotated[str, Field(pattern=DOCUMENT_KEY_PATTERN)]
 UpsertOutcome = Literal["inserted", "updated", "skipped"]
 _Decision = Literal["update", "skip", "stale"]
 
@@ -221,9 +223,11 @@ def _stored_document(row: RowMapping) -> StoredDocument:
 
 def _require_pmids(pmids: Iterable[str]) -> list[str]:
     checked = list(pmids)
-    bad = [pmid for pmid in checked if not (isinstance(pmid, str) and pmid.isascii() and pmid.isdigit())]
+    bad = [pmid for pmid in checked if not is_document_key(pmid)]
     if bad:
-        raise BioMcpError(ErrorCode.VALIDATION, "a PMID is a string of digits", {"invalid": bad[:20]})
+        raise BioMcpError(
+            ErrorCode.VALIDATION, "a document key is a PMID (digits) or an ingested file's file: key", {"invalid": bad[:20]}
+        )
     return checked
 
 

@@ -29,6 +29,7 @@ from bio_mcp.store.chunks import ChunkRepository
 from bio_mcp.store.database import READ_ONLY_OPTION, Dialect, create_store_engine, store_error
 from bio_mcp.store.diagnostics import DiagnosticsRepository
 from bio_mcp.store.documents import DocumentRepository
+from bio_mcp.store.ingest import IngestedFileRepository, IngestJobRepository
 from bio_mcp.store.jobs import SyncJobRepository
 from bio_mcp.store.schema import SCHEMA_VERSION, metadata, schema_version, utc_now
 from bio_mcp.store.scratch import ScratchRepository
@@ -53,6 +54,8 @@ class StoreTransaction:
     scratch: ScratchRepository
     changes: ChangeLogRepository
     diagnostics: DiagnosticsRepository
+    ingested_files: IngestedFileRepository
+    ingest_jobs: IngestJobRepository
 
     @classmethod
     def bind(cls, connection: Connection) -> StoreTransaction:
@@ -67,6 +70,8 @@ class StoreTransaction:
             scratch=ScratchRepository(connection),
             changes=ChangeLogRepository(connection),
             diagnostics=DiagnosticsRepository(connection),
+            ingested_files=IngestedFileRepository(connection),
+            ingest_jobs=IngestJobRepository(connection),
         )
 
 

@@ -365,3 +365,43 @@ kg_relation_evidence = sa.Table(
     sa.Index("kg_relation_evidence_dst", "dst", "type"),
     sa.Index("kg_relation_evidence_document", "document_id"),
 )
+
+# Files ingested into the corpus (seed 003, tool.ingest.run). Such a document is a `documents` row
+# keyed `file:<11 base32 characters of sha256(source_uri)>` (`store.document_keys`), never a PMID;
+# this row says which file it is, and the content hash that makes re-ingesting an unchanged file a
+# no-op. The counts are what its last ingestion found.
+ingested_files = sa.Table(
+    "ingested_files",
+    metadata,
+    sa.Column("doc_key", sa.String(16), sa.ForeignKey("documents.pmid", ondelete="CASCADE"), primary_key=True),
+    sa.Column("source_uri", sa.Text, nullable=False, unique=True),
+    sa.Column("doc_type", sa.String(16), nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    # SHA-256 of the file's bytes and of the pipeline settings that shaped its text (OCR languages...).
+    sa.Column("content_sha256", sa.String(64), nullable=False),
+    sa.Column("pipeline", sa.String(64), nullable=False),
+    sa.Column("size_bytes", sa.BigInteger, nullable=False),
+    sa.Column("counts", Json, nullable=False),
+    sa.Column("ingested_at", UtcDateTime, nullable=False),
+)
+
+# Ingestion jobs (tool.ingest.run), apart from the PubMed `sync_jobs`: a queued or running job is
+# picked up again when the server restarts, and `log` is what `bio-mcp://jobs/{job_id}/log` serves.
+ingest_jobs = sa.Table(
+    "ingest_jobs",
+    metadata,
+    sa.Column("job_id", sa.String(64), primary_key=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("dry_run", sa.Boolean, nullable=False),
+    # The validated request, enough to run the job again after a restart.
+    sa.Column("request", Json, nullable=False),
+    sa.Column("counts", Json, nullable=False),
+    sa.Column("files", Json, nullable=False),
+    sa.Column("log", sa.Text, nullable=False),
+    sa.Column("error", sa.Text),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Column("finished_at", UtcDateTime),
+    sa.CheckConstraint("status IN ('queued', 'running', 'done', 'error')", name="ingest_jobs_status"),
+    sa.Index("ingest_jobs_status", "status", "created_at"),
+)

@@ -14,6 +14,8 @@ import re
 
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import RagSearchRequest, RagSearchResponse, RagSearchResult
+from bio_mcp.search.hybrid import Hit
+from bio_mcp.store.document_keys import is_pubmed_key
 
 SNIPPET_CHARS = 280
 EMPTY_CORPUS_NOTE = (
@@ -43,8 +45,20 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
+def _pubmed_hits(request: RagSearchRequest, index: CorpusIndex) -> list[Hit]:
+    """The best `top_k` PubMed records: rag.search's contract names documents `pmid:N`, so ingested
+    files (found by kb.search) are passed over, searching deeper while they crowd the top."""
+    depth = request.top_k
+    while True:
+        hits = index.search(request.query, depth, request.quality_bias)
+        pubmed = [hit for hit in hits if is_pubmed_key(hit.pmid)]
+        if len(pubmed) >= request.top_k or len(hits) < depth:
+            return pubmed[: request.top_k]
+        depth *= 2
+
+
 def search_corpus(request: RagSearchRequest, index: CorpusIndex) -> RagSearchResponse:
-    hits = index.search(request.query, request.top_k, request.quality_bias)
+    hits = _pubmed_hits(request, index)
     with index.store.read() as tx:
         if not hits:
             documents = tx.documents.count()

@@ -249,6 +249,10 @@ class CorpusService:
         finally:
             self._wake.set()
 
+    def chunks_written(self) -> None:
+        """Wakes the embedding writer after chunks were written outside `sync_delta` (an ingestion)."""
+        self._wake.set()
+
     async def search(self, request: RagSearchRequest) -> RagSearchResponse:
         await self.open()
         return await asyncio.to_thread(search_corpus, request, self.index)

@@ -20,10 +20,11 @@ from bio_mcp.features.kb.models import (
     RetrieveEvidenceRequest,
     RetrieveEvidenceResponse,
 )
-from bio_mcp.features.kb.search import KbContext
+from bio_mcp.features.kb.search import KbContext, source_uris
 from bio_mcp.graph.elements import MENTIONS
 from bio_mcp.graph.ids import pubmed_source_uri
 from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.store.document_keys import is_pubmed_key
 
 # Entities listed per section, best linked first.
 MAX_ENTITIES_PER_SECTION = 50
@@ -39,6 +40,7 @@ def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> R
         mentions = graph.neighbours(sorted(nodes), "out", [MENTIONS], MAX_ENTITIES_PER_SECTION) if nodes else []
         chunks = tx.chunks.get_many([node.chunk_uuid for node in nodes.values() if node.chunk_uuid])
         documents = tx.documents.get_many(sorted({chunk.pmid for chunk in chunks.values()}))
+    uris = source_uris(context.store, sorted({chunk.pmid for chunk in chunks.values()}))
     missing = [key for key in wanted if key not in nodes or nodes[key].chunk_uuid not in chunks]
     if len(missing) == len(wanted):
         raise BioMcpError(
@@ -73,8 +75,8 @@ def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> R
                 truncated=truncated,
                 document=EvidenceDocument(
                     id=node.document_id or "",
-                    source_uri=pubmed_source_uri(chunk.pmid),
-                    doc_id=f"pmid:{chunk.pmid}",
+                    source_uri=uris.get(chunk.pmid, pubmed_source_uri(chunk.pmid)),
+                    doc_id=f"pmid:{chunk.pmid}" if is_pubmed_key(chunk.pmid) else chunk.pmid,
                     title=document.title if document else None,
                     journal=document.journal if document else None,
                     year=document.year if document else None,

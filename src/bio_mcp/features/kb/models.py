@@ -76,7 +76,7 @@ class EvidenceMetadata(KbOutput):
     doc_uri: str = Field(description="The document's source URI, e.g. pubmed:12345")
     anchor: str = Field(description="The section's anchor within its document")
     score: Score = Field(description="Relevance in [0, 1]")
-    doc_id: str | None = Field(default=None, description="Additive: the corpus document id (pmid:N) for rag.get")
+    doc_id: str | None = Field(default=None, description="Additive: the corpus document id (pmid:N for rag.get; file:... for an ingested file)")
 
 
 class EvidenceItem(KbOutput):
@@ -168,7 +168,7 @@ class RetrieveEvidenceRequest(ToolInput):
 class EvidenceDocument(KbOutput):
     id: str = Field(description="The Document node id (SHA-256 of source_uri)")
     source_uri: str
-    doc_id: str = Field(description="The corpus document id (pmid:N)")
+    doc_id: str = Field(description="The corpus document id (pmid:N, or file:... for an ingested file)")
     title: str | None
     journal: str | None
     year: int | None

@@ -20,6 +20,7 @@ from bio_mcp.graph.catalog import MeshCatalog, descriptor_ui_of_name
 from bio_mcp.graph.corpus_source import StoredSource, count_documents, document_page
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.kg_import import imported_edges, restore_imported
 from bio_mcp.graph.related import RelatedReport, refresh_related
@@ -72,7 +73,8 @@ def rebuild_graph(
             sources.append(DocumentSource(
                 pmid=source.pmid, title=source.title, version=source.version, last_edited=source.last_edited,
                 sections=source.sections, facts=_facts(source, kept, graph.catalog), mentions=mentions,
-                relations=relations,
+                relations=relations, source_uri=source.source_uri,
+                source_type=None if source.source_uri is None else FILE_SOURCE_TYPE,
             ))
         with store.transaction() as tx:
             write_document_graphs(SqlGraphStore(tx.connection), sources, graph.catalog, SqlEvidenceStore(tx.connection))

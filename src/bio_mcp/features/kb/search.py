@@ -55,6 +55,7 @@ from bio_mcp.graph.traverse import Frontier, Subgraph, TraversalSpec, traverse
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
 from bio_mcp.search.hybrid import Hit
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
+from bio_mcp.store.document_keys import is_pubmed_key
 
 # Candidate documents ranked before the cut to top_k (the boost and rerankers reorder within it).
 # 20 keeps the hybrid's candidate depth at rag.search's default (FusionConfig.candidate_depth).
@@ -85,17 +86,29 @@ class _Candidate:
 
     hit: Hit
     score: float
+    # The graph Document's source_uri: `pubmed:N`, or an ingested file's URI.
+    source_uri: str
     document_node: str = field(init=False)
     chunk: StoredChunk | None = None
     document: StoredDocument | None = None
 
     def __post_init__(self) -> None:
-        self.document_node = document_node_id(pubmed_source_uri(self.hit.pmid))
+        self.document_node = document_node_id(self.source_uri)
 
     @property
     def section_id(self) -> str:
         assert self.chunk is not None
-        return section_node_id(pubmed_source_uri(self.hit.pmid), self.chunk.chunk_id)
+        return section_node_id(self.source_uri, self.chunk.chunk_id)
+
+
+def source_uris(store: MetadataStore, keys: Sequence[str]) -> dict[str, str]:
+    """Corpus document key -> its graph Document's source_uri (one read, only for ingested files)."""
+    uris = {key: pubmed_source_uri(key) for key in keys if is_pubmed_key(key)}
+    files = sorted({key for key in keys if not is_pubmed_key(key)})
+    if files:
+        with store.read() as tx:
+            uris.update(tx.ingested_files.source_uris(files))
+    return uris
 
 
 def query_entities(linker: QueryLinker | None, query: str) -> list[str]:
@@ -139,7 +152,7 @@ def cut_utf8(text: str, max_bytes: int = FULL_TEXT_MAX_BYTES) -> str:
 
 
 def _title(chunk: StoredChunk, document: StoredDocument | None) -> str:
-    title = (document.title if document else None) or f"PubMed {chunk.pmid}"
+    title = (document.title if document else None) or (f"PubMed {chunk.pmid}" if is_pubmed_key(chunk.pmid) else chunk.pmid)
     return f"{title} — {chunk.section}" if chunk.section else title
 
 
@@ -240,7 +253,10 @@ def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
         entities = query_entities(context.linker, request.query)
     pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
-        candidates = [_Candidate(hit, hit.score) for hit in context.index.search(request.query, pool, True)]
+        hits = context.index.search(request.query, pool, True)
+        uris = source_uris(context.store, [hit.pmid for hit in hits])
+        # A file whose row went since the index answered (deleted meanwhile) is passed over.
+        candidates = [_Candidate(hit, hit.score, uris[hit.pmid]) for hit in hits if hit.pmid in uris]
     if embedding.rescorer is not None or reranker is not None:
         with clock.stage("fetch"):
             candidates = _load(context, candidates, documents=False)
@@ -284,7 +300,7 @@ def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
                 snippet=make_snippet(body, request.query),
                 full_text=cut_utf8(candidate.chunk.text) if full else None,
                 metadata=EvidenceMetadata(
-                    doc_uri=pubmed_source_uri(candidate.hit.pmid), anchor=f"chunk-{candidate.chunk.chunk_id}",
+                    doc_uri=candidate.source_uri, anchor=f"chunk-{candidate.chunk.chunk_id}",
                     score=round(score, 6), doc_id=candidate.hit.doc_id,
                 ),
             )

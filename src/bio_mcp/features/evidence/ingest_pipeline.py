@@ -1,0 +1,215 @@
+"""One file through ingestion: guard -> text (pypdf, OCR, text/Markdown/HTML) -> sections -> chunks
+-> entity linking -> (unless a dry run) the corpus and the graph, in one transaction.
+
+A file becomes a corpus document keyed `file:<hash of its URI>` (`store.document_keys`) whose chunks
+the corpus's one hybrid index serves to kb.search, and a graph Document whose `source_uri` is the
+file's `file://` URI, with a Section per chunk and MENTIONS of every linked entity (MeSH terms by the
+graph's linker, herb names of any language by `kg_names`). A file whose bytes (and the pipeline
+settings that shape its text) are those already ingested is not read again: nothing changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.records import chunk_records
+from bio_mcp.features.evidence.ingest_access import AllowedFile, check_file, doc_type_of
+from bio_mcp.features.evidence.ingest_models import IngestFileReport, IngestItem
+from bio_mcp.features.evidence.ingest_ocr import OcrOptions
+from bio_mcp.features.evidence.ingest_pdf import PageText, read_pdf
+from bio_mcp.features.evidence.ingest_sections import (
+    SectionedText,
+    detect_lang,
+    sections_of_html,
+    sections_of_markdown,
+    sections_of_plain,
+)
+from bio_mcp.graph.build import DocumentSource, SectionSource
+from bio_mcp.graph.ids import FILE_SOURCE_TYPE
+from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.search.chunking import AbstractSection
+from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
+from bio_mcp.store.document_keys import file_document_key
+from bio_mcp.store.ingest import IngestedFile
+from bio_mcp.store.schema import utc_now
+
+# Bumped when a change here would give an already ingested file different text, sections or chunks.
+PIPELINE_VERSION = "ingest-v1"
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    roots: list[Any]
+    max_bytes: int
+    max_pages: int
+    ocr: OcrOptions
+    ocr_min_chars: int
+    thai_names: bool
+
+    @property
+    def pipeline_id(self) -> str:
+        """What shapes a file's text besides its bytes: a change of it re-ingests unchanged files."""
+        return f"{PIPELINE_VERSION}:{self.ocr.languages}:{self.ocr.dpi}:{self.ocr_min_chars}:{int(self.thai_names)}"
+
+
+@dataclass
+class Extracted:
+    doc_type: str
+    lang: str
+    pages: int
+    ocr_pages: int
+    text: SectionedText
+    chunks: list[ChunkRecord] = field(default_factory=list)
+    mentions: dict[str, list[Mention]] = field(default_factory=dict)
+
+    @property
+    def entities(self) -> int:
+        return len({mention.entity_id for mentions in self.mentions.values() for mention in mentions})
+
+
+Log = Callable[[str], None]
+
+
+def _decode(allowed: AllowedFile, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BioMcpError(
+            ErrorCode.VALIDATION, f"{allowed.path.name} is not UTF-8 text (byte {exc.start}): nothing was written",
+            {"field": "batch.uri", "uri": allowed.source_uri},
+        ) from None
+
+
+def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: IngestOptions, log: Log) -> Extracted:
+    doc_type = doc_type_of(item.doc_type, allowed.path)
+    ocr_pages = 0
+    pages = 1
+    if doc_type == "pdf":
+        def on_page(page: PageText) -> None:
+            log(f"  page {page.number}: {len(page.text)} characters{' (OCR)' if page.ocr else ''}")
+
+        read = read_pdf(allowed.path, data, options.ocr, options.ocr_min_chars, options.max_pages, on_page)
+        pages, ocr_pages = len(read), sum(1 for page in read if page.ocr)
+        text = sections_of_plain("\n".join(page.text for page in read))
+    elif doc_type == "html":
+        text = sections_of_html(data)
+    elif doc_type == "markdown":
+        text = sections_of_markdown(_decode(allowed, data))
+    else:
+        text = sections_of_plain(_decode(allowed, data))
+    if not text.sections and not text.title:
+        raise BioMcpError(
+            ErrorCode.VALIDATION, f"{allowed.path.name} has no text (even after OCR): nothing was written",
+            {"field": "batch.uri", "uri": allowed.source_uri},
+        )
+    body = " ".join(section.text for section in text.sections)
+    lang = item.lang if item.lang != "auto" else detect_lang(f"{text.title or ''} {body}")
+    return Extracted(doc_type=doc_type, lang=lang, pages=pages, ocr_pages=ocr_pages, text=text)
+
+
+def link(extracted: Extracted, key: str, graph: GraphIndexer, names: Any | None) -> None:
+    """Chunks the text like a PubMed record (title carried in every chunk) and links each chunk."""
+    sections = [AbstractSection(section.label, section.text) for section in extracted.text.sections]
+    extracted.chunks = chunk_records(key, extracted.text.title, sections)
+    for chunk in extracted.chunks:
+        mentions = graph.link_text(chunk.text)
+        if names is not None:
+            mentions = [*mentions, *names.link(chunk.text)]
+        extracted.mentions[chunk.chunk_id] = mentions
+
+
+def report_of(item: IngestItem, allowed: AllowedFile | None, extracted: Extracted | None, status: str) -> IngestFileReport:
+    report = IngestFileReport(
+        uri=item.uri, status=status,  # type: ignore[arg-type]
+        source_uri=allowed.source_uri if allowed else None,
+        doc_id=file_document_key(allowed.source_uri) if allowed else None,
+    )
+    if extracted is not None:
+        report = report.model_copy(
+            update={
+                "doc_type": extracted.doc_type, "lang": extracted.lang, "pages": extracted.pages,
+                "ocr_pages": extracted.ocr_pages, "characters": extracted.text.characters,
+                "sections": len(extracted.text.sections), "chunks": len(extracted.chunks),
+                "entities": extracted.entities,
+            }
+        )
+    return report
+
+
+def _write(
+    index: CorpusIndex, graph: GraphIndexer, allowed: AllowedFile, key: str, digest: str, options: IngestOptions,
+    extracted: Extracted, counts: dict[str, int],
+) -> None:
+    record = DocumentRecord(
+        pmid=key, title=extracted.text.title,
+        abstract="\n\n".join(
+            f"{section.label}: {section.text}" if section.label else section.text for section in extracted.text.sections
+        ) or None,
+        language=extracted.lang, quality=QualityScores(total=0),
+    )
+    with index.lock:
+        with index.store.transaction() as tx:
+            holder = tx.ingested_files.get(key)
+            if holder is not None and holder.source_uri != allowed.source_uri:
+                raise BioMcpError(
+                    ErrorCode.STORE, f"document key {key} already names {holder.source_uri}: a hash collision",
+                    {"doc_key": key, "source_uri": allowed.source_uri},
+                )
+            result = tx.documents.upsert([record])
+            version = result.versions[key]
+            replaced = tx.chunks.replace(key, version, extracted.chunks)
+            source = DocumentSource(
+                pmid=key, title=extracted.text.title, version=version, last_edited=None,
+                sections=[
+                    SectionSource(chunk.chunk_id, chunk.uuid, chunk.section, chunk.text, chunk.position)
+                    for chunk in extracted.chunks
+                ],
+                mentions=extracted.mentions, source_uri=allowed.source_uri, source_type=FILE_SOURCE_TYPE,
+            )
+            graph.write(tx.connection, [source])
+            tx.ingested_files.put(
+                IngestedFile(
+                    doc_key=key, source_uri=allowed.source_uri, doc_type=extracted.doc_type, lang=extracted.lang,
+                    content_sha256=digest, pipeline=options.pipeline_id, size_bytes=allowed.size_bytes,
+                    counts=counts, ingested_at=utc_now(),
+                )
+            )
+        index.apply(replaced.removed_uuids, replaced.to_index_uuids, replaced.change_id)
+
+
+def ingest_file(
+    item: IngestItem, *, dry_run: bool, options: IngestOptions, index: CorpusIndex, graph: GraphIndexer,
+    names: Any | None, log: Log,
+) -> IngestFileReport:
+    """One file's report; a failure is raised as a BioMcpError (nothing of this file written)."""
+    allowed = check_file(item.uri, options.roots, options.max_bytes)
+    key = file_document_key(allowed.source_uri)
+    data = allowed.path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    with index.store.read() as tx:
+        stored = tx.ingested_files.by_uri(allowed.source_uri)
+    if stored is not None and stored.content_sha256 == digest and stored.pipeline == options.pipeline_id:
+        log(f"{allowed.path}: unchanged since {stored.ingested_at.isoformat()} ({key}): nothing to do")
+        return report_of(item, allowed, None, "unchanged").model_copy(
+            update={"doc_type": stored.doc_type, "lang": stored.lang, **stored.counts}
+        )
+    log(f"{allowed.path}: {allowed.size_bytes} bytes, reading")
+    extracted = extract(allowed, data, item, options, log)
+    link(extracted, key, graph, names if options.thai_names else None)
+    report = report_of(item, allowed, extracted, "would_write" if dry_run else "written")
+    log(
+        f"{allowed.path}: {report.pages} pages ({report.ocr_pages} by OCR), {report.characters} characters, "
+        f"{report.sections} sections, {report.chunks} chunks, {report.entities} entities"
+    )
+    if dry_run:
+        return report
+    counts = report.model_dump(include={"pages", "ocr_pages", "characters", "sections", "chunks", "entities"})
+    _write(index, graph, allowed, key, digest, options, extracted, counts)
+    log(f"{allowed.path}: written as {key} ({allowed.source_uri})")
+    return report
