@@ -161,6 +161,13 @@ class Settings(BaseSettings):
         default=1500, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_CONNECT_TIMEOUT_MS"
     )
 
+    # Evidence toolset (seed 003). paper://pmid/{id} fetches a paper absent from the corpus from
+    # E-utilities and stores it (the pubmed toolset reaches NCBI anyway, so on by default); off, an
+    # absent paper is NOT_FOUND and nothing leaves the machine.
+    paper_fetch: bool = Field(default=True, validation_alias="BIO_MCP_PAPER_FETCH")
+    # tool.eval.run's curated set: a folder holding BEIR-layout (scifact/), pubmedqa/, bc5cdr/ and ppr/.
+    eval_data: Path | None = Field(default=None, validation_alias="BIO_MCP_EVAL_DATA")
+
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")
     s3_endpoint_url: str | None = Field(default=None, validation_alias="BIO_MCP_S3_ENDPOINT_URL")

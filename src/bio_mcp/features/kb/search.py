@@ -231,16 +231,28 @@ def _graph_payload(walk: Subgraph) -> SearchGraph:
     )
 
 
-def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
+def search_kb(
+    request: KbSearchRequest,
+    context: KbContext,
+    *,
+    extra_entities: Sequence[str] = (),
+    year_range: tuple[int | None, int | None] | None = None,
+    pub_types: Sequence[str] | None = None,
+) -> KbSearchResponse:
+    """`extra_entities` join the entities linked in the query (tool.hybrid_search adds those a Thai
+    query names); `year_range` and `pub_types` filter inside the index's search."""
     clock = StageClock()
     started = time.perf_counter()
     embedding = context.providers.embedding(request.providers.embedding)
     reranker = context.providers.reranker(request.providers.reranker)
     with clock.stage("link"):
-        entities = query_entities(context.linker, request.query)
+        entities = list(dict.fromkeys([*query_entities(context.linker, request.query), *extra_entities]))
     pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
-        candidates = [_Candidate(hit, hit.score) for hit in context.index.search(request.query, pool, True)]
+        candidates = [
+            _Candidate(hit, hit.score)
+            for hit in context.index.search(request.query, pool, True, year_range=year_range, pub_types=pub_types)
+        ]
     if embedding.rescorer is not None or reranker is not None:
         with clock.stage("fetch"):
             candidates = _load(context, candidates, documents=False)
