@@ -136,10 +136,10 @@ def fill_scratch_corpus(
     """Commit `documents` (chunked and BM25-indexed; with `graph`, linked and written to the knowledge
     graph as a sync would), then embed their chunks unless `embed` is off."""
     for offset in range(0, len(documents), COMMIT_BATCH):
-        batch = documents[offset : offset + COMMIT_BATCH]
+        chunk_of_documents = documents[offset : offset + COMMIT_BATCH]
         if graph is not None:
-            batch = [replace(document, mentions=graph.link(document.chunks)) for document in batch]
-        commit_documents(index, batch, graph)
+            chunk_of_documents = [replace(d, mentions=graph.link(d.chunks)) for d in chunk_of_documents]
+        commit_documents(index, chunk_of_documents, graph)
         if progress is not None:
             progress("documents", min(offset + COMMIT_BATCH, len(documents)), len(documents))
     if not embed:

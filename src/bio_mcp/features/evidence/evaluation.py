@@ -37,6 +37,7 @@ import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationError
 
 from bio_mcp.audit import sha256_hex
+from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode, validation_error_details
 from bio_mcp.features.corpus.eval_beir import _documents as beir_documents
 from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus, mrr_at, ndcg_at, recall_at
@@ -50,6 +51,7 @@ from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.models import ToolInput, ToolOutput
+from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_metadata_store
 from bio_mcp.store.schema import eval_reports
 
@@ -404,3 +406,24 @@ class Evaluator:
         await self.corpus.open()
         row = await asyncio.to_thread(self._load, report_id)
         return json.dumps(row.body, ensure_ascii=False, sort_keys=True)
+
+
+async def run_from_terminal(settings: Settings, set_name: str, metrics: list[str] | None, params: dict[str, Any]) -> str:
+    """`bio-mcp eval run`: one run over the corpus in BIO_MCP_HOME; returns the report's Markdown."""
+    try:
+        request = EvalRunRequest.model_validate(
+            {"set": set_name, "params": params or None} | ({"metrics": metrics} if metrics else {})
+        )
+    except ValidationError as exc:
+        raise BioMcpError(ErrorCode.VALIDATION, "invalid arguments for eval run", validation_error_details(exc)) from None
+    eutils = EutilsClient(settings)
+    corpus = CorpusService(settings, eutils, embed_in_background=False)
+    retrieval = KbRetrieval(corpus)
+    try:
+        evaluator = Evaluator(corpus, retrieval)
+        result = await evaluator.run(request)
+        return await evaluator.report_markdown(result.report_id)
+    finally:
+        retrieval.close()
+        await corpus.aclose()
+        await eutils.aclose()

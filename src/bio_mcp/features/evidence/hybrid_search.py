@@ -13,7 +13,8 @@ seed's hit shape:
    `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
    passage, the Section id `kb.retrieve_evidence` reads). `filters.types` keeps only some types.
 3. `filters.year_from` / `year_to` / `pub_types` filter inside the index search, so they never
-   starve the top-k.
+   starve the top-k. A Thai query with no English counterpart at all is searched by its words only
+   (BM25): the English embedding model cannot read Thai, and its nearest vectors would be noise.
 """
 
 from __future__ import annotations
@@ -160,6 +161,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
             extra_entities=query.entity_ids,
             year_range=year_range,
             pub_types=filters.pub_types,
+            mode="hybrid" if query.translated else "bm25",
         )
         pmids = [item.metadata.doc_uri.removeprefix("pubmed:") for item in found.evidence]
         with context.store.read() as tx:

@@ -175,7 +175,8 @@ class CrossLingualQuery:
 
     `search_text_en` is what the corpus is searched with: the query's Latin words as written, each
     named entity's English names, and Thai loanwords in English; when nothing in a Thai query has an
-    English counterpart it is the segmented Thai text itself (so Thai documents can still match).
+    English counterpart it is the segmented Thai text itself (`translated` False: only words can
+    match it, e.g. in ingested Thai documents; an English embedding model cannot read it).
     `untranslated` lists the Thai words (stopwords aside) that had none."""
 
     query: str
@@ -185,6 +186,7 @@ class CrossLingualQuery:
     matches: tuple[NameMatch, ...]
     search_text_en: str
     untranslated: tuple[str, ...]
+    translated: bool = True
 
 
 def _english_matches(text: str, lexicon: NameLexicon) -> list[tuple[int, str]]:
@@ -246,11 +248,11 @@ def cross_lingual(
     for _, key in _english_matches(" ".join(p for p in _latin_only(query)), lexicon):
         matches += [NameMatch(key, entity, "en") for entity in lexicon.english[key]]
     entity_ids = tuple(dict.fromkeys(m.entity_id for m in matches))
-    if not _LATIN_WORD.search(latin_text):
-        latin_text = " ".join(tokens)
+    translated = bool(_LATIN_WORD.search(latin_text))
     return CrossLingualQuery(
         query=query, lang=resolved, tokens=tuple(tokens), entity_ids=entity_ids, matches=tuple(matches),
-        search_text_en=latin_text, untranslated=tuple(untranslated),
+        search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
+        translated=translated,
     )
 
 

@@ -53,7 +53,7 @@ from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import Frontier, Subgraph, TraversalSpec, traverse
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
-from bio_mcp.search.hybrid import Hit
+from bio_mcp.search.hybrid import Hit, SearchMode
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
 
 # Candidate documents ranked before the cut to top_k (the boost and rerankers reorder within it).
@@ -238,9 +238,11 @@ def search_kb(
     extra_entities: Sequence[str] = (),
     year_range: tuple[int | None, int | None] | None = None,
     pub_types: Sequence[str] | None = None,
+    mode: SearchMode = "hybrid",
 ) -> KbSearchResponse:
     """`extra_entities` join the entities linked in the query (tool.hybrid_search adds those a Thai
-    query names); `year_range` and `pub_types` filter inside the index's search."""
+    query names); `year_range` and `pub_types` filter inside the index's search; `mode` bm25 leaves
+    the vectors out (a Thai query with no English counterpart: the English model cannot read it)."""
     clock = StageClock()
     started = time.perf_counter()
     embedding = context.providers.embedding(request.providers.embedding)
@@ -251,7 +253,7 @@ def search_kb(
     with clock.stage("retrieve"):
         candidates = [
             _Candidate(hit, hit.score)
-            for hit in context.index.search(request.query, pool, True, year_range=year_range, pub_types=pub_types)
+            for hit in context.index.search(request.query, pool, True, mode, year_range, pub_types)
         ]
     if embedding.rescorer is not None or reranker is not None:
         with clock.stage("fetch"):

@@ -1,0 +1,104 @@
+"""Evidence fixtures: a corpus of the real PPR abstracts (medicinal plants) written through the corpus's
+own write path, linked with the real MeSH linker into its graph, and the Thai herb names of the real
+herb table in kg_names."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bio_mcp.config import Settings, load_settings
+from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.graph.indexer import GraphIndexer, load_catalog
+from bio_mcp.graph.linking import load_linker_from
+from bio_mcp.graph.names import EntityName, write_names
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.store import DocumentRecord, QualityScores
+
+ANDROGRAPHIS = "mesh:D035685"
+ANDROGRAPHIS_PAPER = "25553378"  # PPR dev: "Andrographolide and analogues in cancer prevention."
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def herb_names(data_dir: Path) -> list[EntityName]:
+    """Thai, English and scientific names of the real herb table, under MeSH ids or herb:<slug>."""
+    with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    names = []
+    for row in rows:
+        entity = f"mesh:{row['mesh_ui']}" if row["mesh_ui"] else f"herb:{_slug(row['scientific_name'])}"
+        source = "thai_herb_names.tsv"
+        names += [
+            EntityName(entity, "th", row["thai_name"], "common", source),
+            EntityName(entity, "en", row["english_name"], "common", source),
+            EntityName(entity, "en", row["scientific_name"], "scientific", source),
+        ]
+    return names
+
+
+def ppr_documents(data_dir: Path, split: str = "dev") -> list[CorpusDocument]:
+    """The PPR abstracts under their PMIDs: the first sentence is the title."""
+    sentences: dict[str, list[str]] = {}
+    with (data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt").open(encoding="utf-8") as lines:
+        for line in lines:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 2 and "_" in parts[0]:
+                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
+    documents = []
+    for pmid, text in sentences.items():
+        title, abstract = text[0], " ".join(text[1:])
+        record = DocumentRecord(pmid=pmid, title=title, abstract=abstract, quality=QualityScores(total=0))
+        documents.append(CorpusDocument(record=record, chunks=chunk_records(pmid, title, abstract)))
+    return documents
+
+
+@pytest.fixture(scope="session")
+def herb_graph(data_dir: Path) -> GraphIndexer:
+    """The real MeSH catalog and dictionary linker, cached in BIO_MCP_CACHE_DIR across runs."""
+    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
+    cache = Path(os.environ["BIO_MCP_CACHE_DIR"])
+    return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
+
+
+def evidence_settings(home: Path, **extra: object) -> Settings:
+    return load_settings(BIO_MCP_HOME=str(home), BIO_MCP_EMBEDDINGS_PROVIDER="hash", **extra)
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """Session-wide, so the corpus below is built once per module, not per test."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def herbal_corpus(
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer
+) -> AsyncIterator[CorpusService]:
+    """PPR dev abstracts in a corpus (store, index, graph, hash vectors) with the herb names written.
+    Tests read it; a test that writes builds its own."""
+    settings = evidence_settings(tmp_path_factory.mktemp("herbal-home"))
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    await service.open()
+    fill_scratch_corpus(service.index, ppr_documents(data_dir), settings.embeddings_batch_size, graph=herb_graph)
+    with service.store.transaction() as tx:
+        write_names(tx.connection, herb_names(data_dir))
+    yield service
+    await service.aclose()
+    await eutils.aclose()
+
+
+@pytest.fixture
+def retrieval(herbal_corpus: CorpusService) -> KbRetrieval:
+    return KbRetrieval(herbal_corpus)
