@@ -151,7 +151,8 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
             for mention in context.linker.link(query.search_text_en):
                 linked[mention.entity_id] = max(linked.get(mention.entity_id, 0.0), mention.confidence)
         hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)
-    if types & {"paper", "chunk"}:
+    # A query of punctuation alone leaves nothing to search with: no document hits, said in the summary.
+    if types & {"paper", "chunk"} and query.search_text_en.strip():
         year_range = None
         if filters.year_from is not None or filters.year_to is not None:
             year_range = (filters.year_from, filters.year_to)
