@@ -292,6 +292,32 @@ def eval_beir(
     sys.stdout.write(json.dumps(result) + "\n")
 
 
+@eval_app.command("run")
+def eval_run(
+    set_name: Annotated[str, typer.Option("--set", help="smoke, curated (BIO_MCP_EVAL_DATA) or custom (--param path=DIR)")] = "smoke",
+    metric: Annotated[Optional[list[str]], typer.Option(help="R@k, MRR, nDCG@k, factuality, ... (repeatable)")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(help="KEY=VALUE, e.g. k=10, max_queries=20, datasets=ppr,pubmedqa")] = None,
+) -> None:
+    """tool.eval.run from a terminal: score retrieval on the corpus in BIO_MCP_HOME, store the report, print it (Markdown)."""
+    from bio_mcp.features.evidence.evaluation import run_from_terminal
+
+    settings = settings_or_exit()
+    configure_logging("warning", settings.logs_dir)
+    params: dict[str, object] = {}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            err.print(f"[red]error:[/red] --param {item!r} is not KEY=VALUE")
+            raise typer.Exit(2)
+        params[key] = [v for v in value.split(",") if v] if key == "datasets" else (int(value) if value.isdigit() else value)
+    with err.status(f"evaluating ({set_name})"):
+        try:
+            markdown = anyio.run(run_from_terminal, settings, set_name, metric, params)
+        except BioMcpError as exc:
+            fail(exc)
+    sys.stdout.write(markdown)
+
+
 @eval_app.command("linking")
 def eval_linking(
     data: Annotated[Path, typer.Option(help="A PubTator file (e.g. BC5CDR's); gold mention lines optional")],

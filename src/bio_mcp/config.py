@@ -189,6 +189,12 @@ class Settings(BaseSettings):
     ingest_ocr_min_chars: int = Field(default=16, ge=0, validation_alias="BIO_MCP_INGEST_OCR_MIN_CHARS")
     # How long tool.ingest.run waits for its job before answering with the job still queued or running.
     ingest_wait_s: float = Field(default=20.0, ge=0, le=600, validation_alias="BIO_MCP_INGEST_WAIT_S")
+    # Evidence toolset (seed 003). paper://pmid/{id} fetches a paper absent from the corpus from
+    # E-utilities and stores it (the pubmed toolset reaches NCBI anyway, so on by default); off, an
+    # absent paper is NOT_FOUND and nothing leaves the machine.
+    paper_fetch: bool = Field(default=True, validation_alias="BIO_MCP_PAPER_FETCH")
+    # tool.eval.run's curated set: a folder holding BEIR-layout (scifact/), pubmedqa/, bc5cdr/ and ppr/.
+    eval_data: Path | None = Field(default=None, validation_alias="BIO_MCP_EVAL_DATA")
 
     # Blobs (raw upstream payloads): a folder under BIO_MCP_HOME unless an s3:// URL is given.
     blob_url: str | None = Field(default=None, validation_alias="BIO_MCP_BLOB_URL")

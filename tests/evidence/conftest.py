@@ -1,125 +1,104 @@
-"""Fixtures for ingestion tests: a corpus on a fresh BIO_MCP_HOME (SQLite or the real PostgreSQL),
-the real MeSH linker, the Thai herb names of the shared table in kg_names, and an ingestion root."""
+"""Evidence fixtures: a corpus of the real PPR abstracts (medicinal plants) written through the corpus's
+own write path, linked with the real MeSH linker into its graph, and the Thai herb names of the real
+herb table in kg_names."""
 
 from __future__ import annotations
 
 import csv
+import os
 import re
-import shutil
-import subprocess
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from bio_mcp.config import load_settings
+from bio_mcp.config import Settings, load_settings
+from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import CorpusService
-from bio_mcp.features.evidence.ingest_jobs import IngestService
+from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.names import EntityName, write_names
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.store import DocumentRecord, QualityScores
+
+ANDROGRAPHIS = "mesh:D035685"
+ANDROGRAPHIS_PAPER = "25553378"  # PPR dev: "Andrographolide and analogues in cancer prevention."
 
 
-def herb_entity_id(row: dict[str, str]) -> str:
-    if row["mesh_ui"]:
-        return f"mesh:{row['mesh_ui']}"
-    return "herb:" + re.sub(r"[^a-z0-9]+", "-", row["scientific_name"].lower()).strip("-")
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def herb_names(data_dir: Path) -> list[EntityName]:
-    """The shared table's Thai, English and scientific names (until `bio-mcp kg import` merges)."""
+    """Thai, English and scientific names of the real herb table, under MeSH ids or herb:<slug>."""
     with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     names = []
     for row in rows:
-        entity = herb_entity_id(row)
-        names.append(EntityName(entity, "th", row["thai_name"], "common", "thai_herb_names.tsv"))
-        names.append(EntityName(entity, "en", row["english_name"], "common", "thai_herb_names.tsv"))
-        names.append(EntityName(entity, "la", row["scientific_name"], "scientific", "thai_herb_names.tsv"))
+        entity = f"mesh:{row['mesh_ui']}" if row["mesh_ui"] else f"herb:{_slug(row['scientific_name'])}"
+        source = "thai_herb_names.tsv"
+        names += [
+            EntityName(entity, "th", row["thai_name"], "common", source),
+            EntityName(entity, "en", row["english_name"], "common", source),
+            EntityName(entity, "en", row["scientific_name"], "scientific", source),
+        ]
     return names
 
 
-@pytest.fixture(scope="session")
-def ocr_ready(require_part: Callable[[str], None]) -> None:
-    """Tesseract with its Thai and English models, and poppler's pdftoppm (fails under BIO_MCP_STRICT)."""
-    if shutil.which("tesseract") is None or shutil.which("pdftoppm") is None:
-        require_part("tesseract or pdftoppm missing: apt-get install tesseract-ocr tesseract-ocr-tha poppler-utils")
-        return
-    listed = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True, check=False).stdout.split()
-    for lang in ("tha", "eng"):
-        if lang not in listed:
-            require_part(f"Tesseract's {lang} model missing: apt-get install tesseract-ocr-{lang}")
-    if not Path("/usr/share/fonts/truetype/tlwg/Loma.ttf").is_file():
-        require_part("the TLWG Thai fonts are missing: apt-get install fonts-thai-tlwg")
+def ppr_documents(data_dir: Path, split: str = "dev") -> list[CorpusDocument]:
+    """The PPR abstracts under their PMIDs: the first sentence is the title."""
+    sentences: dict[str, list[str]] = {}
+    with (data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt").open(encoding="utf-8") as lines:
+        for line in lines:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 2 and "_" in parts[0]:
+                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
+    documents = []
+    for pmid, text in sentences.items():
+        title, abstract = text[0], " ".join(text[1:])
+        record = DocumentRecord(pmid=pmid, title=title, abstract=abstract, quality=QualityScores(total=0))
+        documents.append(CorpusDocument(record=record, chunks=chunk_records(pmid, title, abstract)))
+    return documents
 
 
 @pytest.fixture(scope="session")
-def pdf_tools(require_part: Callable[[str], None]) -> None:
-    """reportlab and Pillow, which the tests use to write PDFs (the `test` extra)."""
-    for module in ("reportlab", "PIL"):
-        try:
-            __import__(module)
-        except ImportError:
-            require_part(f"{module} is missing: pip install -e '.[test]'")
-
-
-@pytest.fixture(scope="session")
-def graph_indexer(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
+def herb_graph(data_dir: Path) -> GraphIndexer:
+    """The real MeSH catalog and dictionary linker, cached in BIO_MCP_CACHE_DIR across runs."""
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    cache = tmp_path_factory.mktemp("mesh-cache")
+    cache = Path(os.environ["BIO_MCP_CACHE_DIR"])
     return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest) -> str | None:
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("postgres_schema_url"))
+def evidence_settings(home: Path, **extra: object) -> Settings:
+    return load_settings(BIO_MCP_HOME=str(home), BIO_MCP_EMBEDDINGS_PROVIDER="hash", **extra)
 
 
-@dataclass
-class IngestEnv:
-    root: Path
-    outside: Path
-    make: Callable[..., IngestService]
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """Session-wide, so the corpus below is built once per module, not per test."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def herbal_corpus(
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer
+) -> AsyncIterator[CorpusService]:
+    """PPR dev abstracts in a corpus (store, index, graph, hash vectors) with the herb names written.
+    Tests read it; a test that writes builds its own."""
+    settings = evidence_settings(tmp_path_factory.mktemp("herbal-home"))
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    await service.open()
+    fill_scratch_corpus(service.index, ppr_documents(data_dir), settings.embeddings_batch_size, graph=herb_graph)
+    with service.store.transaction() as tx:
+        write_names(tx.connection, herb_names(data_dir))
+    yield service
+    await service.aclose()
+    await eutils.aclose()
 
 
 @pytest.fixture
-async def ingest_env(
-    bio_home: Path, tmp_path: Path, data_dir: Path, graph_indexer: GraphIndexer
-) -> AsyncIterator[IngestEnv]:
-    root = tmp_path / "inbox"
-    outside = tmp_path / "elsewhere"
-    root.mkdir()
-    outside.mkdir()
-    opened: list[tuple[IngestService, EutilsClient]] = []
-
-    def make(database_url: str | None = None, **extra: Any) -> IngestService:
-        overrides: dict[str, Any] = {
-            "BIO_MCP_HOME": str(bio_home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
-            "BIO_MCP_INGEST_ROOTS": str(root), "BIO_MCP_INGEST_WAIT_S": 300,
-        }
-        if database_url:
-            overrides["DATABASE_URL"] = database_url
-        settings = load_settings(**(overrides | extra))
-        eutils = EutilsClient(settings)
-        corpus = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
-        service = IngestService(settings, corpus)
-        opened.append((service, eutils))
-        return service
-
-    yield IngestEnv(root=root, outside=outside, make=make)
-    for service, eutils in opened:
-        await service.aclose()
-        await service.corpus.aclose()
-        await eutils.aclose()
-
-
-async def with_names(service: IngestService, data_dir: Path) -> IngestService:
-    await service.corpus.open()
-    with service.corpus.store.transaction() as tx:
-        write_names(tx.connection, herb_names(data_dir))
-    return service
+def retrieval(herbal_corpus: CorpusService) -> KbRetrieval:
+    return KbRetrieval(herbal_corpus)

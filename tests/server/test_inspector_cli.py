@@ -208,6 +208,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "tool_query_kg": {"start": {"type": "indication", "id": "mesh:D003924"}},
         "tool_find_contraindications": {"herb_ids": ["mesh:D005737"], "formulation_ids": []},
         "tool_ingest_run": {"batch": [{"uri": ingested.as_uri()}]},
+        "tool_hybrid_search": {"query": "semaglutide", "top_k": 3},
+        "tool_eval_run": {"set": "smoke", "metrics": ["R@k", "MRR"], "params": {"max_queries": 3}},
     }
     bad = {
         "searchPubMedArticles": ({"queryTerm": "ab"}, "VALIDATION"),
@@ -230,6 +232,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "tool_query_kg": ({"start": {"type": "herb", "id": "mesh:D030024"}, "max_depth": 9}, "VALIDATION"),
         "tool_find_contraindications": ({"herb_ids": ["no such herb"]}, "VALIDATION"),
         "tool_ingest_run": ({"batch": []}, "VALIDATION"),
+        "tool_hybrid_search": ({"query": "semaglutide", "top_k": 0}, "VALIDATION"),
+        "tool_eval_run": ({"set": "weekly"}, "VALIDATION"),
     }
     out = in_parallel({f"good:{tool}": (lambda t=tool, a=args: client.call(t, a)) for tool, args in good.items()}
                       | {f"bad:{tool}": (lambda t=tool, a=args: client.call(t, a[0])) for tool, args in bad.items()})
@@ -254,6 +258,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "info": "pubmed-connect://info",
         "stats": "pubmed-connect://stats/pubmed",
         "paper": f"resource://pubmed/paper/{doc_id.removeprefix('pmid:')}",
+        "seed_paper": f"paper://pmid/{doc_id.removeprefix('pmid:')}",
+        "eval_report": results["tool_eval_run"]["structuredContent"]["report_uri"],
         "checkpoint": f"analyst://checkpoint/{checkpoint_id}",
     }
     if "overflow" in details:
@@ -268,6 +274,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
                          "templates": lambda: client.run("resources/templates/list")})
     contents = {name: assert_text_resource(out[name]) for name in reads}
     assert json.loads(contents["paper"]["text"]) == got["structuredContent"]
+    assert json.loads(contents["seed_paper"]["text"])["title"] == got["structuredContent"]["title"]
+    assert contents["eval_report"]["text"].startswith("# Evaluation report")
     assert json.loads(contents["checkpoint"]["text"])["blob_uris"]
     assert json.loads(contents["stats"]["text"])["databaseName"] == "pubmed"
     assert json.loads(contents["job"]["text"])["job_id"] == job_id
@@ -282,7 +290,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     assert listed == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
     assert templates == {"resource://pubmed/paper/{pmid}", "analyst://checkpoint/{checkpoint_id}",
                          "bio-mcp://scratch/{scratch_id}", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
-                         "bio-mcp://jobs/{job_id}/log"}
+                         "bio-mcp://jobs/{job_id}/log", "paper://pmid/{pmid}", "bio-mcp://eval/{report_id}",
+                         "bio-mcp://eval/{report_id}/json"}
 
 
 def test_inspector_over_http_with_an_external_issuer(inspector, fakes, bio_home, tmp_path) -> None:

@@ -405,3 +405,24 @@ ingest_jobs = sa.Table(
     sa.CheckConstraint("status IN ('queued', 'running', 'done', 'error')", name="ingest_jobs_status"),
     sa.Index("ingest_jobs_status", "status", "created_at"),
 )
+
+# What the paper://pmid resource adds to a corpus document: its authors (the corpus rows keep no
+# author list), stored when the paper is fetched from E-utilities.
+paper_details = sa.Table(
+    "paper_details",
+    metadata,
+    sa.Column("pmid", sa.String(16), primary_key=True),
+    sa.Column("authors", Json, nullable=False),
+    sa.Column("fetched_at", UtcDateTime, nullable=False),
+)
+
+# tool.eval.run's reports (bio-mcp://eval/{report_id}): the Markdown and the JSON of one run.
+eval_reports = sa.Table(
+    "eval_reports",
+    metadata,
+    sa.Column("report_id", sa.String(64), primary_key=True),
+    sa.Column("eval_set", sa.String(16), nullable=False),
+    sa.Column("markdown", sa.Text, nullable=False),
+    sa.Column("body", Json, nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)

@@ -19,7 +19,7 @@ import json
 import math
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
 from bio_mcp.features.progress import Progress
+from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.search.hybrid import SearchMode
 from bio_mcp.store import DocumentRecord, QualityScores, open_metadata_store
@@ -130,10 +131,15 @@ def fill_scratch_corpus(
     *,
     embed: bool = True,
     progress: Progress | None = None,
+    graph: GraphIndexer | None = None,
 ) -> None:
-    """Commit `documents` (chunked and BM25-indexed), then embed their chunks unless `embed` is off."""
+    """Commit `documents` (chunked and BM25-indexed; with `graph`, linked and written to the knowledge
+    graph as a sync would), then embed their chunks unless `embed` is off."""
     for offset in range(0, len(documents), COMMIT_BATCH):
-        commit_documents(index, documents[offset : offset + COMMIT_BATCH])
+        chunk_of_documents = documents[offset : offset + COMMIT_BATCH]
+        if graph is not None:
+            chunk_of_documents = [replace(d, mentions=graph.link(d.chunks)) for d in chunk_of_documents]
+        commit_documents(index, chunk_of_documents, graph)
         if progress is not None:
             progress("documents", min(offset + COMMIT_BATCH, len(documents)), len(documents))
     if not embed:

@@ -83,8 +83,16 @@ class CorpusIndex:
 
     # ---- search ----------------------------------------------------------------------------
 
-    def search(self, query: str, top_k: int, quality_bias: bool, mode: SearchMode = "hybrid") -> list[Hit]:
-        return self.hybrid.search(query, top_k, quality_bias, mode=mode)
+    def search(
+        self,
+        query: str,
+        top_k: int,
+        quality_bias: bool,
+        mode: SearchMode = "hybrid",
+        year_range: tuple[int | None, int | None] | None = None,
+        pub_types: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        return self.hybrid.search(query, top_k, quality_bias, year_range, pub_types, mode=mode)
 
     # ---- writes after a store commit -------------------------------------------------------
 

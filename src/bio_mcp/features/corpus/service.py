@@ -21,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +46,13 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaResponse,
 )
 from bio_mcp.features.corpus.search import search_corpus
-from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, sync_delta
+from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.changelog import ChangeListener
 
@@ -252,6 +256,24 @@ class CorpusService:
     def chunks_written(self) -> None:
         """Wakes the embedding writer after chunks were written outside `sync_delta` (an ingestion)."""
         self._wake.set()
+
+    async def add_articles(self, articles: Sequence[Article]) -> None:
+        """Store fetched articles the way a sync does (documents, chunks, linked graph, index, in one
+        transaction); their embeddings follow from the background writer (or `drain`)."""
+        await self.open()
+        today = datetime.now(UTC).date()
+        graph = self.graph
+
+        def commit() -> None:
+            documents = [corpus_document(article, today) for article in articles]
+            if graph is not None:
+                documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
+            commit_documents(self.index, documents, graph)
+
+        try:
+            await asyncio.to_thread(commit)
+        finally:
+            self._wake.set()
 
     async def search(self, request: RagSearchRequest) -> RagSearchResponse:
         await self.open()

@@ -53,7 +53,7 @@ from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import Frontier, Subgraph, TraversalSpec, traverse
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
-from bio_mcp.search.hybrid import Hit
+from bio_mcp.search.hybrid import Hit, SearchMode
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
 from bio_mcp.store.document_keys import is_pubmed_key
 
@@ -244,16 +244,27 @@ def _graph_payload(walk: Subgraph) -> SearchGraph:
     )
 
 
-def search_kb(request: KbSearchRequest, context: KbContext) -> KbSearchResponse:
+def search_kb(
+    request: KbSearchRequest,
+    context: KbContext,
+    *,
+    extra_entities: Sequence[str] = (),
+    year_range: tuple[int | None, int | None] | None = None,
+    pub_types: Sequence[str] | None = None,
+    mode: SearchMode = "hybrid",
+) -> KbSearchResponse:
+    """`extra_entities` join the entities linked in the query (tool.hybrid_search adds those a Thai
+    query names); `year_range` and `pub_types` filter inside the index's search; `mode` bm25 leaves
+    the vectors out (a Thai query with no English counterpart: the English model cannot read it)."""
     clock = StageClock()
     started = time.perf_counter()
     embedding = context.providers.embedding(request.providers.embedding)
     reranker = context.providers.reranker(request.providers.reranker)
     with clock.stage("link"):
-        entities = query_entities(context.linker, request.query)
+        entities = list(dict.fromkeys([*query_entities(context.linker, request.query), *extra_entities]))
     pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
-        hits = context.index.search(request.query, pool, True)
+        hits = context.index.search(request.query, pool, True, mode, year_range, pub_types)
         uris = source_uris(context.store, [hit.pmid for hit in hits])
         # A file whose row went since the index answered (deleted meanwhile) is passed over.
         candidates = [_Candidate(hit, hit.score, uris[hit.pmid]) for hit in hits if hit.pmid in uris]

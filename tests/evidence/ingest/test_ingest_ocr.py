@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import read_pdf
-from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.graph.ids import document_node_id
 from bio_mcp.store.schema import kg_edges, kg_nodes
-from tests.evidence.conftest import IngestEnv, herb_names, with_names
-from tests.evidence.documents import character_error_rate, image_pdf, ppr_abstracts, thai_herb_document
+from tests.evidence.ingest.conftest import IngestEnv, herb_names, with_names
+from tests.evidence.ingest.documents import character_error_rate, image_pdf, ppr_abstracts, thai_herb_document
 
 pytestmark = pytest.mark.anyio
 

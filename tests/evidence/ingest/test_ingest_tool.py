@@ -10,8 +10,8 @@ import pytest
 
 from bio_mcp.server.toolset import call_tool
 from bio_mcp.server.toolsets.evidence import ingest_tools
-from tests.evidence.conftest import IngestEnv
-from tests.evidence.documents import ppr_abstracts
+from tests.evidence.ingest.conftest import IngestEnv
+from tests.evidence.ingest.documents import ppr_abstracts
 
 pytestmark = pytest.mark.anyio
 

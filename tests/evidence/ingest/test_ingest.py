@@ -15,8 +15,8 @@ from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.ids import document_node_id
 from bio_mcp.store.schema import chunks, documents, ingest_jobs, ingested_files, kg_edges, kg_nodes
-from tests.evidence.conftest import IngestEnv, with_names
-from tests.evidence.documents import SampleDocument, ppr_abstracts, text_pdf
+from tests.evidence.ingest.conftest import IngestEnv, with_names
+from tests.evidence.ingest.documents import SampleDocument, ppr_abstracts, text_pdf
 
 pytestmark = pytest.mark.anyio
 

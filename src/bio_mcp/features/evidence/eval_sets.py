@@ -1,0 +1,243 @@
+"""The query sets `tool.eval.run` scores retrieval on, each as BEIR-shaped data (corpus, queries,
+graded relevance judgments).
+
+- smoke: built at run time from the server's own corpus (known-item retrieval: each sampled
+  document's title must find that document), so it runs in seconds on any installation that has
+  synced something, with no data files at all.
+- curated: the folders under BIO_MCP_EVAL_DATA, each read as published:
+  * any BEIR folder (`corpus.jsonl`, `queries*.jsonl`, `qrels/{split}.tsv`, e.g. SciFact): its own
+    queries and judgments;
+  * `pubmedqa/` (PQA-L): each question must find its own abstract (the contexts, conclusion left out);
+  * `bc5cdr/` (development set): one query per chemical-induces-disease pair, "<chemical> <disease>"
+    as first written in the first abstract stating it; relevant: every abstract stating that pair;
+  * `ppr/`: the train and dev abstracts form the corpus; one query per dev plant-phenotype relation,
+    "<plant> <phenotype>"; relevant: every abstract relating that plant to that phenotype.
+- custom: one BEIR folder given in `params.path`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.corpus.eval_beir import load_beir
+from bio_mcp.store import MetadataStore
+from bio_mcp.store.schema import documents as documents_table
+
+SPLIT_PREFERENCE = ("test", "dev", "train")
+CURATED_NAMES = ("beir", "pubmedqa", "bc5cdr", "ppr")
+
+
+@dataclass
+class QuerySet:
+    """`corpus` None: the queries run against the server's own corpus, whose ids are PMIDs."""
+
+    name: str
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    corpus: list[dict[str, Any]] | None
+    description: str
+    lang: dict[str, str] = field(default_factory=dict)
+
+
+def _cap(queries: dict[str, str], qrels: dict[str, dict[str, int]], max_queries: int) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    chosen = sorted(queries, key=lambda key: (len(key), key))[:max_queries]
+    return {key: queries[key] for key in chosen}, {key: qrels[key] for key in chosen}
+
+
+def _trim_corpus(corpus: list[dict[str, Any]], qrels: dict[str, dict[str, int]], max_docs: int | None) -> list[dict[str, Any]]:
+    """The judged documents plus the first others, up to `max_docs` in all (None: every document)."""
+    if max_docs is None:
+        return corpus
+    relevant = {doc for judged in qrels.values() for doc in judged}
+    kept: list[dict[str, Any]] = []
+    others = 0
+    for item in corpus:
+        if str(item["_id"]) in relevant:
+            kept.append(item)
+        elif others < max(0, max_docs - len(relevant)):
+            kept.append(item)
+            others += 1
+    return kept
+
+
+# ---- smoke --------------------------------------------------------------------------------------
+
+
+def smoke_set(store: MetadataStore, max_queries: int) -> QuerySet:
+    """Known-item queries over the corpus: an even sample of documents by PMID, each title a query."""
+    with store.read() as tx:
+        rows = tx.connection.execute(
+            sa.select(documents_table.c.pmid, documents_table.c.title)
+            .where(documents_table.c.title.is_not(None))
+            .order_by(documents_table.c.pmid)
+        ).all()
+    rows = [row for row in rows if row.title and row.title.strip()]
+    if not rows:
+        raise BioMcpError(
+            ErrorCode.NOT_FOUND,
+            "the smoke set is built from the local corpus, which has no titled documents: sync some "
+            "(pubmed.sync_delta or `bio-mcp sync`) or run the curated set",
+            {"set": "smoke"},
+        )
+    step = max(1, len(rows) // max_queries)
+    sample = rows[::step][:max_queries]
+    queries = {f"smoke-{row.pmid}": row.title.strip() for row in sample}
+    qrels = {f"smoke-{row.pmid}": {row.pmid: 1} for row in sample}
+    return QuerySet(
+        name="smoke", queries=queries, qrels=qrels, corpus=None,
+        description=f"known-item: {len(sample)} titles sampled evenly from the {len(rows)} documents of the local corpus",
+    )
+
+
+# ---- curated ------------------------------------------------------------------------------------
+
+
+def _beir_split(folder: Path, split: str | None) -> str:
+    if split is not None:
+        return split
+    present = {path.stem for path in (folder / "qrels").glob("*.tsv")}
+    for name in SPLIT_PREFERENCE:
+        if name in present:
+            return name
+    raise BioMcpError(ErrorCode.VALIDATION, f"{folder} has no qrels/*.tsv", {"path": str(folder)})
+
+
+def beir_set(folder: Path, split: str | None, max_queries: int, max_docs: int | None, name: str | None = None) -> QuerySet:
+    chosen = _beir_split(folder, split)
+    dataset = load_beir(folder, chosen, max_queries=max_queries, max_docs=max_docs)
+    return QuerySet(
+        name=name or folder.name, queries=dataset.queries, qrels=dataset.qrels, corpus=dataset.corpus,
+        description=f"BEIR folder {folder.name}, split {chosen}: its own queries and judgments",
+    )
+
+
+def pubmedqa_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
+    path = next(iter(sorted(folder.glob("*.json"))), None)
+    if path is None:
+        raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no PubMedQA json", {"path": str(folder)})
+    items = json.loads(path.read_text(encoding="utf-8"))
+    corpus, queries, qrels = [], {}, {}
+    for pmid, item in sorted(items.items()):
+        contexts = item.get("CONTEXTS") or []
+        if isinstance(contexts, str):
+            contexts = ast.literal_eval(contexts)
+        corpus.append({"_id": pmid, "title": "", "text": " ".join(contexts)})
+        queries[pmid] = str(item["QUESTION"])
+        qrels[pmid] = {pmid: 1}
+    queries, qrels = _cap(queries, qrels, max_queries)
+    return QuerySet(
+        name="pubmedqa", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
+        description=f"PubMedQA {path.name}: each question must find its own abstract (conclusion left out)",
+    )
+
+
+def _pubtator(path: Path) -> Iterator[tuple[str, str, str, list[list[str]], list[tuple[str, str]]]]:
+    """(pmid, title, abstract, mention rows, CID pairs) per PubTator document."""
+    block: list[str] = []
+    with path.open(encoding="utf-8") as lines:
+        for line in [*lines, "\n"]:
+            if line.strip():
+                block.append(line.rstrip("\n"))
+                continue
+            if not block:
+                continue
+            pmid = block[0].split("|", 1)[0]
+            title = next((b.split("|t|", 1)[1] for b in block if "|t|" in b), "")
+            abstract = next((b.split("|a|", 1)[1] for b in block if "|a|" in b), "")
+            rows = [b.split("\t") for b in block if "\t" in b]
+            mentions = [r for r in rows if len(r) >= 6 and r[1].isdigit()]
+            pairs = [(r[2], r[3]) for r in rows if len(r) >= 4 and r[1] == "CID"]
+            yield pmid, title, abstract, mentions, pairs
+            block = []
+
+
+def bc5cdr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
+    path = next(iter(sorted(folder.glob("*Development*PubTator*.txt"))), None)
+    if path is None:
+        raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no BC5CDR development set", {"path": str(folder)})
+    corpus, queries, qrels = [], {}, {}
+    for pmid, title, abstract, mentions, pairs in _pubtator(path):
+        corpus.append({"_id": pmid, "title": title, "text": abstract})
+        first: dict[str, str] = {}
+        for row in mentions:
+            for mesh in row[5].split("|"):
+                first.setdefault(mesh, row[3])
+        for chemical, disease in pairs:
+            key = f"{chemical}>{disease}"
+            if key not in queries and chemical in first and disease in first:
+                queries[key] = f"{first[chemical]} {first[disease]}"
+            if key in queries:
+                qrels.setdefault(key, {})[pmid] = 1
+    queries, qrels = _cap(queries, qrels, max_queries)
+    return QuerySet(
+        name="bc5cdr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
+        description=f"BC5CDR {path.name}: '<chemical> <disease>' per chemical-induces-disease pair",
+    )
+
+
+def _ppr(path: Path) -> Iterator[tuple[str, list[str], list[tuple[str, str]]]]:
+    """(pmid, sentences, (plant, phenotype) relations) per PPR document."""
+    sentences: dict[str, list[str]] = {}
+    relations: dict[str, list[tuple[str, str]]] = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 2 and "_" in parts[0]:
+                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
+            elif len(parts) == 10 and parts[1] in ("Increase", "Decrease", "Association"):
+                plant, phenotype = (parts[4], parts[8]) if parts[5] == "Plant" else (parts[8], parts[4])
+                relations.setdefault(parts[0], []).append((plant, phenotype))
+    for pmid, text in sentences.items():
+        yield pmid, text, relations.get(pmid, [])
+
+
+def ppr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
+    dev = next(iter(sorted(folder.glob("PPR_dev_corpus.txt"))), None)
+    if dev is None:
+        raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no PPR_dev_corpus.txt", {"path": str(folder)})
+    corpus, queries, qrels = [], {}, {}
+    for path in [dev, *sorted(folder.glob("PPR_train_corpus.txt"))]:
+        for pmid, text, relations in _ppr(path):
+            corpus.append({"_id": pmid, "title": text[0], "text": " ".join(text[1:])})
+            if path != dev:
+                continue
+            for plant, phenotype in relations:
+                key = f"{plant.casefold()}>{phenotype.casefold()}"
+                queries.setdefault(key, f"{plant} {phenotype}")
+                qrels.setdefault(key, {})[pmid] = 1
+    queries, qrels = _cap(queries, qrels, max_queries)
+    return QuerySet(
+        name="ppr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
+        description="PPR dev relations as '<plant> <phenotype>' over the train and dev abstracts",
+    )
+
+
+def curated_sets(root: Path, names: list[str] | None, max_queries: int, max_docs: int | None) -> list[QuerySet]:
+    """The curated folders present under `root` (BEIR folders by layout), optionally only `names`."""
+    if not root.is_dir():
+        raise BioMcpError(ErrorCode.VALIDATION, f"BIO_MCP_EVAL_DATA {root} is not a folder", {"path": str(root)})
+    wanted = set(names or CURATED_NAMES)
+    sets: list[QuerySet] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        if "beir" in wanted and (folder / "corpus.jsonl").is_file() and (folder / "qrels").is_dir():
+            sets.append(beir_set(folder, None, max_queries, max_docs))
+        elif folder.name == "pubmedqa" and "pubmedqa" in wanted:
+            sets.append(pubmedqa_set(folder, max_queries, max_docs))
+        elif folder.name == "bc5cdr" and "bc5cdr" in wanted:
+            sets.append(bc5cdr_set(folder, max_queries, max_docs))
+        elif folder.name == "ppr" and "ppr" in wanted:
+            sets.append(ppr_set(folder, max_queries, max_docs))
+    if not sets:
+        raise BioMcpError(
+            ErrorCode.NOT_FOUND, f"no curated evaluation folder (BEIR, pubmedqa, bc5cdr, ppr) under {root}",
+            {"path": str(root), "datasets": sorted(wanted)},
+        )
+    return sets

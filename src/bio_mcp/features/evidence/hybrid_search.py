@@ -1,0 +1,217 @@
+"""`tool.hybrid_search` (seed 003): BM25 + vector search of the local corpus in Thai or English.
+
+One search engine: the query goes through `features.kb.search.search_kb` (the corpus's hybrid index,
+the entity boost, the diagnostics record). What this module adds is the language step and the
+seed's hit shape:
+
+1. `lang` (`th`, `en`, or `auto` by script) and the cross-lingual query (`language.cross_lingual`):
+   Thai text segmented with the graph's Thai names kept whole, the entities the query names (by
+   their Thai, English or scientific names in `kg_names`), and the English text the literature is
+   searched with (the entities' English names and MeSH names).
+2. Hits, in this order: `herb` hits for the herbs and formulations the query names (by name, or a
+   MeSH plant the linker finds: tree B01.875), then, for each of the `top_k` best documents, a
+   `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
+   passage, the Section id `kb.retrieve_evidence` reads). `filters.types` keeps only some types.
+3. `filters.year_from` / `year_to` / `pub_types` filter inside the index search, so they never
+   starve the top-k. A Thai query with no English counterpart at all is searched by its words only
+   (BM25): the English embedding model cannot read Thai, and its nearest vectors would be noise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
+
+from bio_mcp.features.evidence.language import (
+    CrossLingualQuery,
+    LangChoice,
+    NameLexicon,
+    cross_lingual,
+    load_lexicon,
+)
+from bio_mcp.features.evidence.models import AuditedOutput
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.features.kb.search import KbContext, make_snippet, search_kb
+from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.models import ToolInput, ToolOutput
+
+HitType = Literal["herb", "paper", "chunk"]
+HIT_TYPES: tuple[HitType, ...] = ("herb", "paper", "chunk")
+MAX_TOP_K = 20  # kb.search's own bound: the documents one search ranks
+PLANTS_TREE = "B01.875"
+HERB_RESOURCE = "kg://herb/{id}"
+PAPER_RESOURCE = "paper://pmid/{pmid}"
+
+
+class SearchFilters(ToolInput):
+    types: list[HitType] | None = Field(
+        default=None, min_length=1, description="Hit types to return (herb, paper, chunk); default all"
+    )
+    year_from: int | None = Field(default=None, ge=1000, le=9999, strict=True, description="Earliest publication year")
+    year_to: int | None = Field(default=None, ge=1000, le=9999, strict=True, description="Latest publication year")
+    pub_types: list[Annotated[str, StringConstraints(min_length=1)]] | None = Field(
+        default=None, min_length=1, description="PubMed publication types, any of (e.g. Review, Randomized Controlled Trial)"
+    )
+
+    @model_validator(mode="after")
+    def _ordered_years(self) -> SearchFilters:
+        if self.year_from is not None and self.year_to is not None and self.year_from > self.year_to:
+            raise ValueError("filters.year_from must not be after filters.year_to")
+        return self
+
+
+class HybridSearchRequest(ToolInput):
+    query: Annotated[str, StringConstraints(min_length=1, max_length=1000, strip_whitespace=True)] = Field(
+        description="What to search for, in Thai or English (herb names in either language)"
+    )
+    lang: LangChoice = Field(default="auto", description="th, en, or auto (decided by the query's script)")
+    filters: SearchFilters | None = Field(
+        default=None, description="Optional: hit types, publication years, publication types"
+    )
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, strict=True, description="Documents to return (1-20)")
+
+
+class SearchHit(ToolOutput):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    id: str = Field(description="herb: entity id; paper: pmid:N; chunk: the Section id")
+    type: HitType
+    title: str
+    snippet: str
+    score: float = Field(ge=0.0, le=1.0, description="Relevance in [0, 1]")
+    source: str = Field(description="The resource to read: kg://herb/{id}, paper://pmid/{pmid}[#chunk-n]")
+    pmid: str | None = Field(default=None, description="Additive: the paper's PMID (paper and chunk hits)")
+
+
+class HybridSearchResponse(AuditedOutput):
+    hits: list[SearchHit]
+    lang: Literal["th", "en"] = Field(description="Additive: the query's language (auto resolved)")
+    query_en: str = Field(description="Additive: the English text the corpus was searched with")
+    entity_ids: list[str] = Field(description="Additive: entities the query names (Thai, English or MeSH names)")
+    untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
+
+
+def _describer(catalog: MeshCatalog | None):  # type: ignore[no-untyped-def]
+    def describe(entity_id: str) -> str | None:
+        found = catalog.describe(entity_id) if catalog is not None else None
+        return found[0] if found else None
+
+    return describe
+
+
+def _is_plant(catalog: MeshCatalog | None, entity_id: str) -> bool:
+    concept = catalog.vocabulary.get(entity_id) if catalog is not None and catalog.vocabulary is not None else None
+    return concept is not None and any(tree.startswith(PLANTS_TREE) for tree in concept.tree_numbers)
+
+
+def _herb_hits(
+    query: CrossLingualQuery, linked: Sequence[tuple[str, float]], lexicon: NameLexicon, catalog: MeshCatalog | None
+) -> list[SearchHit]:
+    """Named entities (score 1: an exact name) first, then MeSH plants the linker found (its confidence)."""
+    scored = {entity: 1.0 for entity in query.entity_ids}
+    for entity, confidence in linked:
+        if entity not in scored and (_is_plant(catalog, entity) or entity in lexicon.names):
+            scored[entity] = round(min(1.0, max(0.0, confidence)), 6)
+    hits = []
+    for entity, score in scored.items():
+        thai = lexicon.thai_names(entity)
+        english = lexicon.english_names(entity)
+        described = catalog.describe(entity) if catalog is not None else None
+        mesh_name = described[0] if described else None
+        display = (thai + english) if query.lang == "th" else (english + thai)
+        if mesh_name and mesh_name not in display:
+            display.append(mesh_name)
+        parts = [f"Thai: {', '.join(thai)}" if thai else None, f"English: {', '.join(english)}" if english else None,
+                 f"MeSH: {mesh_name}" if mesh_name else None]
+        hits.append(SearchHit(
+            id=entity,
+            type="herb",
+            title=" · ".join(display[:3]) or entity,
+            snippet="; ".join(p for p in parts if p)[:200],
+            score=score,
+            source=HERB_RESOURCE.format(id=entity),
+        ))
+    return hits
+
+
+def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: MeshCatalog | None) -> HybridSearchResponse:
+    with context.store.read() as tx:
+        lexicon = load_lexicon(tx.connection)
+    query = cross_lingual(request.query, request.lang, lexicon, _describer(catalog))
+    filters = request.filters or SearchFilters()
+    types = set(filters.types or HIT_TYPES)
+    hits: list[SearchHit] = []
+    if "herb" in types:
+        linked: dict[str, float] = {}
+        if context.linker is not None:
+            for mention in context.linker.link(query.search_text_en):
+                linked[mention.entity_id] = max(linked.get(mention.entity_id, 0.0), mention.confidence)
+        hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)
+    # A query of punctuation alone leaves nothing to search with: no document hits, said in the summary.
+    if types & {"paper", "chunk"} and query.search_text_en.strip():
+        year_range = None
+        if filters.year_from is not None or filters.year_to is not None:
+            year_range = (filters.year_from, filters.year_to)
+        found = search_kb(
+            KbSearchRequest(query=query.search_text_en, top_k=request.top_k),
+            context,
+            extra_entities=query.entity_ids,
+            year_range=year_range,
+            pub_types=filters.pub_types,
+            mode="hybrid" if query.translated else "bm25",
+        )
+        pmids = [item.metadata.doc_uri.removeprefix("pubmed:") for item in found.evidence]
+        with context.store.read() as tx:
+            documents = tx.documents.get_many(sorted(set(pmids)))
+        for item, pmid in zip(found.evidence, pmids, strict=True):
+            document = documents.get(pmid)
+            score = item.metadata.score
+            if "paper" in types:
+                title = (document.title if document else None) or f"PubMed {pmid}"
+                abstract = (document.abstract if document else None) or item.snippet
+                hits.append(SearchHit(
+                    id=f"pmid:{pmid}", type="paper", title=title, snippet=make_snippet(abstract, query.search_text_en),
+                    score=score, source=PAPER_RESOURCE.format(pmid=pmid), pmid=pmid,
+                ))
+            if "chunk" in types:
+                hits.append(SearchHit(
+                    id=item.section_id, type="chunk", title=item.title, snippet=item.snippet, score=score,
+                    source=PAPER_RESOURCE.format(pmid=pmid) + f"#{item.metadata.anchor}", pmid=pmid,
+                ))
+    return HybridSearchResponse(
+        hits=hits, lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
+        untranslated=list(query.untranslated),
+    )
+
+
+class HybridSearch:
+    """tool.hybrid_search over the corpus service's one search (`KbRetrieval`'s context)."""
+
+    def __init__(self, retrieval: KbRetrieval) -> None:
+        self.retrieval = retrieval
+
+    async def search(self, request: HybridSearchRequest) -> HybridSearchResponse:
+        context = await self.retrieval.context()
+        graph = self.retrieval.corpus.graph
+        catalog = graph.catalog if graph is not None else None
+        return await asyncio.to_thread(hybrid_search, request, context, catalog)
+
+
+def summarize(response: HybridSearchResponse) -> str:
+    """Every hit (type, score, title, source, snippet), with the query's language and English form."""
+    head = [f"**{len(response.hits)} hits** (lang {response.lang}; searched as: {response.query_en[:200]})"]
+    if response.entity_ids:
+        head.append("Entities named: " + ", ".join(response.entity_ids))
+    if response.untranslated:
+        head.append("Thai words without an English counterpart (not searched): " + ", ".join(response.untranslated))
+    if not any(hit.type != "herb" for hit in response.hits):
+        head.append("No matching papers in the local corpus.")
+    lines = [
+        f"{rank}. [{hit.type}] **{hit.title[:120]}** ({hit.score:.3f}, {hit.source}): {hit.snippet}"
+        for rank, hit in enumerate(response.hits, start=1)
+    ]
+    return "\n".join(head + lines)

@@ -1,0 +1,141 @@
+"""tool.hybrid_search on the real PPR abstracts with the real MeSH linker and the real Thai herb names:
+Thai and English queries, language detection, filters, validation, the seed's shape and audit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bio_mcp.features.evidence.language import build_lexicon, cross_lingual, detect_lang, segment
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.server.toolset import Toolset, call_tool
+from bio_mcp.server.toolsets.evidence import search_tools
+from tests.evidence.conftest import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, herb_names
+
+pytestmark = pytest.mark.anyio
+
+
+async def _search(retrieval: KbRetrieval, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
+    spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
+    result = await call_tool(spec, arguments)
+    if result.is_error:
+        return True, json.loads(result.content[0].text)
+    return False, result.structured_content
+
+
+def _check_shape(body: dict[str, Any]) -> None:
+    assert set(body["audit"]) == {"in_hash", "out_hash", "latency_ms", "seed", "status"}
+    assert body["audit"]["status"] == "ok"
+    for hit in body["hits"]:
+        assert {"id", "type", "title", "snippet", "score", "source"} <= set(hit)
+        assert hit["type"] in ("herb", "paper", "chunk") and 0.0 <= hit["score"] <= 1.0
+        assert hit["title"] and hit["snippet"] and hit["source"]
+
+
+async def test_a_thai_herb_name_finds_the_english_andrographis_literature(retrieval: KbRetrieval) -> None:
+    failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "lang": "th", "top_k": 5})
+    assert not failed, body
+    _check_shape(body)
+    assert body["lang"] == "th" and ANDROGRAPHIS in body["entity_ids"]
+    assert "Andrographis" in body["query_en"]
+    types = [hit["type"] for hit in body["hits"]]
+    assert {"herb", "paper", "chunk"} <= set(types)
+    herb = body["hits"][0]
+    assert herb["type"] == "herb" and herb["id"] == ANDROGRAPHIS and herb["title"].startswith("ฟ้าทะลายโจร")
+    assert herb["source"] == f"kg://herb/{ANDROGRAPHIS}"
+    papers = [hit for hit in body["hits"] if hit["type"] == "paper"]
+    assert papers[0]["pmid"] == ANDROGRAPHIS_PAPER and papers[0]["source"] == f"paper://pmid/{ANDROGRAPHIS_PAPER}"
+    assert "Andrograph" in papers[0]["title"] + papers[0]["snippet"]
+    chunks = [hit for hit in body["hits"] if hit["type"] == "chunk"]
+    assert chunks[0]["pmid"] == ANDROGRAPHIS_PAPER and chunks[0]["source"].startswith(f"paper://pmid/{ANDROGRAPHIS_PAPER}#")
+    assert len(papers) <= 5 and len(chunks) <= 5
+
+
+async def test_a_thai_sentence_keeps_the_herb_whole_and_says_what_it_could_not_translate(retrieval: KbRetrieval) -> None:
+    failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจรรักษาไข้หวัดได้ไหม"})
+    assert not failed, body
+    assert body["lang"] == "th" and body["entity_ids"] == [ANDROGRAPHIS]
+    assert next(hit for hit in body["hits"] if hit["type"] == "paper")["pmid"] == ANDROGRAPHIS_PAPER
+    assert "ไข้หวัด" in body["untranslated"]
+    # A Thai query naming no known entity finds no English paper, and says so rather than guessing.
+    failed, body = await _search(retrieval, {"query": "มะเร็งตับ"})
+    assert not failed and body["entity_ids"] == [] and body["untranslated"]
+    assert not [hit for hit in body["hits"] if hit["type"] == "paper"]
+
+
+def test_language_detection_by_script() -> None:
+    assert detect_lang("ฟ้าทะลายโจร") == "th"
+    assert detect_lang("Andrographis paniculata for the common cold") == "en"
+    assert detect_lang("ฟ้าทะลายโจรกับ warfarin") == "th"
+    assert detect_lang("Andrographis paniculata (ฟ้า)") == "en"
+    assert detect_lang("12345") == "en"
+
+
+def test_segmentation_keeps_graph_names_whole(data_dir) -> None:
+    text = "ฟ้าทะลายโจรรักษาไข้หวัด"
+    assert segment(text)[0] != "ฟ้าทะลายโจร"  # pythainlp's own dictionary splits the herb name
+    lexicon = build_lexicon(herb_names(data_dir))
+    assert segment(text, lexicon)[0] == "ฟ้าทะลายโจร"
+    query = cross_lingual("ขมิ้นชันกับ warfarin", "auto", lexicon)
+    assert query.lang == "th" and query.entity_ids == ("mesh:D030024",)
+    assert "warfarin" in query.search_text_en and "Curcuma longa" in query.search_text_en
+    english = cross_lingual("turmeric and ginger for nausea", "auto", lexicon)
+    assert english.lang == "en" and set(english.entity_ids) == {"mesh:D030024", "mesh:D020939"}
+
+
+async def test_auto_detects_thai_and_english_queries(retrieval: KbRetrieval) -> None:
+    failed, thai = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "lang": "auto", "top_k": 3})
+    assert not failed and thai["lang"] == "th"
+    failed, english = await _search(retrieval, {"query": "Andrographis paniculata cancer prevention", "top_k": 3})
+    assert not failed and english["lang"] == "en"
+    _check_shape(english)
+    papers = [hit for hit in english["hits"] if hit["type"] == "paper"]
+    assert papers[0]["pmid"] == ANDROGRAPHIS_PAPER
+    # The English query names the plant too (its scientific name, and the MeSH linker's Andrographis).
+    herbs = [hit for hit in english["hits"] if hit["type"] == "herb"]
+    assert herbs and herbs[0]["id"] == ANDROGRAPHIS and herbs[0]["title"].startswith("Andrographis paniculata")
+
+
+async def test_an_english_query_about_another_plant_finds_its_papers(retrieval: KbRetrieval) -> None:
+    failed, body = await _search(retrieval, {"query": "garlic", "lang": "en", "top_k": 5})
+    assert not failed
+    herbs = [hit["id"] for hit in body["hits"] if hit["type"] == "herb"]
+    assert "mesh:D005737" in herbs  # Allium sativum: "Garlic" in the herb table and in MeSH
+    papers = [hit for hit in body["hits"] if hit["type"] == "paper"]
+    assert papers and "garlic" in (papers[0]["title"] + papers[0]["snippet"]).lower()
+
+
+async def test_type_filters_keep_only_the_types_asked_for(retrieval: KbRetrieval) -> None:
+    for types in (["herb"], ["paper"], ["chunk"], ["paper", "chunk"]):
+        failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "filters": {"types": types}, "top_k": 4})
+        assert not failed and body["hits"]
+        assert {hit["type"] for hit in body["hits"]} == set(types)
+    # PPR abstracts carry no publication year: a year filter excludes them inside the index search.
+    failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "filters": {"year_from": 2000}})
+    assert not failed and body["hits"] and {hit["type"] for hit in body["hits"]} == {"herb"}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "ฟ้าทะลายโจร", "lang": "fr"}, "lang"),
+        ({"query": "ฟ้าทะลายโจร", "top_k": 0}, "top_k"),
+        ({"query": "ฟ้าทะลายโจร", "top_k": 21}, "top_k"),
+        ({"query": "ฟ้าทะลายโจร", "top_k": "5"}, "top_k"),
+        ({"query": "ฟ้าทะลายโจร", "filters": {"colour": "red"}}, "colour"),
+        ({"query": "ฟ้าทะลายโจร", "filters": {"types": ["drug"]}}, "types"),
+        ({"query": "ฟ้าทะลายโจร", "filters": {"year_from": 2020, "year_to": 2010}}, "year"),
+        ({"lang": "th"}, "query"),
+    ],
+)
+async def test_bad_arguments_are_validation_errors_naming_the_field(
+    retrieval: KbRetrieval, arguments: dict[str, Any], field: str
+) -> None:
+    failed, body = await _search(retrieval, arguments)
+    assert failed
+    assert body["error"]["code"] == "VALIDATION" and body["audit"]["status"] == "error"
+    assert field in json.dumps(body["error"], ensure_ascii=False)
