@@ -221,3 +221,32 @@ async def test_a_job_left_running_by_a_dead_server_is_resumed_on_restart(
     assert "resumed after a restart (was running)" in await after.job_log("0" * 32)
     assert _rows(after, ingested_files) == 2
     assert await after.resume() == []
+
+
+async def test_graph_rebuild_keeps_ingested_files_under_their_file_uri(
+    ingest_env: IngestEnv, data_dir: Path, graph_indexer
+) -> None:
+    from bio_mcp.features.kb.rebuild import rebuild_graph
+
+    (_, abstract), = ppr_abstracts(data_dir, 1)
+    path = ingest_env.root / "abstract.md"
+    path.write_text(_markdown(abstract), encoding="utf-8")
+    service = ingest_env.make()
+    written = await service.run(_request(path, dry_run=False))
+    doc_node = document_node_id(path.resolve().as_uri())
+
+    def graph_of() -> tuple[dict, list[str]]:
+        with service.corpus.store.read() as tx:
+            node = dict(tx.connection.execute(sa.select(kg_nodes).where(kg_nodes.c.id == doc_node)).mappings().one())
+            sections = sorted(tx.connection.execute(
+                sa.select(kg_nodes.c.id).where(kg_nodes.c.document_id == doc_node)
+            ).scalars())
+        return node, sections
+
+    before, sections_before = graph_of()
+    report = rebuild_graph(service.corpus.store, graph_indexer)
+    after, sections_after = graph_of()
+
+    assert report.documents == 1
+    assert after["source_uri"] == before["source_uri"] == path.resolve().as_uri() and after["source_type"] == "file"
+    assert sections_after == sections_before and len(sections_after) == written.files[0].chunks
