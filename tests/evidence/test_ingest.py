@@ -250,3 +250,29 @@ async def test_graph_rebuild_keeps_ingested_files_under_their_file_uri(
     assert report.documents == 1
     assert after["source_uri"] == before["source_uri"] == path.resolve().as_uri() and after["source_type"] == "file"
     assert sections_after == sections_before and len(sections_after) == written.files[0].chunks
+
+
+async def test_the_server_resumes_left_over_jobs_when_it_starts(bio_home: Path, tmp_path: Path, data_dir: Path) -> None:
+    from bio_mcp.config import load_settings
+    from bio_mcp.server.runtime import Runtime
+    from bio_mcp.store import open_metadata_store
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (_, abstract), = ppr_abstracts(data_dir, 1)
+    path = inbox / "left-over.md"
+    path.write_text(_markdown(abstract), encoding="utf-8")
+    settings = load_settings(
+        BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_INGEST_ROOTS=str(inbox),
+        BIO_MCP_GRAPH_LINKING="false",
+    )
+    store = open_metadata_store(settings)
+    with store.transaction() as tx:
+        tx.ingest_jobs.create("a" * 32, _request(path, dry_run=False).model_dump(mode="json"), dry_run=False)
+    store.close()
+
+    async with Runtime(settings) as runtime:
+        await runtime.warm_up(runtime.toolsets(["evidence"]))
+        job = await runtime.ingest.wait("a" * 32, timeout_s=300)
+
+    assert job.status == "done" and job.files[0].status == "written", job.error
