@@ -221,3 +221,58 @@ async def test_a_job_left_running_by_a_dead_server_is_resumed_on_restart(
     assert "resumed after a restart (was running)" in await after.job_log("0" * 32)
     assert _rows(after, ingested_files) == 2
     assert await after.resume() == []
+
+
+async def test_graph_rebuild_keeps_ingested_files_under_their_file_uri(
+    ingest_env: IngestEnv, data_dir: Path, graph_indexer
+) -> None:
+    from bio_mcp.features.kb.rebuild import rebuild_graph
+
+    (_, abstract), = ppr_abstracts(data_dir, 1)
+    path = ingest_env.root / "abstract.md"
+    path.write_text(_markdown(abstract), encoding="utf-8")
+    service = ingest_env.make()
+    written = await service.run(_request(path, dry_run=False))
+    doc_node = document_node_id(path.resolve().as_uri())
+
+    def graph_of() -> tuple[dict, list[str]]:
+        with service.corpus.store.read() as tx:
+            node = dict(tx.connection.execute(sa.select(kg_nodes).where(kg_nodes.c.id == doc_node)).mappings().one())
+            sections = sorted(tx.connection.execute(
+                sa.select(kg_nodes.c.id).where(kg_nodes.c.document_id == doc_node)
+            ).scalars())
+        return node, sections
+
+    before, sections_before = graph_of()
+    report = rebuild_graph(service.corpus.store, graph_indexer)
+    after, sections_after = graph_of()
+
+    assert report.documents == 1
+    assert after["source_uri"] == before["source_uri"] == path.resolve().as_uri() and after["source_type"] == "file"
+    assert sections_after == sections_before and len(sections_after) == written.files[0].chunks
+
+
+async def test_the_server_resumes_left_over_jobs_when_it_starts(bio_home: Path, tmp_path: Path, data_dir: Path) -> None:
+    from bio_mcp.config import load_settings
+    from bio_mcp.server.runtime import Runtime
+    from bio_mcp.store import open_metadata_store
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (_, abstract), = ppr_abstracts(data_dir, 1)
+    path = inbox / "left-over.md"
+    path.write_text(_markdown(abstract), encoding="utf-8")
+    settings = load_settings(
+        BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_INGEST_ROOTS=str(inbox),
+        BIO_MCP_GRAPH_LINKING="false",
+    )
+    store = open_metadata_store(settings)
+    with store.transaction() as tx:
+        tx.ingest_jobs.create("a" * 32, _request(path, dry_run=False).model_dump(mode="json"), dry_run=False)
+    store.close()
+
+    async with Runtime(settings) as runtime:
+        await runtime.warm_up(runtime.toolsets(["evidence"]))
+        job = await runtime.ingest.wait("a" * 32, timeout_s=300)
+
+    assert job.status == "done" and job.files[0].status == "written", job.error

@@ -80,3 +80,31 @@ async def test_image_only_thai_pdf_is_ocrd_and_its_herb_names_become_mentions(
         if any("\u0e00" <= char <= "\u0e7f" for char in span[2])
     ]
     assert "ขมิ้นชัน" in thai_spans
+
+
+async def test_only_pages_without_a_text_layer_are_ocrd(
+    ingest_env: IngestEnv, data_dir: Path, ocr_ready: None, pdf_tools: None, tmp_path: Path
+) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    from tests.evidence.documents import text_pdf
+
+    (_, first), (_, second) = ppr_abstracts(data_dir, 2)
+    writer = PdfWriter()
+    writer.add_page(PdfReader(text_pdf(tmp_path / "text.pdf", first)).pages[0])
+    writer.add_page(PdfReader(image_pdf(tmp_path / "image.pdf", second)).pages[0])
+    mixed = ingest_env.root / "mixed.pdf"
+    with mixed.open("wb") as handle:
+        writer.write(handle)
+    service = ingest_env.make()
+
+    response = await service.run(
+        IngestRunRequest.model_validate({"dry_run": True, "batch": [{"uri": mixed.as_uri(), "doc_type": "pdf"}]})
+    )
+
+    report = response.files[0]
+    assert response.status == "done" and report.pages == 2 and report.ocr_pages == 1
+    assert report.lang == "en"
+    log = await service.job_log(response.job_id)
+    assert "page 2:" in log and "(OCR)" in log.split("page 2:")[1].splitlines()[0]
+    assert "(OCR)" not in log.split("page 1:")[1].splitlines()[0]

@@ -33,6 +33,8 @@ from bio_mcp.features.evidence.ingest_models import (
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import open_pdf
 from bio_mcp.features.evidence.ingest_pipeline import IngestOptions, ingest_file, report_of
+from bio_mcp.graph.build import EntityCatalog
+from bio_mcp.graph.mentions import EntityType
 from bio_mcp.graph.name_linking import NameLinker
 from bio_mcp.graph.names import all_names
 from bio_mcp.store.ingest import IngestJob
@@ -73,10 +75,11 @@ def options_of(settings: Settings, request: IngestRunRequest) -> IngestOptions:
     )
 
 
-def _entity_type(catalog: Any, entity_id: str) -> Any:
+def _entity_type(catalog: EntityCatalog, entity_id: str) -> EntityType:
+    """MeSH's type for a MeSH id; a herb without one is an Organism, a formulation a Concept."""
     described = catalog.describe(entity_id)
     if described is not None:
-        return described[1]
+        return described[1]  # type: ignore[return-value]
     return "Concept" if entity_id.startswith("formulation:") else "Organism"
 
 

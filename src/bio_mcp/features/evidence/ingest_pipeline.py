@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
@@ -33,6 +33,7 @@ from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.name_linking import NameLinker
 from bio_mcp.search.chunking import AbstractSection
 from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
 from bio_mcp.store.document_keys import file_document_key
@@ -45,7 +46,7 @@ PIPELINE_VERSION = "ingest-v1"
 
 @dataclass(frozen=True)
 class IngestOptions:
-    roots: list[Any]
+    roots: list[Path]
     max_bytes: int
     max_pages: int
     ocr: OcrOptions
@@ -113,7 +114,7 @@ def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: Ingest
     return Extracted(doc_type=doc_type, lang=lang, pages=pages, ocr_pages=ocr_pages, text=text)
 
 
-def link(extracted: Extracted, key: str, graph: GraphIndexer, names: Any | None) -> None:
+def link(extracted: Extracted, key: str, graph: GraphIndexer, names: NameLinker | None) -> None:
     """Chunks the text like a PubMed record (title carried in every chunk) and links each chunk."""
     sections = [AbstractSection(section.label, section.text) for section in extracted.text.sections]
     extracted.chunks = chunk_records(key, extracted.text.title, sections)
@@ -185,7 +186,7 @@ def _write(
 
 def ingest_file(
     item: IngestItem, *, dry_run: bool, options: IngestOptions, index: CorpusIndex, graph: GraphIndexer,
-    names: Any | None, log: Log,
+    names: NameLinker | None, log: Log,
 ) -> IngestFileReport:
     """One file's report; a failure is raised as a BioMcpError (nothing of this file written)."""
     allowed = check_file(item.uri, options.roots, options.max_bytes)

@@ -142,8 +142,9 @@ def sections_of_markdown(text: str) -> SectionedText:
         if not line.strip():
             # A blank line ends a paragraph: keep paragraphs apart as sentences.
             blocks[-1][1].append("")
-    if title is None:
-        return sections_of_plain("\n".join(line for _, lines in blocks for line in lines)) if len(blocks) == 1 else _assemble(blocks, None)
+    if title is None and len(blocks) == 1:
+        # No heading at all: read like plain text, whose first line is the title.
+        return sections_of_plain("\n".join(blocks[0][1]))
     return _assemble(blocks, title)
 
 
