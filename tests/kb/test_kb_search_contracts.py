@@ -227,6 +227,6 @@ async def test_unconfigured_providers_are_validation_errors_naming_the_setting(m
         error, body, _ = await call(client, "kb.search", {"query": "aspirin", "providers": {"embedding": "auto"}})
         assert not error and body["diagnostics"]["retrieval"]["provider"] == "hash"
         error, body, _ = await call(
-            client, "kb.search", {"query": "aspirin", "verbosity": "graph", "limits": {"graph": {"rel_whitelist": ["CAUSES"]}}}
+            client, "kb.search", {"query": "aspirin", "verbosity": "graph", "limits": {"graph": {"rel_whitelist": ["CITES"]}}}
         )
         assert error and body["error"]["code"] == "VALIDATION" and "MENTIONS" in body["error"]["message"]
