@@ -38,9 +38,11 @@ def emit(name: str, value: float, unit: str, **params: object) -> None:
     print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}, sort_keys=True))
 
 
-def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:  # noqa: ANN001
+def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:
     """Import lines (TSV) for the PPR train relations whose plant and phenotype match exactly."""
     sentences: dict[str, list[str]] = {}
+    # Phenotype text -> its MeSH search (a fuzzy search is slow; the same phenotypes recur).
+    found: dict[str, list] = {}
     lines: list[str] = []
     with (data / "bench" / "ppr" / "PPR_train_corpus.txt").open(encoding="utf-8") as handle:
         current = ""
@@ -55,8 +57,12 @@ def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:
                 plant = next((text for text, kind in ends if kind == "Plant"), None)
                 phenotype = next((text for text, kind in ends if kind == "Negative_phenotype"), None)
                 herb = herb_of.get(" ".join((plant or "").casefold().split()))
-                hits = vocabulary.search(phenotype, limit=1) if phenotype else []
-                if herb is None or not hits or hits[0].how not in ("name", "synonym") or hits[0].concept.type != "Disease":
+                if herb is None or not phenotype:
+                    continue
+                if phenotype not in found:
+                    found[phenotype] = vocabulary.search(phenotype, limit=1)
+                hits = found[phenotype]
+                if not hits or hits[0].how not in ("name", "synonym") or hits[0].concept.type != "Disease":
                     continue
                 relation = "indication" if fields[1] == "Decrease" else "adverse_effect"
                 sentence = current if plant in current and phenotype in current else next(
@@ -65,7 +71,7 @@ def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:
     return lines
 
 
-def timed(work) -> tuple[float, object]:  # noqa: ANN001
+def timed(work) -> tuple[float, object]:
     started = time.perf_counter()
     result = work()
     return (time.perf_counter() - started) * 1000, result
@@ -106,15 +112,15 @@ def main() -> None:
             connection = tx.connection
             for _ in range(args.runs):
                 for herb in herbs:
+                    request = QueryKgRequest.model_validate({"start": {"type": "herb", "id": herb}})
+                    check = FindContraindicationsRequest(herb_ids=[herb])
                     timings["herb_resource_ms"].append(timed(
-                        lambda: herb_record(connection, herb, icd10, activities, catalog.vocabulary))[0])  # noqa: B023
-                    ms, result = timed(lambda: query_kg(  # noqa: B023
-                        connection, QueryKgRequest.model_validate({"start": {"type": "herb", "id": herb}}), icd10,
-                        catalog.vocabulary))
+                        lambda h=herb: herb_record(connection, h, icd10, activities, catalog.vocabulary))[0])
+                    ms, result = timed(lambda r=request: query_kg(connection, r, icd10, catalog.vocabulary))
                     timings["query_kg_ms"].append(ms)
                     paths += len(result.paths)  # type: ignore[attr-defined]
-                    timings["find_contraindications_ms"].append(timed(lambda: find_contraindications(  # noqa: B023
-                        connection, FindContraindicationsRequest(herb_ids=[herb]), catalog.vocabulary))[0])
+                    timings["find_contraindications_ms"].append(
+                        timed(lambda c=check: find_contraindications(connection, c, catalog.vocabulary))[0])
         for name, values in timings.items():
             ordered = sorted(values)
             emit(name, statistics.median(ordered), "ms", stat="p50", herbs=len(herbs), runs=args.runs)
