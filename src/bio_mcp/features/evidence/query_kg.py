@@ -210,7 +210,7 @@ def query_kg(
 
 
 def _grade(connection: Connection, edges: list[RelationEdge], strengths: dict[tuple[str, str, str], tuple[str, int]]) -> None:
-    """The strength of each edge's evidence; HAS_INGREDIENT (a formulation's recipe) is as strong as its table says."""
+    """The strength of each edge's evidence (a recipe's HAS_INGREDIENT edge: its table's line, an unknown design)."""
     evidence = evidence_of(connection, [edge.key for edge in edges])
     documents = supporting_documents(connection, [row for rows in evidence.values() for row in rows])
     for edge in edges:
