@@ -142,3 +142,20 @@ def test_a_foreign_schema_is_refused(tmp_path: Path) -> None:
     (folder / "bm25.json").write_text('{"schema": "bm25-v0"}')
     with pytest.raises(ValueError, match="rebuild"):
         BM25Index(folder)
+
+
+def test_thai_words_inside_a_run_are_found(data_dir: Path) -> None:
+    # Thai is written without spaces: a herb name inside a sentence must still be a term of its own.
+    import csv
+
+    with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
+        names = [row["thai_name"] for row in csv.DictReader(handle, delimiter="\t")]
+    bm25 = BM25Index()
+    bm25.add([
+        BM25Doc("th1", "file:th1", f"สรรพคุณของ{names[0]}คืออะไร"),
+        BM25Doc("th2", "file:th2", f"การใช้{names[3]}ในตำรับยา"),
+    ])
+    bm25.commit()
+    assert [hit.uuid for hit in bm25.search(names[0], 5)] == ["th1"]
+    assert [hit.uuid for hit in bm25.search(f"{names[3]}รักษาอะไร", 5)][0] == "th2"
+    assert bm25.analyze("metformin lowers glucose") == ["metformin", "lower", "glucos"]
