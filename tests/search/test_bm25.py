@@ -157,5 +157,5 @@ def test_thai_words_inside_a_run_are_found(data_dir: Path) -> None:
     ])
     bm25.commit()
     assert [hit.uuid for hit in bm25.search(names[0], 5)] == ["th1"]
-    assert [hit.uuid for hit in bm25.search(f"{names[3]}รักษาอะไร", 5)][0] == "th2"
+    assert bm25.search(f"{names[3]}รักษาอะไร", 5)[0].uuid == "th2"
     assert bm25.analyze("metformin lowers glucose") == ["metformin", "lower", "glucos"]
