@@ -6,8 +6,10 @@ client of the request being served (`current_request`, set by the server's middl
 request, the client did not declare the sampling capability, or the call fails or returns no text.
 The feature then checks every sentence's citations; the model's text is never trusted as is.
 
-Sampling is deprecated from protocol 2026-07-28 (SEP-2577) but still served by clients on earlier
-versions, which is where it is offered; the SDK's deprecation warning is expected and silenced.
+Sampling is deprecated from protocol 2026-07-28 (SEP-2577), whose connections have no back-channel
+for a request in the middle of a call (they would need the InputRequiredResult round trip, not
+implemented here): there the answer stays extractive. Clients on the handshake versions (before
+2026-07-28) are served; the SDK's deprecation warning is expected and silenced.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, NoBackChannelError
 from mcp_types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
 
 from bio_mcp.features.evidence.answer_models import Lang
@@ -57,6 +59,8 @@ class SamplingAnswerWriter:
                     temperature=0.0,
                     related_request_id=request.request_id,
                 )
+        except NoBackChannelError:
+            return None
         except (MCPError, RuntimeError, ValueError) as exc:
             log.warning("sampling failed, answering extractively: %s", exc)
             return None
