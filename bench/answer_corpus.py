@@ -56,7 +56,11 @@ def build(scratch: Path, data: Path) -> dict[str, object]:
                 last[0] = time.perf_counter()
                 print(json.dumps({"stage": stage, "done": done, "total": total}), file=sys.stderr, flush=True)
 
-        fill_corpus(index, documents, build_graph_indexer(settings), settings.embeddings_batch_size, progress)
+        with store.read() as tx:
+            committed = tx.chunks.state_counts(index.model_id).total
+        # A killed build resumes: its documents are committed, what is left is embedding them.
+        fill_corpus(index, [] if committed else documents, build_graph_indexer(settings),
+                    settings.embeddings_batch_size, progress)
         with store.read() as tx:
             chunks = tx.chunks.state_counts(index.model_id)
     finally:

@@ -98,6 +98,8 @@ class _Sentence:
 
     @property
     def relevance(self) -> float:
+        """Set by hand, not tuned: the sentence's own cosine first, then how many question words it
+        has, then its section's cosine (which alone stands in before the sentence is embedded)."""
         semantic = self.cos if self.cos is not None else self.chunk_cos
         return max(0.0, min(1.0, 0.5 * semantic + 0.3 * self.overlap + 0.2 * self.chunk_cos))
 
@@ -107,7 +109,6 @@ class _Evidence:
     citations: list[Citation]
     signals: dict[str, float]
     retrieval: float
-    dropped: int
 
 
 def resolve_lang(question: str, lang: str) -> Lang:
@@ -216,7 +217,7 @@ def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
             section_id=section_id_of(document_id, anchor), anchor=anchor, start=sentence.start, end=sentence.end,
             relevance=round(sentence.relevance, 4),
         ))
-    kept, dropped = verify_citations(context.store, citations)
+    kept, _ = verify_citations(context.store, citations)
     top_docs = [c.id for c in kept]
     best_doc_text = " ".join(c.text for c in chunks[pmids[0]]) if pmids else ""
     cosines = sorted((s.cos for s in sentences if s.cos is not None), reverse=True)[:3]
@@ -227,7 +228,7 @@ def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
         "coverage": round(_overlap(terms, best_doc_text), 4),
         "doc_share": round(max(top_docs.count(doc) for doc in top_docs) / MAX_CITATIONS, 4) if top_docs else 0.0,
     }
-    return _Evidence(_renumber(kept), signals, signals["chunk_cos"], len(dropped))
+    return _Evidence(_renumber(kept), signals, signals["chunk_cos"])
 
 
 def _renumber(citations: list[Citation]) -> list[Citation]:
