@@ -12,7 +12,8 @@ Printed per half (tune: the first 250 items, dev: the other 250), as JSON lines:
 citation rate, AUROC of answer_conf (answerable against removed), withhold rate on answerable and
 on removed questions under the seed's policy (< 3 citations or answer_conf < τ), and the latency
 of a call. --fit fits answer_conf's logistic weights on the tune half (balanced, light L2) and
-prints them; paste them into features/evidence/answer_confidence.py and run again to report.
+prints them, with the intercept raised until τ withholds at most 15% of the answerable tune questions
+(`prior_shift`); paste them into features/evidence/answer_confidence.py and run again to report.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ from bio_mcp.features.evidence.answer_models import RagAnswerRequest  # noqa: E4
 
 TUNE = 250
 MIN_CITATIONS = 3
+# The withhold rate on answerable tune questions the prior shift aims at: 5 points under the 20% bar,
+# the margin for the held-out questions.
+TARGET_WITHHOLD = 0.15
 
 
 def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
@@ -102,6 +106,20 @@ def fit(rows: list[dict[str, object]], l2: float = 0.01) -> tuple[dict[str, floa
     return {n: round(float(v), 3) for n, v in zip(names, w[1:], strict=True)}, round(float(w[0]), 3)
 
 
+def prior_shift(rows: list[dict[str, object]], weights: dict[str, float], bias: float, tau: float) -> float:
+    """The smallest raise of the intercept (log prior odds in favour of answerable) with which τ
+    withholds at most TARGET_WITHHOLD of the answerable questions in `rows`."""
+    threshold = float(np.log(tau / (1 - tau)))
+    scores = [bias + sum(weights[n] * r["answerable"]["signals"][n] for n in weights) for r in rows]
+    few = [r["answerable"]["citations"] < MIN_CITATIONS for r in rows]
+    for step in range(0, 501):
+        shift = step / 100
+        withheld = sum(f or z + shift < threshold for z, f in zip(scores, few, strict=True))
+        if withheld / len(rows) <= TARGET_WITHHOLD:
+            return shift
+    return 5.0
+
+
 def report(rows: list[dict[str, object]], half: str, tau: float, params: dict[str, object]) -> None:
     def conf(side: dict[str, object]) -> float:
         return confidence.answer_confidence(side["signals"])
@@ -134,7 +152,9 @@ def main() -> None:
     tune, dev = rows[:TUNE], rows[TUNE:]
     if args.fit:
         weights, bias = fit(tune)
-        print(json.dumps({"name": "answer_conf_weights", "weights": weights, "bias": bias, "fitted_on": "tune"}))
+        shift = prior_shift(tune, weights, bias, args.tau)
+        print(json.dumps({"name": "answer_conf_weights", "weights": weights, "balanced_bias": bias,
+                          "prior_shift": shift, "bias": round(bias + shift, 3), "fitted_on": "tune"}))
     report(tune, "tune", args.tau, params)
     if dev:
         report(dev, "dev", args.tau, params)
