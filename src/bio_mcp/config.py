@@ -156,6 +156,11 @@ class Settings(BaseSettings):
     # SciFact train, BM25, +0.006 nDCG@10 at 0.2 with both query halves agreeing (bench/kb_scifact.py).
     kb_entity_boost: float = Field(default=0.2, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST")
     kb_reranker: Literal["none", "jina", "cohere"] = Field(default="none", validation_alias="BIO_MCP_KB_RERANKER")
+    # tool.rag_answer (seed 003): answers whose answer_conf is below this are withheld (the seed's τ).
+    answer_conf_tau: float = Field(default=0.6, ge=0.0, le=1.0, validation_alias="ANSWER_CONF_TAU")
+    # tool.rag_answer may ask the client's model (MCP sampling) to write the answer from the numbered
+    # evidence, when the client supports sampling; every sentence's citations are checked.
+    answer_sampling: bool = Field(default=False, validation_alias="BIO_MCP_ANSWER_SAMPLING")
     # Diagnostics summaries as resources (bio-mcp://diagnostics/{date}/{id}); always stored.
     diagnostics_resources_enabled: bool = Field(default=False, validation_alias="MCP_DIAGNOSTICS_RESOURCES_ENABLED")
     diagnostics_ttl_hours: int = Field(default=168, ge=1, le=24 * 365, validation_alias="BIO_MCP_DIAGNOSTICS_TTL_HOURS")

@@ -252,3 +252,26 @@ def chunk_record(
             )
         )
     return chunks
+
+
+# A rendered section line starts with its label (`_render`): upper case, then ": ".
+_LABEL_PREFIX = re.compile(r"^[A-Z][A-Z0-9 ,&/()'-]*: ")
+
+
+def sentence_spans(text: str, start: int = 0) -> list[tuple[int, int]]:
+    """(start, end) character offsets of the sentences of a chunk's `text` from `start` on (past
+    the title line), split by the same rule the chunker packs by; section labels are not part of
+    a sentence. `text[s:e]` is the sentence exactly as stored."""
+    spans: list[tuple[int, int]] = []
+    offset = start
+    for line in text[start:].split("\n"):
+        label = _LABEL_PREFIX.match(line)
+        position = label.end() if label else 0
+        for match in _SENTENCE_END.finditer(line):
+            if line[position : match.start()].strip():
+                spans.append((offset + position, offset + match.start()))
+            position = match.end()
+        if line[position:].strip():
+            spans.append((offset + position, offset + len(line.rstrip())))
+        offset += len(line) + 1
+    return spans

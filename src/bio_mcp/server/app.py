@@ -30,6 +30,7 @@ from pydantic import ConfigDict
 from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.server.prompts import register_prompts
+from bio_mcp.server.sampling import current_request
 from bio_mcp.server.toolset import CallContext, ResourceSpec, ToolSpec, Toolset, call_tool, error_result
 from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
@@ -110,12 +111,15 @@ class BioMcpServer(MCPServer[Any]):
         return await super().call_tool(listed, arguments, context)
 
 
-async def _remember_protocol_version(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    token = negotiated_protocol_version.set(ctx.protocol_version)
+async def _remember_request(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Resources read the negotiated protocol version; tools that sample read the request."""
+    version = negotiated_protocol_version.set(ctx.protocol_version)
+    request = current_request.set(ctx)
     try:
         return await call_next(ctx)
     finally:
-        negotiated_protocol_version.reset(token)
+        current_request.reset(request)
+        negotiated_protocol_version.reset(version)
 
 
 def _as_resource_reader(read: Callable[..., Awaitable[str | bytes]]) -> Callable[..., Awaitable[str]]:
@@ -163,7 +167,7 @@ def build_server(
         token_verifier=token_verifier,
         warn_on_duplicate_tools=True,
         aliases=aliases,
-        middleware=[_remember_protocol_version],
+        middleware=[_remember_request],
     )
     resources = [resource for toolset in toolsets for resource in toolset.resources]
     if options.read_scratch is not None:

@@ -1,0 +1,333 @@
+"""`tool.rag_answer`: an answer quoted from the corpus, with verified citations, or withheld.
+
+1. The question (rewritten to an English query by a `QueryRewriter` when one is given, e.g. Thai
+   herb names to their English ones) goes through the graph-aware search (`kb.search`: hybrid
+   BM25 + vectors, MeSH entity boost) for the `top_k` best documents.
+2. Every section (chunk) of those documents is split into sentences by the chunker's own rule
+   (`sentence_spans`); duplicates from overlapping chunks are dropped.
+3. Sentences are scored: question-word overlap and the cosine of their section; the best
+   `EMBED_SENTENCES` are embedded by the corpus's embedder and take their own cosine. Evidence is
+   picked by maximal marginal relevance (relevance against similarity to what is already picked),
+   at most `MAX_CITATIONS`, none below `MIN_RELEVANCE`.
+4. Every citation's span is checked against the stored text (`citations.verify_citations`).
+5. answer_conf (`answer_confidence`) from the signals; the seed's policy: fewer than 3 citations or
+   answer_conf < τ (ANSWER_CONF_TAU) and the answer is withheld, its citations and scores returned
+   with the reason.
+6. The answer quotes the evidence in its own language, framed in the request's language. With
+   BIO_MCP_ANSWER_SAMPLING and an `AnswerWriter` (the server's MCP sampling), the client's model may
+   write it from the numbered evidence instead; a sentence whose citations do not check out is
+   dropped, and when none is left the extractive answer stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from bio_mcp.features.evidence.answer_confidence import answer_confidence, content_terms
+from bio_mcp.features.evidence.answer_models import (
+    AnswerScores,
+    Citation,
+    Lang,
+    RagAnswerRequest,
+    RagAnswerResponse,
+    WithholdReason,
+)
+from bio_mcp.features.evidence.citations import check_sentences, section_id_of, verify_citations
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.features.kb.search import KbContext, search_kb
+from bio_mcp.search.chunking import sentence_spans
+from bio_mcp.store import StoredChunk
+
+MIN_CITATIONS = 3
+MAX_CITATIONS = 5
+# Sentences embedded per question (the best by word overlap and section cosine): the embedder's
+# cost grows with them and dominates the tool's latency.
+EMBED_SENTENCES = 12
+# Below this relevance a sentence is not evidence.
+MIN_RELEVANCE = 0.15
+# MMR: weight of relevance against redundancy with the sentences already picked.
+MMR_LAMBDA = 0.7
+# Shortest sentence worth quoting (characters): shorter ones are labels or fragments.
+MIN_SENTENCE_CHARS = 25
+_THAI = re.compile(r"[\u0E01-\u0E5B]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+class AnswerWriter(Protocol):
+    """Writes an answer from numbered evidence ("[1] ...") citing it as [n]; None when it cannot
+    (the client does not support it, refused, failed)."""
+
+    async def write(self, question: str, numbered_evidence: str, lang: Lang) -> str | None: ...
+
+
+class QueryRewriter(Protocol):
+    """The search query for a question in `lang` (e.g. Thai names to English ones)."""
+
+    def rewrite(self, question: str, lang: Lang) -> str: ...
+
+
+@dataclass
+class AnswerContext:
+    kb: KbContext
+    tau: float
+    sampling: bool = False
+    rewriter: QueryRewriter | None = None
+
+
+@dataclass
+class _Sentence:
+    chunk: StoredChunk
+    start: int
+    end: int
+    rank: int
+    chunk_cos: float
+    overlap: float
+    cos: float | None = None
+    vector: np.ndarray | None = None
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text[self.start : self.end]
+
+    @property
+    def relevance(self) -> float:
+        """Set by hand, not tuned: the sentence's own cosine first, then how many question words it
+        has, then its section's cosine (which alone stands in before the sentence is embedded)."""
+        semantic = self.cos if self.cos is not None else self.chunk_cos
+        return max(0.0, min(1.0, 0.5 * semantic + 0.3 * self.overlap + 0.2 * self.chunk_cos))
+
+
+@dataclass
+class _Evidence:
+    citations: list[Citation]
+    signals: dict[str, float]
+    retrieval: float
+
+
+def resolve_lang(question: str, lang: str) -> Lang:
+    """The framing language: as asked, or by script (Thai letters at least as many as Latin)."""
+    if lang in ("th", "en"):
+        return lang  # type: ignore[return-value]
+    thai, latin = len(_THAI.findall(question)), len(_LATIN.findall(question))
+    return "th" if thai > 0 and thai >= latin else "en"
+
+
+def _overlap(terms: Sequence[str], text: str) -> float:
+    if not terms:
+        return 0.0
+    present = set(content_terms(text))
+    return sum(1 for term in terms if term in present) / len(terms)
+
+
+def _cos(vector: np.ndarray | None, query: np.ndarray) -> float:
+    if vector is None or vector.shape != query.shape:
+        return 0.0
+    return float(np.clip(vector @ query, 0.0, 1.0))
+
+
+def _read(context: KbContext, pmids: list[str]) -> tuple[dict[str, list[StoredChunk]], dict[str, str | None]]:
+    with context.store.read() as tx:
+        chunks = {pmid: tx.chunks.for_document(pmid) for pmid in pmids}
+        documents = tx.documents.get_many(pmids)
+    return chunks, {pmid: documents[pmid].title if pmid in documents else None for pmid in pmids}
+
+
+def _sentences(
+    chunks: dict[str, list[StoredChunk]], pmids: list[str], titles: dict[str, str | None], query: np.ndarray,
+    terms: list[str], model_id: str,
+) -> list[_Sentence]:
+    seen: set[tuple[str, str]] = set()
+    found: list[_Sentence] = []
+    for rank, pmid in enumerate(pmids):
+        for chunk in chunks[pmid]:
+            vector = chunk.embedding if chunk.embed_model == model_id else None
+            chunk_cos = _cos(vector, query)
+            # Every chunk of a titled document starts with the title line, which is not evidence.
+            body = chunk.text.index("\n") + 1 if titles[pmid] and "\n" in chunk.text else 0
+            if titles[pmid] and "\n" not in chunk.text:
+                continue
+            for start, end in sentence_spans(chunk.text, body):
+                text = chunk.text[start:end]
+                key = (pmid, " ".join(text.split()))
+                if len(text) < MIN_SENTENCE_CHARS or key in seen:
+                    continue
+                seen.add(key)
+                found.append(_Sentence(chunk, start, end, rank, chunk_cos, _overlap(terms, text)))
+    return found
+
+
+def _mmr(sentences: list[_Sentence]) -> list[_Sentence]:
+    pool = [s for s in sentences if s.relevance >= MIN_RELEVANCE]
+    chosen: list[_Sentence] = []
+    while pool and len(chosen) < MAX_CITATIONS:
+        def value(candidate: _Sentence) -> tuple[float, int, int]:
+            redundancy = max((_similarity(candidate, c) for c in chosen), default=0.0)
+            score = MMR_LAMBDA * candidate.relevance - (1 - MMR_LAMBDA) * redundancy
+            return (score, -candidate.rank, -candidate.start)
+
+        best = max(pool, key=value)
+        chosen.append(best)
+        pool.remove(best)
+    return chosen
+
+
+def _similarity(a: _Sentence, b: _Sentence) -> float:
+    if a.vector is not None and b.vector is not None:
+        return float(a.vector @ b.vector)
+    left, right = set(content_terms(a.text)), set(content_terms(b.text))
+    return len(left & right) / len(left | right) if left | right else 0.0
+
+
+def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
+    """Retrieval, sentence scoring, MMR selection and verification (blocking; run in a thread)."""
+    search = search_kb(KbSearchRequest(query=query, top_k=top_k), context)
+    pmids = [item.metadata.doc_uri.split(":", 1)[1] for item in search.evidence]
+    embedder = context.index.embeddings
+    query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+    terms = content_terms(query)
+    chunks, titles = _read(context, pmids)
+    sentences = _sentences(chunks, pmids, titles, query_vector, terms, context.index.model_id)
+    best_chunk = {pmid: max((_cos(c.embedding if c.embed_model == context.index.model_id else None, query_vector)
+                             for c in chunks[pmid]), default=0.0) for pmid in pmids}
+    ordered = sorted(best_chunk.values(), reverse=True)
+    if sentences:
+        shortlist = sorted(sentences, key=lambda s: (-(0.6 * s.overlap + 0.4 * s.chunk_cos), s.rank, s.start))
+        shortlist = shortlist[:EMBED_SENTENCES]
+        vectors = embedder.embed_array([s.text for s in shortlist])
+        for sentence, vector in zip(shortlist, vectors, strict=True):
+            sentence.vector = np.asarray(vector, dtype=np.float32)
+            sentence.cos = _cos(sentence.vector, query_vector)
+        sentences = shortlist
+    chosen = _mmr(sentences)
+    citations = []
+    for number, sentence in enumerate(chosen, start=1):
+        pmid, chunk = sentence.chunk.pmid, sentence.chunk
+        anchor = f"chunk-{chunk.chunk_id}"
+        document_id = f"pmid:{pmid}"
+        citations.append(Citation(
+            id=document_id, uri=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/", title=titles[pmid] or f"PubMed {pmid}",
+            span=f"{anchor}:{sentence.start}-{sentence.end}", number=number, quote=sentence.text,
+            section_id=section_id_of(document_id, anchor), anchor=anchor, start=sentence.start, end=sentence.end,
+            relevance=round(sentence.relevance, 4),
+        ))
+    kept, _ = verify_citations(context.store, citations)
+    top_docs = [c.id for c in kept]
+    best_doc_text = " ".join(c.text for c in chunks[pmids[0]]) if pmids else ""
+    cosines = sorted((s.cos for s in sentences if s.cos is not None), reverse=True)[:3]
+    signals = {
+        "chunk_cos": round(ordered[0], 4) if ordered else 0.0,
+        "chunk_gap": round(ordered[0] - ordered[1], 4) if len(ordered) > 1 else (round(ordered[0], 4) if ordered else 0.0),
+        "sentence_cos": round(sum(cosines) / 3, 4) if cosines else 0.0,
+        "coverage": round(_overlap(terms, best_doc_text), 4),
+        "doc_share": round(max(top_docs.count(doc) for doc in top_docs) / MAX_CITATIONS, 4) if top_docs else 0.0,
+    }
+    return _Evidence(_renumber(kept), signals, signals["chunk_cos"])
+
+
+def _renumber(citations: list[Citation]) -> list[Citation]:
+    return [c.model_copy(update={"number": n}) for n, c in enumerate(citations, start=1)]
+
+
+_FRAMES: dict[Lang, dict[str, str]] = {
+    "en": {
+        "lead": "From {docs} document(s) in the local corpus, the evidence most relevant to the question reads:",
+        "no_evidence": "No evidence for this question was found in the local corpus.",
+        "too_few_citations": "Withheld: only {n} verified citation(s) were found; an answer needs at least 3.",
+        "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
+        "evidence_head": "Evidence (quoted in its own language):",
+    },
+    "th": {
+        "lead": "จากเอกสาร {docs} ฉบับในคลังข้อมูล หลักฐานที่เกี่ยวข้องกับคำถามมากที่สุดระบุว่า:",
+        "no_evidence": "ไม่พบหลักฐานสำหรับคำถามนี้ในคลังข้อมูล",
+        "too_few_citations": "งดให้คำตอบ: พบการอ้างอิงที่ตรวจสอบแล้วเพียง {n} รายการ ต้องมีอย่างน้อย 3 รายการ",
+        "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
+        "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
+    },
+}
+
+
+def extractive_answer(citations: Sequence[Citation], lang: Lang) -> str:
+    docs = len({c.id for c in citations})
+    lines = [_FRAMES[lang]["lead"].format(docs=docs)]
+    lines += [f"“{c.quote}” [{c.number}]" for c in citations]
+    return "\n".join(lines)
+
+
+def numbered_evidence(citations: Sequence[Citation]) -> str:
+    return "\n".join(f"[{c.number}] {c.quote} ({c.title})" for c in citations)
+
+
+def _withhold(citations: list[Citation], conf: float, tau: float, lang: Lang) -> WithholdReason | None:
+    frames = _FRAMES[lang]
+    if not citations:
+        return WithholdReason(code="no_evidence", message=frames["no_evidence"])
+    if len(citations) < MIN_CITATIONS:
+        return WithholdReason(code="too_few_citations", message=frames["too_few_citations"].format(n=len(citations)))
+    if conf < tau:
+        return WithholdReason(code="low_confidence", message=frames["low_confidence"].format(conf=conf, tau=tau))
+    return None
+
+
+async def rag_answer(
+    request: RagAnswerRequest, context: AnswerContext, writer: AnswerWriter | None = None
+) -> RagAnswerResponse:
+    lang = resolve_lang(request.question, request.lang)
+    query = context.rewriter.rewrite(request.question, lang) if context.rewriter is not None else request.question
+    evidence = await asyncio.to_thread(
+        gather_evidence, query, request.retrieval.top_k, context.kb
+    )
+    conf = round(answer_confidence(evidence.signals), 4)
+    scores = AnswerScores(retrieval=evidence.retrieval, answer_conf=conf, signals=evidence.signals)
+    reason = _withhold(evidence.citations, conf, context.tau, lang)
+    if reason is not None:
+        return RagAnswerResponse(answer="", citations=evidence.citations, scores=scores, withheld=True,
+                                 reason=reason, lang=lang)
+    answer, mode, dropped = extractive_answer(evidence.citations, lang), "extractive", 0
+    if context.sampling and writer is not None:
+        written = await writer.write(request.question, numbered_evidence(evidence.citations), lang)
+        if written:
+            kept, rejected = check_sentences(written, evidence.citations)
+            if kept:
+                answer, mode, dropped = " ".join(kept), "sampled", len(rejected)
+    return RagAnswerResponse(answer=answer, citations=evidence.citations, scores=scores, lang=lang, mode=mode,
+                             dropped_sentences=dropped)
+
+
+def summarize(response: RagAnswerResponse) -> str:
+    """The whole result as Markdown: the answer (or why it was withheld), scores, every citation."""
+    head = (f"**Withheld** ({response.reason.code}): {response.reason.message}" if response.withheld and response.reason
+            else response.answer)
+    lines = [head, "",
+             f"Scores: retrieval {response.scores.retrieval:.2f}, answer_conf {response.scores.answer_conf:.2f} "
+             f"({response.mode}, {response.lang}; {len(response.citations)} verified citations)",
+             "Signals: " + ", ".join(f"{name} {value:.2f}" for name, value in response.scores.signals.items())]
+    if response.dropped_sentences:
+        lines.append(f"{response.dropped_sentences} written sentence(s) dropped: their citations did not check out.")
+    if response.citations:
+        lines += ["", _FRAMES[response.lang]["evidence_head"]]
+        lines += [f"[{c.number}] {c.title} ({c.id}, {c.span}): “{c.quote}”" for c in response.citations]
+    return "\n".join(lines)
+
+
+class AnswerService:
+    """tool.rag_answer over the corpus's kb retrieval (its store, index and MeSH linker)."""
+
+    def __init__(
+        self, retrieval: KbRetrieval, *, writer: AnswerWriter | None = None, rewriter: QueryRewriter | None = None
+    ) -> None:
+        self.retrieval = retrieval
+        self.writer = writer
+        self.rewriter = rewriter
+
+    async def answer(self, request: RagAnswerRequest) -> RagAnswerResponse:
+        settings = self.retrieval.settings
+        kb = await self.retrieval.context()
+        context = AnswerContext(kb, settings.answer_conf_tau, settings.answer_sampling, self.rewriter)
+        return await rag_answer(request, context, self.writer)

@@ -1,0 +1,66 @@
+"""A small real corpus for tool.rag_answer: PubMedQA abstracts among SciFact distractors, committed
+with their MeSH-linked graph and embedded by the shipped model (built once per test module)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bio_mcp.config import Settings, load_settings
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.service import index_folder
+from bio_mcp.features.evidence.answer import AnswerContext
+from bio_mcp.features.evidence.answer_eval import (
+    PubMedQaItem,
+    fill_corpus,
+    load_pubmedqa,
+    pubmedqa_documents,
+    scifact_documents,
+)
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.search import KbContext
+from bio_mcp.graph.indexer import build_graph_indexer
+from bio_mcp.search.embeddings import build_embeddings
+from bio_mcp.store import open_metadata_store
+
+PUBMEDQA_ITEMS = 16
+DISTRACTORS = 120
+
+
+def answer_settings(home: Path, **extra: object) -> Settings:
+    return load_settings(BIO_MCP_HOME=str(home), **extra)
+
+
+@pytest.fixture(scope="module")
+def pubmedqa(data_dir: Path) -> list[PubMedQaItem]:
+    return load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")[:PUBMEDQA_ITEMS]
+
+
+@pytest.fixture(scope="module")
+def answer_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, pubmedqa: list[PubMedQaItem]) -> Path:
+    home = tmp_path_factory.mktemp("answer-home")
+    settings = answer_settings(home)
+    documents = pubmedqa_documents(pubmedqa) + scifact_documents(
+        data_dir / "bench" / "scifact" / "corpus.jsonl", DISTRACTORS
+    )
+    store = open_metadata_store(settings)
+    try:
+        index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
+        fill_corpus(index, documents, build_graph_indexer(settings), settings.embeddings_batch_size)
+    finally:
+        store.close()
+    return home
+
+
+@pytest.fixture
+def answer_context(answer_home: Path) -> Iterator[AnswerContext]:
+    """The corpus as tool.rag_answer reads it, its index in memory (tests may delete from it)."""
+    settings = answer_settings(answer_home)
+    store = open_metadata_store(settings)
+    index = CorpusIndex(store, None, build_embeddings(settings))
+    index.reconcile()
+    kb = KbContext(settings, store, index, ProviderRegistry(settings), build_graph_indexer(settings).linker)
+    yield AnswerContext(kb, settings.answer_conf_tau)
+    store.close()
