@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -39,6 +38,7 @@ from bio_mcp.features.evidence.answer_models import (
     WithholdReason,
 )
 from bio_mcp.features.evidence.citations import check_sentences, section_id_of, verify_citations
+from bio_mcp.features.evidence.language import CrossLingualRewriter, resolve_lang
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, search_kb
@@ -56,8 +56,6 @@ MIN_RELEVANCE = 0.15
 MMR_LAMBDA = 0.7
 # Shortest sentence worth quoting (characters): shorter ones are labels or fragments.
 MIN_SENTENCE_CHARS = 25
-_THAI = re.compile(r"[\u0E01-\u0E5B]")
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 class AnswerWriter(Protocol):
@@ -109,14 +107,6 @@ class _Evidence:
     citations: list[Citation]
     signals: dict[str, float]
     retrieval: float
-
-
-def resolve_lang(question: str, lang: str) -> Lang:
-    """The framing language: as asked, or by script (Thai letters at least as many as Latin)."""
-    if lang in ("th", "en"):
-        return lang  # type: ignore[return-value]
-    thai, latin = len(_THAI.findall(question)), len(_LATIN.findall(question))
-    return "th" if thai > 0 and thai >= latin else "en"
 
 
 def _overlap(terms: Sequence[str], text: str) -> float:
@@ -329,5 +319,9 @@ class AnswerService:
     async def answer(self, request: RagAnswerRequest) -> RagAnswerResponse:
         settings = self.retrieval.settings
         kb = await self.retrieval.context()
-        context = AnswerContext(kb, settings.answer_conf_tau, settings.answer_sampling, self.rewriter)
+        graph = self.retrieval.corpus.graph
+        # By default the question is searched as tool.hybrid_search reads a query: Thai herb names
+        # become the herbs' English and scientific names, so a Thai question finds English papers.
+        rewriter = self.rewriter or CrossLingualRewriter(kb.store, graph.catalog if graph is not None else None)
+        context = AnswerContext(kb, settings.answer_conf_tau, settings.answer_sampling, rewriter)
         return await rag_answer(request, context, self.writer)

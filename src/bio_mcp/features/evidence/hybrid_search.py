@@ -31,6 +31,7 @@ from bio_mcp.features.evidence.language import (
     NameLexicon,
     cross_lingual,
     load_lexicon,
+    mesh_describer,
 )
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.kb.models import KbSearchRequest
@@ -95,14 +96,6 @@ class HybridSearchResponse(AuditedOutput):
     untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
 
 
-def _describer(catalog: MeshCatalog | None):  # type: ignore[no-untyped-def]
-    def describe(entity_id: str) -> str | None:
-        found = catalog.describe(entity_id) if catalog is not None else None
-        return found[0] if found else None
-
-    return describe
-
-
 def _is_plant(catalog: MeshCatalog | None, entity_id: str) -> bool:
     concept = catalog.vocabulary.get(entity_id) if catalog is not None and catalog.vocabulary is not None else None
     return concept is not None and any(tree.startswith(PLANTS_TREE) for tree in concept.tree_numbers)
@@ -141,7 +134,7 @@ def _herb_hits(
 def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: MeshCatalog | None) -> HybridSearchResponse:
     with context.store.read() as tx:
         lexicon = load_lexicon(tx.connection)
-    query = cross_lingual(request.query, request.lang, lexicon, _describer(catalog))
+    query = cross_lingual(request.query, request.lang, lexicon, mesh_describer(catalog))
     filters = request.filters or SearchFilters()
     types = set(filters.types or HIT_TYPES)
     hits: list[SearchHit] = []

@@ -34,7 +34,9 @@ from pythainlp.tokenize import Tokenizer
 from pythainlp.util import dict_trie
 from sqlalchemy.engine import Connection
 
+from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
+from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
 
 Lang = Literal["th", "en"]
@@ -271,3 +273,26 @@ def _expansion(
             names.append(described)
         words.extend(names)
     return words
+
+
+def mesh_describer(catalog: MeshCatalog | None) -> Callable[[str], str | None]:
+    """An entity's MeSH preferred name, for `cross_lingual` to search with beside its imported names."""
+
+    def describe(entity_id: str) -> str | None:
+        found = catalog.describe(entity_id) if catalog is not None else None
+        return found[0] if found else None
+
+    return describe
+
+
+class CrossLingualRewriter:
+    """A question's search text as tool.hybrid_search reads a query (`cross_lingual`'s English form)."""
+
+    def __init__(self, store: MetadataStore, catalog: MeshCatalog | None) -> None:
+        self._store = store
+        self._describe = mesh_describer(catalog)
+
+    def rewrite(self, question: str, lang: Lang) -> str:
+        with self._store.read() as tx:
+            lexicon = load_lexicon(tx.connection)
+        return cross_lingual(question, lang, lexicon, self._describe).search_text_en
