@@ -5,8 +5,9 @@
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
 without the development split), so the model learns from mentions as imperfect as the ones it
-will score. Fits an L2-regularised logistic regression (Newton steps, numpy) on every pair a
-sentence names both ends of (label: the pair is a gold CID pair), picks the threshold with the best
+will score. Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
+pair `pair_candidates` gives (one sentence names both ends, or the lead names one end; label: the
+pair is a gold CID pair), picks the threshold with the best
 document-level F1 on the training split, and measures each score band's precision there.
 Prints JSON lines (name, value, unit, params) and the constants to paste into the module.
 """
@@ -71,8 +72,9 @@ def main() -> None:
             for candidate in pair_candidates(document.text, linker.link(document.text), broader):
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
-    names = sorted(rows[0][2])
-    x = np.array([[features[name] for name in names] for _, _, features, _ in rows])
+    # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent).
+    names = sorted({name for _, _, features, _ in rows for name in features})
+    x = np.array([[features.get(name, 0.0) for name in names] for _, _, features, _ in rows])
     y = np.array([float(label) for *_, label in rows])
     weights = fit_logistic(x, y, args.l2)
     probabilities = 1.0 / (1.0 + np.exp(-(weights[0] + x @ weights[1:])))
