@@ -5,7 +5,7 @@
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
 without the development split), so the model learns from mentions as imperfect as the ones it
-will score. Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
+will score, and its priors (`graph/adverse_priors.py`) come from the other half only. Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
 pair `pair_candidates` gives (one sentence names both ends, or the lead names one end; label: the
 pair is a gold CID pair), picks the threshold with the best
 document-level F1 on the training split, and measures each score band's precision there.
@@ -23,6 +23,7 @@ import numpy as np
 from bio_mcp.config import load_settings
 from bio_mcp.graph.adverse_effects import pair_candidates
 from bio_mcp.graph.adverse_eval import broader_of, gold_pairs
+from bio_mcp.graph.adverse_priors import adverse_priors_of
 from bio_mcp.graph.linking import load_linker_from, training_path_of
 from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
@@ -64,12 +65,13 @@ def main() -> None:
     training = [document for document in read_pubtator(args.training) if document.pmid not in dev_ids]
     broader = broader_of(load_vocabulary(mesh_path, settings.caches))
     rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
-    for half in (training[::2], training[1::2]):
+    for half, other in ((training[::2], training[1::2]), (training[1::2], training[::2])):
         held_out = dev_ids | {document.pmid for document in half}
         linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
+        priors = adverse_priors_of(other)
         for document in half:
             gold = gold_pairs(document)
-            for candidate in pair_candidates(document.text, linker.link(document.text), broader):
+            for candidate in pair_candidates(document.text, linker.link(document.text), broader, priors):
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
     # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent).

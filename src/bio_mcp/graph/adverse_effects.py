@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors
 from bio_mcp.graph.elements import CAUSES, INTERACTS_WITH, StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.mentions import Mention
@@ -69,76 +70,81 @@ INTERACTION_EXTRACTOR = "interaction-cues"
 # Fitted by bench/adverse_fit.py on BC5CDR's 500 training abstracts (the linker's mentions, each
 # half linked by a linker trained on the other half); the intercept is "bias".
 WEIGHTS: dict[str, float] = {
-    "bias": -2.4314,
-    "between_after": 0.0268,
-    "between_associate": 0.7926,
-    "between_develop": -0.0644,
-    "between_induce": 0.5939,
-    "between_negation": -0.3529,
-    "between_protect": -0.5596,
-    "between_toxic": 0.3629,
-    "between_treat": -0.2465,
-    "both_lead": -0.0553,
-    "chemical_between": -0.4905,
-    "chemical_for_disease": -0.4223,
-    "chemical_general": -1.7059,
-    "chemical_induced_disease": 0.5284,
-    "chemical_inducer": 0.3896,
-    "chemical_lead": 0.1272,
-    "chemical_protective": 0.1858,
-    "chemical_top": 0.4573,
-    "cross": -1.7614,
-    "cross_alone": 0.4354,
-    "cross_chemical_general": -0.6823,
-    "cross_chemical_inducer": 0.393,
-    "cross_chemical_lead": 0.2982,
-    "cross_chemical_protective": 0.4741,
-    "cross_chemical_top": 0.7775,
-    "cross_disease_general": -1.3775,
-    "cross_disease_induced": -0.4711,
-    "cross_disease_lead": 0.3944,
-    "cross_disease_top": 0.4706,
-    "cross_disease_treated": -0.4646,
-    "cross_log_chemical_mentions": 0.8732,
-    "cross_log_chemicals": -0.5574,
-    "cross_log_disease_mentions": -0.0026,
-    "cross_log_diseases": 0.2552,
-    "cross_near_cue": -0.0488,
-    "cross_sentence_after": -0.0286,
-    "cross_sentence_associate": 0.1478,
-    "cross_sentence_develop": 0.5396,
-    "cross_sentence_induce": -0.1629,
-    "cross_sentence_negation": -0.5438,
-    "cross_sentence_protect": -0.3685,
-    "cross_sentence_toxic": 0.726,
-    "cross_sentence_treat": -0.916,
-    "cue_between": 0.1256,
-    "disease_between": 0.4808,
-    "disease_by_chemical": 0.5433,
-    "disease_first_position": 0.5141,
-    "disease_general": -0.9483,
-    "disease_induced": 0.5005,
-    "disease_lead": -0.3606,
-    "disease_top": 0.257,
-    "disease_treated": -1.0607,
-    "log_chemical_mentions": -0.1207,
-    "log_chemicals": 0.0253,
-    "log_disease_mentions": 0.2071,
-    "log_diseases": -0.2274,
-    "log_sentences_both": 0.6203,
-    "near": 0.3867,
-    "sentence_after": 0.0891,
-    "sentence_associate": -0.2825,
-    "sentence_develop": 0.5679,
-    "sentence_induce": -0.4197,
-    "sentence_negation": -0.2388,
-    "sentence_protect": 0.1382,
-    "sentence_toxic": -0.413,
-    "sentence_treat": -0.1973,
+    "bias": -2.4704,
+    "between_after": 0.1392,
+    "between_associate": 0.7826,
+    "between_develop": -0.039,
+    "between_induce": 0.6923,
+    "between_negation": -0.2906,
+    "between_protect": -0.5881,
+    "between_toxic": 0.5229,
+    "between_treat": -0.3536,
+    "both_lead": 0.0783,
+    "chemical_between": -0.465,
+    "chemical_for_disease": -0.4249,
+    "chemical_general": -1.7415,
+    "chemical_induced_disease": 0.5234,
+    "chemical_inducer": 0.4045,
+    "chemical_lead": 0.0851,
+    "chemical_protective": 0.2322,
+    "chemical_top": 0.458,
+    "cross": -1.6965,
+    "cross_alone": 0.368,
+    "cross_chemical_general": -0.7335,
+    "cross_chemical_inducer": 0.3923,
+    "cross_chemical_lead": 0.3297,
+    "cross_chemical_protective": 0.3603,
+    "cross_chemical_top": 0.7484,
+    "cross_disease_general": -1.3024,
+    "cross_disease_induced": -0.6225,
+    "cross_disease_lead": 0.5717,
+    "cross_disease_top": 0.4831,
+    "cross_disease_treated": -0.3408,
+    "cross_log_chemical_mentions": 0.9182,
+    "cross_log_chemicals": -0.4915,
+    "cross_log_disease_mentions": -0.1116,
+    "cross_log_diseases": 0.299,
+    "cross_near_cue": -0.2196,
+    "cross_sentence_after": -0.1862,
+    "cross_sentence_associate": 0.0669,
+    "cross_sentence_develop": 0.6007,
+    "cross_sentence_induce": -0.0713,
+    "cross_sentence_negation": -0.65,
+    "cross_sentence_protect": -0.2827,
+    "cross_sentence_toxic": 0.7786,
+    "cross_sentence_treat": -0.8187,
+    "cue_between": -0.0433,
+    "disease_between": 0.3936,
+    "disease_by_chemical": 0.5342,
+    "disease_first_position": 0.3113,
+    "disease_general": -0.9428,
+    "disease_induced": 0.3557,
+    "disease_lead": -0.3054,
+    "disease_top": 0.2282,
+    "disease_treated": -0.7708,
+    "log_chemical_mentions": -0.0294,
+    "log_chemicals": 0.0938,
+    "log_disease_mentions": 0.2058,
+    "log_diseases": -0.1674,
+    "log_sentences_both": 0.4177,
+    "near": 0.2635,
+    "prior_chemical": 1.2055,
+    "prior_chemical_seen": -0.617,
+    "prior_disease": 2.6078,
+    "prior_disease_seen": -1.1378,
+    "prior_pair": 1.2768,
+    "sentence_after": 0.0361,
+    "sentence_associate": -0.1781,
+    "sentence_develop": 0.6933,
+    "sentence_induce": -0.4119,
+    "sentence_negation": -0.2742,
+    "sentence_protect": 0.2366,
+    "sentence_toxic": -0.3082,
+    "sentence_treat": -0.1306,
 }
 THRESHOLD = 0.225
 # (lowest score of the band, precision of the band's pairs on the training split), highest first.
-CONFIDENCE_BANDS: tuple[tuple[float, float], ...] = ((0.7, 0.789), (0.55, 0.649), (0.4, 0.438), (0.225, 0.336))
+CONFIDENCE_BANDS: tuple[tuple[float, float], ...] = ((0.7, 0.809), (0.55, 0.621), (0.4, 0.477), (0.225, 0.356))
 # BC5CDR has no MeSH headings: measured by hand on the shared PubMed records (466, with headings),
 # where the rule adds 3 relations the text model did not give, 2 of them right; (2 + 1) / (3 + 2).
 QUALIFIER_CONFIDENCE = 0.6
@@ -244,7 +250,8 @@ def _has_descendant_in(entity_id: str, others: Iterable[str], ancestors: Callabl
     return any(other != entity_id and entity_id in ancestors(other) for other in others)
 
 
-def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | None = None) -> list[PairCandidate]:
+def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | None = None,
+                    priors: AdversePriors = NO_PRIORS) -> list[PairCandidate]:
     """Every chemical x disease pair some sentence of `text` names both of, and every other pair
     whose chemical or disease the lead names (or whose chemical is the most named one), with the
     features the model scores (see the module docstring); the first sentence counts as the lead (a
@@ -406,6 +413,8 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
                 **{f"cross_sentence_{family}": cue for family, cue in zip(_CROSS_CUES, cues)},
             }
             candidates.append(PairCandidate(chemical_id, disease_id, features, sentence, -1))
+    for candidate in candidates:
+        candidate.features.update(priors.features(candidate.chemical, candidate.disease))
     candidates.sort(key=lambda c: (c.chemical, c.disease))
     return candidates
 
@@ -424,15 +433,17 @@ def confidence_of(probability: float) -> float:
 
 
 def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = (),
-                         broader: Broader | None = None, threshold: float = THRESHOLD) -> list[StatedRelation]:
+                         broader: Broader | None = None, threshold: float = THRESHOLD,
+                         priors: AdversePriors = NO_PRIORS) -> list[StatedRelation]:
     """CAUSES and INTERACTS_WITH relations `text` states, each with the sentence that states it.
 
     `mentions`: the linker's mentions of `text`; `topics`: the document's MeSH headings with their
     qualifiers (empty when unknown); `broader`: entity id -> its parents in the MeSH tree (e.g.
-    the graph catalog's `broader`), used to prefer the most specific disease.
+    the graph catalog's `broader`), used to prefer the most specific disease; `priors`: what
+    annotated abstracts say of each end (`graph/adverse_priors.py`; the linker's training file).
     """
     relations: dict[tuple[str, str, str], StatedRelation] = {}
-    candidates = pair_candidates(text, mentions, broader)
+    candidates = pair_candidates(text, mentions, broader, priors)
     for candidate in candidates:
         probability = score(candidate.features)
         if probability >= threshold:
@@ -452,11 +463,12 @@ class AdverseEffectExtractor:
     mentions)` per section (whose text starts with the title, the lead sentence), plus the record's
     MeSH headings when the caller has them (`topics_of(facts)`)."""
 
-    def __init__(self, broader: Broader | None = None) -> None:
+    def __init__(self, broader: Broader | None = None, priors: AdversePriors = NO_PRIORS) -> None:
         self._broader = broader
+        self._priors = priors
 
     def relations(self, text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = ()) -> list[StatedRelation]:
-        return find_adverse_effects(text, mentions, topics, self._broader)
+        return find_adverse_effects(text, mentions, topics, self._broader, priors=self._priors)
 
 
 def _qualifier_relations(candidates: Sequence[PairCandidate], topics: Sequence[Topic]) -> Iterable[StatedRelation]:
