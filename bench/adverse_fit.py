@@ -5,7 +5,8 @@
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
 without the development split), so the model learns from mentions as imperfect as the ones it
-will score, and its priors (`graph/adverse_priors.py`) come from the other half only. Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
+will score; each document's priors (`graph/adverse_priors.py`) come from every other training
+document (as a scored document's come from the whole training split). Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
 pair `pair_candidates` gives (one sentence names both ends, or the lead names one end; label: the
 pair is a gold CID pair), picks the threshold with the best
 document-level F1 on the training split, and measures each score band's precision there.
@@ -65,12 +66,12 @@ def main() -> None:
     training = [document for document in read_pubtator(args.training) if document.pmid not in dev_ids]
     broader = broader_of(load_vocabulary(mesh_path, settings.caches))
     rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
-    for half, other in ((training[::2], training[1::2]), (training[1::2], training[::2])):
+    for half in (training[::2], training[1::2]):
         held_out = dev_ids | {document.pmid for document in half}
         linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
-        priors = adverse_priors_of(other)
         for document in half:
             gold = gold_pairs(document)
+            priors = adverse_priors_of(other for other in training if other.pmid != document.pmid)
             for candidate in pair_candidates(document.text, linker.link(document.text), broader, priors):
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
