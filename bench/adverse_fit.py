@@ -5,8 +5,11 @@
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
 without the development split), so the model learns from mentions as imperfect as the ones it
-will score. Fits an L2-regularised logistic regression (Newton steps, numpy) on every pair a
-sentence names both ends of (label: the pair is a gold CID pair), picks the threshold with the best
+will score; each document's priors (`graph/adverse_priors.py`) come from every other training
+document (as a scored document's come from the whole training split). Fits an L2-regularised logistic regression (Newton steps, numpy) on every candidate
+pair `pair_candidates` gives (one sentence names both ends, or the lead names one end; label: the
+pair is a gold CID pair), then the second stage on each pair's first-stage log-odds beside its
+text's others (`relative_features`; log-odds from a model fitted on the other half), picks the threshold with the best
 document-level F1 on the training split, and measures each score band's precision there.
 Prints JSON lines (name, value, unit, params) and the constants to paste into the module.
 """
@@ -20,8 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from bio_mcp.config import load_settings
-from bio_mcp.graph.adverse_effects import pair_candidates
+from bio_mcp.graph.adverse_effects import pair_candidates, relative_features
 from bio_mcp.graph.adverse_eval import broader_of, gold_pairs
+from bio_mcp.graph.adverse_priors import adverse_priors_of
 from bio_mcp.graph.linking import load_linker_from, training_path_of
 from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
@@ -61,6 +65,7 @@ def main() -> None:
         raise SystemExit("MeSH descriptors not found: set BIO_MCP_MESH_PATH")
     dev_ids = frozenset(document.pmid for document in read_pubtator(args.dev))
     training = [document for document in read_pubtator(args.training) if document.pmid not in dev_ids]
+    position = {document.pmid: index for index, document in enumerate(training)}
     broader = broader_of(load_vocabulary(mesh_path, settings.caches))
     rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
     for half in (training[::2], training[1::2]):
@@ -68,14 +73,32 @@ def main() -> None:
         linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
         for document in half:
             gold = gold_pairs(document)
-            for candidate in pair_candidates(document.text, linker.link(document.text), broader):
+            priors = adverse_priors_of(other for other in training if other.pmid != document.pmid)
+            for candidate in pair_candidates(document.text, linker.link(document.text), broader, priors):
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
-    names = sorted(rows[0][2])
-    x = np.array([[features[name] for name in names] for _, _, features, _ in rows])
+    # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent).
+    names = sorted({name for _, _, features, _ in rows for name in features})
+    x = np.array([[features.get(name, 0.0) for name in names] for _, _, features, _ in rows])
     y = np.array([float(label) for *_, label in rows])
     weights = fit_logistic(x, y, args.l2)
-    probabilities = 1.0 / (1.0 + np.exp(-(weights[0] + x @ weights[1:])))
+    # The second stage learns from first-stage log-odds the pair's own half did not shape.
+    first_half = np.array([index % 2 == 0 for index in range(len(training))])
+    in_first = np.array([first_half[position[pmid]] for pmid, *_ in rows]) if rows else np.array([])
+    logits = np.zeros(len(rows))
+    for held in (in_first, ~in_first):
+        fold = fit_logistic(x[~held], y[~held], args.l2)
+        logits[held] = fold[0] + x[held] @ fold[1:]
+    by_document: dict[str, list[int]] = {}
+    for index, (pmid, *_) in enumerate(rows):
+        by_document.setdefault(pmid, []).append(index)
+    relative_names = ("gap", "logit", "positives", "top")
+    relative = np.zeros((len(rows), len(relative_names)))
+    for indices in by_document.values():
+        for index, features in zip(indices, relative_features([float(logits[i]) for i in indices]), strict=True):
+            relative[index] = [features[name] for name in relative_names]
+    relative_weights = fit_logistic(relative, y, args.l2)
+    probabilities = 1.0 / (1.0 + np.exp(-(relative_weights[0] + relative @ relative_weights[1:])))
     gold_total = sum(len(gold_pairs(document)) for document in training)
     params = {"training_documents": len(training), "pairs": len(rows), "l2": args.l2}
     best = (0.0, 0.0)
@@ -105,6 +128,9 @@ def main() -> None:
                       "params": {**params, "threshold": threshold}}))
     print("WEIGHTS = " + repr({"bias": round(float(weights[0]), 4),
                                **{name: round(float(w), 4) for name, w in zip(names, weights[1:])}}))
+    print("RELATIVE_WEIGHTS = " + repr({"bias": round(float(relative_weights[0]), 4),
+                                        **{name: round(float(w), 4)
+                                           for name, w in zip(relative_names, relative_weights[1:])}}))
     print(f"THRESHOLD = {threshold}")
     print(f"CONFIDENCE_BANDS = {tuple(bands)!r}")
 

@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 from bio_mcp.cli import app
 from bio_mcp.features.corpus.records import chunk_records, document_facts
 from bio_mcp.graph.adverse_effects import (
-    AdverseEffectExtractor,
     CAUSES_EXTRACTOR,
+    CAUSES_LEAD_EXTRACTOR,
     INTERACTION_EXTRACTOR,
     QUALIFIER_EXTRACTOR,
+    AdverseEffectExtractor,
     find_adverse_effects,
     find_interactions,
-    sentence_spans,
     topics_of,
 )
 from bio_mcp.graph.adverse_eval import gold_pairs
@@ -33,12 +33,13 @@ from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, INTERACTS_WITH
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
+from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
-# Development-split F1 measured at 0.422 end to end and 0.530 with gold entities (all pairs: 0.244
-# and 0.323); a change that loses several points fails here.
-FLOORS = {"end_to_end": 0.39, "gold_entities": 0.49}
+# Development-split F1 measured at 0.517 end to end and 0.636 with gold entities (all pairs: 0.244
+# and 0.323); a change that loses a couple of points fails here.
+FLOORS = {"end_to_end": 0.50, "gold_entities": 0.61}
 
 
 @pytest.fixture(scope="module")
@@ -111,19 +112,33 @@ def test_pubtator_reader_keeps_the_cid_lines(dev) -> None:
     assert gold_pairs(lithium) == {("D016651", "D003490"), ("D016651", "D001145"), ("D016651", "D003866")}
 
 
-def test_every_relation_is_stated_in_a_sentence_naming_both(dev, linker, vocabulary) -> None:
-    relations = 0
+def test_every_relation_is_stated_in_a_sentence_naming_both_or_one_beside_the_title(dev, linker, vocabulary) -> None:
+    relations = lead = 0
     for document in dev[:150]:
         mentions = linker.link(document.text)
         sentences = sentence_spans(document.text)
+        title_end = sentences[0][1]
+
+        def named(entity_id: str, start: int, end: int, mentions=mentions) -> bool:
+            return any(m.entity_id == entity_id and start <= m.start and m.end <= end for m in mentions)
+
         for relation in find_adverse_effects(document.text, mentions, broader=vocabulary.parents):
             relations += 1
             assert relation.type in EVIDENCE_RELATIONS and 0 < relation.confidence <= 1
             assert (relation.start, relation.end) in sentences
-            for entity_id in (relation.src, relation.dst):
-                assert any(m.entity_id == entity_id and relation.start <= m.start and m.end <= relation.end
-                           for m in mentions), (document.pmid, relation)
-    assert relations > 100
+            both = [named(entity_id, relation.start, relation.end) for entity_id in (relation.src, relation.dst)]
+            if relation.extractor == CAUSES_LEAD_EXTRACTOR:
+                lead += 1
+                # The sentence names one end; the title names the other (or it is the most named chemical).
+                assert both.count(True) == 1, (document.pmid, relation)
+                other = relation.dst if both[0] else relation.src
+                chemicals = [m.entity_id for m in mentions if m.entity_type == "Chemical"]
+                assert named(other, 0, title_end) or (
+                    other == relation.src and chemicals.count(other) == max(map(chemicals.count, chemicals))
+                ), (document.pmid, relation)
+            else:
+                assert all(both), (document.pmid, relation)
+    assert relations > 100 and lead > 10
 
 
 def test_induced_in_a_title_is_found_and_a_blocking_drug_is_not(dev, linker, vocabulary) -> None:
@@ -204,11 +219,16 @@ def test_mesh_qualifiers_reach_the_extractor(paths, linker, vocabulary) -> None:
     assert DocumentFacts.from_json(json.loads(json.dumps(facts.to_json()))) == facts
     text = f"{aspirin.title} {aspirin.abstract_text}"
     mentions = linker.link(text)
-    with_topics = find_adverse_effects(text, mentions, topics_of(facts), vocabulary.parents)
-    qualified = [r for r in with_topics if r.extractor == QUALIFIER_EXTRACTOR]
-    assert [(r.src, r.type, r.dst) for r in qualified] == [("mesh:D001241", CAUSES, "mesh:D006470")]
-    without = find_adverse_effects(text, mentions, (), vocabulary.parents)
-    assert not any(r.extractor == QUALIFIER_EXTRACTOR for r in without)
+    # The text model finds aspirin -> hemorrhage itself; with it off (no probability reaches 1) the
+    # qualifiers alone give that pair, in the sentence naming both.
+    with_topics = find_adverse_effects(text, mentions, topics_of(facts), vocabulary.parents, threshold=1.0)
+    [qualified] = [r for r in with_topics if r.type == CAUSES]
+    assert (qualified.src, qualified.dst, qualified.extractor) == ("mesh:D001241", "mesh:D006470", QUALIFIER_EXTRACTOR)
+    assert "aspirin" in text[qualified.start:qualified.end].lower()
+    assert ("mesh:D001241", CAUSES, "mesh:D006470") in {
+        (r.src, r.type, r.dst) for r in find_adverse_effects(text, mentions, topics_of(facts), vocabulary.parents)}
+    without = find_adverse_effects(text, mentions, (), vocabulary.parents, threshold=1.0)
+    assert not any(r.type == CAUSES for r in without)
 
 
 def test_facts_stored_before_qualifiers_read_back() -> None:

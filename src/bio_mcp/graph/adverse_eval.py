@@ -7,8 +7,9 @@ documents (micro-average). Four readings of the same file:
 - `gold_entities`: the same extractor over the gold mentions (what the relation step alone loses);
 - `all_pairs_end_to_end` and `all_pairs_gold_entities`: every chemical with every disease of the
   document, the baseline.
-The linker is built without the training documents that are also in the file scored (the shared
-BC5CDR training file holds the development split too), as `bio-mcp eval linking` does.
+The linker and the adverse-effect priors (`graph/adverse_priors.py`) are built without the training
+documents that are also in the file scored (the shared BC5CDR training file holds the development
+split too), as `bio-mcp eval linking` does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.adverse_effects import THRESHOLD, Broader, find_adverse_effects
+from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors, load_adverse_priors
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.linking import load_linker_from, training_path_of
@@ -49,9 +51,9 @@ def _bare(entity_id: str) -> str:
 
 
 def extracted_pairs(text: str, mentions: Sequence[Mention], broader: Broader | None,
-                    threshold: float = THRESHOLD) -> set[Pair]:
-    return {(_bare(r.src), _bare(r.dst)) for r in find_adverse_effects(text, mentions, broader=broader,
-                                                                        threshold=threshold) if r.type == CAUSES}
+                    threshold: float = THRESHOLD, priors: AdversePriors = NO_PRIORS) -> set[Pair]:
+    return {(_bare(r.src), _bare(r.dst)) for r in find_adverse_effects(
+        text, mentions, broader=broader, threshold=threshold, priors=priors) if r.type == CAUSES}
 
 
 def all_pairs(mentions: Sequence[Mention]) -> set[Pair]:
@@ -71,7 +73,8 @@ def broader_of(vocabulary: Vocabulary) -> Broader:
 
 
 def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[Mention]],
-             broader: Broader | None, threshold: float = THRESHOLD) -> dict[str, object]:
+             broader: Broader | None, threshold: float = THRESHOLD,
+             priors: AdversePriors = NO_PRIORS) -> dict[str, object]:
     readings = ("end_to_end", "gold_entities", "all_pairs_end_to_end", "all_pairs_gold_entities")
     counts = {name: Counts() for name in readings}
     scored = 0
@@ -80,8 +83,8 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
         linked = link(document.text)
         annotated = gold_mentions(document)
         scored += 1
-        add_counts(counts["end_to_end"], gold, extracted_pairs(document.text, linked, broader, threshold))
-        add_counts(counts["gold_entities"], gold, extracted_pairs(document.text, annotated, broader, threshold))
+        add_counts(counts["end_to_end"], gold, extracted_pairs(document.text, linked, broader, threshold, priors))
+        add_counts(counts["gold_entities"], gold, extracted_pairs(document.text, annotated, broader, threshold, priors))
         add_counts(counts["all_pairs_end_to_end"], gold, all_pairs(linked))
         add_counts(counts["all_pairs_gold_entities"], gold, all_pairs(annotated))
     return {
@@ -106,7 +109,10 @@ def evaluate_file(data: Path, settings: Settings) -> dict[str, object]:
     held_out = frozenset(document.pmid for document in documents)
     linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
     vocabulary = load_vocabulary(mesh_path, settings.caches)
-    report = evaluate(documents, linker.link, broader_of(vocabulary))
+    priors = load_adverse_priors(training_path_of(settings), held_out)
+    report = evaluate(documents, linker.link, broader_of(vocabulary), priors=priors)
     report["linker"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out)}
+    report["priors"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out),
+                        "pairs": len(priors.pairs)}
     report["threshold"] = THRESHOLD
     return report

@@ -19,7 +19,15 @@ from datetime import datetime
 from typing import Protocol
 
 from bio_mcp.graph.elements import (
-    BROADER, HAS_PHARM_ACTION, HAS_SECTION, HAS_TOPIC, MENTIONS, DocumentGraph, Edge, Node, StatedRelation,
+    BROADER,
+    HAS_PHARM_ACTION,
+    HAS_SECTION,
+    HAS_TOPIC,
+    MENTIONS,
+    DocumentGraph,
+    Edge,
+    Node,
+    StatedRelation,
 )
 from bio_mcp.graph.evidence_store import EvidenceRow, SqlEvidenceStore
 from bio_mcp.graph.facts import DocumentFacts

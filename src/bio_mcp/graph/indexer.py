@@ -19,11 +19,12 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.config import Settings
 from bio_mcp.graph.adverse_effects import AdverseEffectExtractor
+from bio_mcp.graph.adverse_priors import load_adverse_priors
 from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
-from bio_mcp.graph.linking import load_linker
+from bio_mcp.graph.linking import load_linker, training_path_of
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
@@ -100,5 +101,5 @@ def build_graph_indexer(settings: Settings) -> GraphIndexer:
         plants = load_relation_extractor(settings, linker, catalog.vocabulary)
         if plants is not None:
             extractors.append(plants)
-        extractors.append(AdverseEffectExtractor(catalog.broader))
+        extractors.append(AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))))
     return GraphIndexer(catalog, linker, extractors)

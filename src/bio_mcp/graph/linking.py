@@ -33,12 +33,12 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.graph.abbreviations import find_abbreviations
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary, read_pickle, write_pickle
+from bio_mcp.mesh_files import mesh_path_of
 
 CHECKOUT_TRAINING_PATH = Path("..") / "shared" / "data" / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
 
@@ -48,17 +48,7 @@ _SPACES = re.compile(r"\s+")
 _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 
 # Entry terms that are everyday words or lab jargon far more often than they are the concept.
-STOP_TERMS = frozenset("""
-a an and are as at be but by can for from has have he her his i if in is it its may no not of on or
-our she so that the their them then there these they this those to was we were which who will with
-aim aims all also rose tetra any arm arms back base bases cell cells change control controls day days dose doses
-effect effects face factor factors form forms group groups hand hands head help high human humans
-lead level levels life light line lines low male female man men mass methods mode model models
-name names need normal order pain part parts patient patients period phase plan point population
-power rate rates rest result results risk role safety scale sex sign signs size state states step
-study studies system systems test tests therapy time times type types use value values water wave
-way weight work
-""".split())
+STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
 DICTIONARY, VARIANT, TRAINING, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", "bc5cdr-train", \

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.graph.linking import EntityLinker, load_linker_from, training_path_of
 from bio_mcp.graph.pubtator import Annotation, PubtatorDocument, format_document, read_pubtator
+from bio_mcp.mesh_files import mesh_path_of
 
 SCORED_TYPES = ("Chemical", "Disease")
 

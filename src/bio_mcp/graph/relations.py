@@ -70,8 +70,7 @@ _CONSTITUENT_CUE = re.compile(
 )
 _BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}) ([a-zA-Z][a-z]{2,}(?:-[a-z]+)?)\b")
 # Words that follow a genus name without being its species.
-_NOT_EPITHETS = frozenset("extract extracts species root roots leaf leaves seed seeds plant plants and or the with was were "
-                          "is are has have from for fruit fruits bark herb herbs flower flowers oil".split())
+_NOT_EPITHETS = frozenset(["extract", "extracts", "species", "root", "roots", "leaf", "leaves", "seed", "seeds", "plant", "plants", "and", "or", "the", "with", "was", "were", "is", "are", "has", "have", "from", "for", "fruit", "fruits", "bark", "herb", "herbs", "flower", "flowers", "oil"])
 _SECTION_LABEL = re.compile(r"^[A-Z][A-Z /&]{3,}:")
 
 

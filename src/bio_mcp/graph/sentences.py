@@ -11,7 +11,7 @@ import re
 
 _BOUNDARY = re.compile(r"[.!?](?=[\"')\]]?\s+[\"'(\[]?[A-Z0-9])|\n+")
 _ABBREVIATING = frozenset(
-    "al e.g i.e sp spp var ssp subsp fig figs vs ca approx no cf etc dr mr mrs st resp ref refs".split()
+    ["al", "e.g", "i.e", "sp", "spp", "var", "ssp", "subsp", "fig", "figs", "vs", "ca", "approx", "no", "cf", "etc", "dr", "mr", "mrs", "st", "resp", "ref", "refs"]
 )
 
 
