@@ -214,6 +214,17 @@ async def test_an_early_slot_comes_within_the_lead_and_names_its_start(redis_url
         await limiter.aclose()
 
 
+async def test_an_early_slot_whose_start_leaves_no_time_before_the_deadline_is_given_back() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=1, margin_s=0)
+    await limiter.confirm(await limiter.acquire())
+    # The next start is a second away; the slot for it can be had 0.1 s before, but the call
+    # would have only 0.05 s left once it may send.
+    with pytest.raises(BioMcpError) as info:
+        await limiter.acquire(deadline=time.monotonic() + 1.05, early=True)
+    assert info.value.code is ErrorCode.RATE_LIMIT
+    assert len(limiter.log.starts) == 1
+
+
 async def test_redis_limiter_deadline(redis_url: str) -> None:
     limiter = RedisRateLimiter("ncbi", redis_url, uuid.uuid4().hex, limit=2)
     await limiter.confirm(await limiter.acquire())

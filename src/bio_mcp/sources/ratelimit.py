@@ -188,7 +188,11 @@ class _QueuedLimiter(ABC):
                     taken, wait = await self._reserve(token)
                     if taken:
                         now = time.monotonic()
-                        return Slot(token, now - started, now + wait)
+                        slot = Slot(token, now - started, now + wait)
+                        if deadline is not None and deadline - slot.start_at < MIN_USEFUL_S:
+                            await self.release(slot)
+                            raise _too_late(self.source, wait)
+                        return slot
                     # A wait longer than the span comes from a pending slot, whose request is about
                     # to go out and be restamped: look again soon rather than trust it.
                     firm = wait <= self.span_s
