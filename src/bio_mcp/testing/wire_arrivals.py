@@ -22,6 +22,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from types import TracebackType
+from typing import Self
 
 ETH_P_ALL = 0x0003
 SO_TIMESTAMPNS = 35  # linux/asm-generic/socket.h; the socket module does not export it
@@ -133,7 +134,7 @@ class WireCapture:
         self._process = context.Process(target=_capture, args=(port, self._ready, self._stop, sender), daemon=True)
         self._times: list[float] | None = None
 
-    def __enter__(self) -> WireCapture:
+    def __enter__(self) -> Self:
         self._process.start()
         if not self._ready.wait(30):
             self._process.kill()
