@@ -7,6 +7,10 @@ called through the wrapper the server uses against the fake E-utilities and Clin
 with the contract breaks (schema-invalid input not answered VALIDATION, UNKNOWN, output outside the
 output schema), and the totals. The target is 0 UNKNOWN and 0 breaks.
 
+At NCBI's 10 requests/s, 10,000 calls of a tool that asks E-utilities take hours. `--upstream-cap`
+replaces the limiters of this process's clients (E-utilities, CT.gov, the analyst's) with ones at
+that many starts per second, for the fakes only: a bench parameter, which the settings cannot do.
+
     PYTHONPATH=src /work/venv/bin/python bench/fuzz_tools.py --data ../shared/data --per-tool 10000
 """
 
@@ -26,6 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from bio_mcp.config import TOOLSETS, load_settings
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
+from bio_mcp.sources.ratelimit import LocalRateLimiter
 from bio_mcp.testing import run_fakes
 from bio_mcp.testing.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
 
@@ -68,7 +73,17 @@ async def run_tool(spec: ToolSpec[Any, Any], cases: list[FuzzCase], callers: int
     return codes, breaks
 
 
-async def main(data: Path, per_tool: int, callers: int, only: set[str]) -> None:
+def raise_upstream_caps(runtime: Runtime, per_s: int) -> None:
+    eutils = runtime.eutils
+    eutils.limiter = eutils.http.limiter = LocalRateLimiter("ncbi", per_s)
+    analyst = runtime.analyst
+    for source in list(analyst.limiters):
+        analyst.limiters[source] = LocalRateLimiter(source, per_s)
+    ctgov = analyst.tools["ctgov.search"].__self__.ctgov
+    ctgov.limiter = ctgov.http.limiter = LocalRateLimiter("ctgov", per_s)
+
+
+async def main(data: Path, per_tool: int, callers: int, only: set[str], upstream_cap: int | None) -> None:
     totals: Counter[str] = Counter()
     total_breaks = 0
     with run_fakes(data) as fakes, tempfile.TemporaryDirectory() as home:
@@ -78,6 +93,8 @@ async def main(data: Path, per_tool: int, callers: int, only: set[str]) -> None:
             BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_HOME=home,
         )
         async with Runtime(configured) as runtime:
+            if upstream_cap:
+                raise_upstream_caps(runtime, upstream_cap)
             specs = [spec for toolset in runtime.toolsets(list(TOOLSETS)) for spec in toolset.tools]
             for spec in sorted(specs, key=lambda s: s.name):
                 if only and spec.name not in only:
@@ -86,7 +103,7 @@ async def main(data: Path, per_tool: int, callers: int, only: set[str]) -> None:
                 started = time.perf_counter()
                 codes, breaks = await run_tool(spec, cases, callers)
                 params = {"tool": spec.name, "cases": len(cases), "schema_invalid": sum(not c.schema_valid for c in cases),
-                          "seconds": round(time.perf_counter() - started, 1)}
+                          "seconds": round(time.perf_counter() - started, 1), "upstream_cap": upstream_cap}
                 for code, count in sorted(codes.items()):
                     emit("fuzz_answers", count, "calls", code=code, **params)
                 emit("fuzz_contract_breaks", len(breaks), "calls", examples=breaks[:3], **params)
@@ -102,5 +119,6 @@ if __name__ == "__main__":
     parser.add_argument("--per-tool", type=int, default=10_000)
     parser.add_argument("--callers", type=int, default=20)
     parser.add_argument("--tools", default="", help="Comma-separated tool names (default: every tool)")
+    parser.add_argument("--upstream-cap", type=int, help="Starts/s for the fakes instead of NCBI's and CT.gov's limits")
     args = parser.parse_args()
-    asyncio.run(main(args.data, args.per_tool, args.callers, {t for t in args.tools.split(",") if t}))
+    asyncio.run(main(args.data, args.per_tool, args.callers, {t for t in args.tools.split(",") if t}, args.upstream_cap))

@@ -14,6 +14,13 @@ client should. Then reads the fake's arrival log (`GET /_fakes/arrivals`) and pr
 - `tightest_span_s`: the shortest time covering cap+1 consecutive arrivals (must be >= 1 s);
 - `calls`: call outcomes (ok, RATE_LIMIT, ...).
 
+Each is measured at two points of the receiving end (`params.at`): `app`, the fake's own arrival
+log, stamped when its event loop gets to the request (late, and in bunches, when the fake's process
+waits for a CPU); and `wire` (`--wire`, needs CAP_NET_RAW), the kernel's receive timestamp of each
+request's first segment on the loopback interface, read through an AF_PACKET socket: when the
+bytes reached the receiving host, whatever its processes were doing. `stamp_delay_ms` is how much
+later the app stamped than the wire (i-th request at one with the i-th at the other).
+
     /work/venv/bin/python bench/ratelimit_replicas.py --data ../shared/data
 """
 
@@ -30,10 +37,13 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 
 import anyio
 import httpx2
+
+from bio_mcp.testing.wire_arrivals import WireCapture, capture_permitted
 
 BIO_MCP = str(Path(sys.executable).parent / "bio-mcp")
 PMIDS = ["29915538", "20412080", "22351513", "22528466"]
@@ -99,7 +109,7 @@ async def call(client: httpx2.AsyncClient, url: str, pmid: str, request_id: int)
         return "JSONRPC_ERROR"
     result = message["result"]
     if result.get("isError"):
-        error = result["structuredContent"]["error"]
+        error = result["_meta"]["error"]
         if error["code"] not in ("RATE_LIMIT",):
             MESSAGES[f"{error['code']}: {error['message']}"] += 1
         return error["code"]
@@ -141,7 +151,8 @@ async def drive(urls: list[str], callers: int, duration_s: float, backoff_s: flo
     return outcomes
 
 
-def run_mode(args: argparse.Namespace, fakes_base: str, keyed: bool, home: Path) -> None:
+def run_mode(args: argparse.Namespace, fakes_port: int, keyed: bool, home: Path) -> None:
+    fakes_base = f"http://127.0.0.1:{fakes_port}"
     limit = 10 if keyed else 3
     api_key = f"bench-{uuid.uuid4().hex}" if keyed else None
     clear_limiter(args.redis, api_key)
@@ -157,6 +168,8 @@ def run_mode(args: argparse.Namespace, fakes_base: str, keyed: bool, home: Path)
         })
         if api_key:
             env["NCBI_API_KEY"] = api_key
+        if args.margin_ms is not None:
+            env["NCBI_RATE_MARGIN_MS"] = str(args.margin_ms)
         replicas.append(subprocess.Popen([BIO_MCP, "serve", "--transport", "http", "--port", str(port)], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         urls.append(f"http://127.0.0.1:{port}/mcp")
@@ -164,33 +177,46 @@ def run_mode(args: argparse.Namespace, fakes_base: str, keyed: bool, home: Path)
         for url in urls:
             wait_http(url.removesuffix("/mcp") + "/healthz")
         anyio.run(warm, urls)
-        started = time.monotonic()
-        outcomes = anyio.run(drive, urls, args.callers, args.duration, args.backoff)
-        ended = time.monotonic()
+        with WireCapture(fakes_port) if args.wire else nullcontext() as capture:
+            started = time.monotonic()
+            outcomes = anyio.run(drive, urls, args.callers, args.duration, args.backoff)
+            ended = time.monotonic()
     finally:
         for proc in replicas:
             proc.send_signal(signal.SIGTERM)
         for proc in replicas:
             proc.wait(timeout=20)
     arrivals = httpx2.get(fakes_base + "/_fakes/arrivals", timeout=30).json()["eutils"]
-    times = sorted(a["monotonic"] for a in arrivals if started <= a["monotonic"] <= ended + 30)
+    stamped = {"app": sorted(a["monotonic"] for a in arrivals if started <= a["monotonic"] <= ended + 30)}
+    if capture is not None:
+        stamped["wire"] = [t for t in capture.times() if started <= t <= ended + 30]
+    mode = "api_key" if keyed else "no_key"
     if args.arrivals_out:
-        (args.arrivals_out / f"arrivals_{'api_key' if keyed else 'no_key'}.json").write_text(json.dumps(
-            {"started": started, "ended": ended, "times": times}))
+        args.arrivals_out.mkdir(parents=True, exist_ok=True)
+        (args.arrivals_out / f"arrivals_{mode}.json").write_text(json.dumps(
+            {"started": started, "ended": ended, **stamped}))
+    params = {"mode": mode, "cap_per_s": limit, "replicas": args.replicas, "callers_per_replica": args.callers,
+              "duration_s": args.duration, "warmup_s": args.warmup, "margin_ms": args.margin_ms,
+              "load_avg_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
+    for at, times in stamped.items():
+        report(times, started, args, limit, {**params, "at": at})
+    if "wire" in stamped and len(stamped["wire"]) == len(stamped["app"]):
+        delays = sorted((app - wire) * 1000 for app, wire in zip(stamped["app"], stamped["wire"], strict=True))
+        emit("stamp_delay_ms", {q: round(delays[int(q * (len(delays) - 1))], 2) for q in (0.5, 0.9, 0.99, 1.0)},
+             "ms from the wire to the fake's stamp, quantiles", **params)
+    emit("calls", dict(sorted(outcomes.items())), "call outcomes", **params, errors=dict(MESSAGES))
+    MESSAGES.clear()
+
+
+def report(times: list[float], started: float, args: argparse.Namespace, limit: int, params: dict) -> None:
     # Saturated from the warm-up's end until the callers stop calling; queued calls drain after.
     measured = [t for t in times if started + args.warmup <= t <= started + args.duration]
-    interval = args.duration - args.warmup
-    params = {"mode": "api_key" if keyed else "no_key", "cap_per_s": limit, "replicas": args.replicas,
-              "callers_per_replica": args.callers, "duration_s": args.duration, "warmup_s": args.warmup,
-              "load_avg_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
-    rate = len(measured) / interval
+    rate = len(measured) / (args.duration - args.warmup)
     emit("achieved_rate", round(rate, 3), "requests/s", **params)
     emit("achieved_rate_share", round(rate / limit, 4), "share of cap", **params)
     emit("busiest_window", busiest_window(times), "requests in any 1 s window", **params, requests=len(times))
     span = tightest_span(times, limit)
     emit("tightest_span_s", round(span, 4) if span is not None else None, f"s covering {limit + 1} arrivals", **params)
-    emit("calls", dict(sorted(outcomes.items())), "call outcomes", **params, errors=dict(MESSAGES))
-    MESSAGES.clear()
 
 
 def clear_limiter(redis_url: str, api_key: str | None) -> None:
@@ -217,6 +243,9 @@ def main() -> None:
     parser.add_argument("--fakes-nice", type=int, default=-10,
                         help="Niceness of the fake's process (negative needs privileges; 0 leaves it)")
     parser.add_argument("--arrivals-out", type=Path, help="Folder to write each mode's arrival times to")
+    parser.add_argument("--margin-ms", type=int, help="NCBI_RATE_MARGIN_MS for the replicas (default: theirs)")
+    parser.add_argument("--wire", action=argparse.BooleanOptionalAction, default=capture_permitted(),
+                        help="Also stamp arrivals at the wire (AF_PACKET; default: when permitted)")
     args = parser.parse_args()
     port = free_port()
     # The fake stamps an arrival when its event loop gets to the request; on a busy machine a
@@ -224,12 +253,11 @@ def main() -> None:
     fakes = subprocess.Popen([BIO_MCP, "fakes", "--data", str(args.data), "--port", str(port)],
                              env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              preexec_fn=lambda: os.nice(args.fakes_nice) if args.fakes_nice else None)
-    fakes_base = f"http://127.0.0.1:{port}"
     try:
-        wait_http(fakes_base + "/_fakes/arrivals")
+        wait_http(f"http://127.0.0.1:{port}/_fakes/arrivals")
         with tempfile.TemporaryDirectory() as home:
             for mode in args.modes.split(","):
-                run_mode(args, fakes_base, mode == "api_key", Path(home))
+                run_mode(args, port, mode == "api_key", Path(home))
     finally:
         fakes.terminate()
         fakes.wait(timeout=20)

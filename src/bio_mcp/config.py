@@ -47,8 +47,9 @@ class Settings(BaseSettings):
     )
     ncbi_timeout_s: float = Field(default=15.0, gt=0, le=300, validation_alias="NCBI_TIMEOUT_S")
     # Requests are counted over one second plus this, so uneven travel to NCBI cannot put one more
-    # than the limit in any second of NCBI's count. Widen it for a long or jittery path to NCBI.
-    ncbi_rate_margin_ms: int = Field(default=60, ge=0, le=500, validation_alias="NCBI_RATE_MARGIN_MS")
+    # than the limit in any second of NCBI's count (they leave at least a second apart; see
+    # sources/ratelimit.py). Widen it for a long or jittery path to NCBI.
+    ncbi_rate_margin_ms: int = Field(default=20, ge=0, le=500, validation_alias="NCBI_RATE_MARGIN_MS")
     # One attempt's share of a call's deadline (NCBI_TIMEOUT_S): a slow answer leaves time to retry.
     ncbi_attempt_timeout_s: float = Field(default=6.0, gt=0, le=300, validation_alias="NCBI_ATTEMPT_TIMEOUT_S")
     # Answers larger than this are refused (UPSTREAM). 32 MiB is several times a 200-record EFetch.

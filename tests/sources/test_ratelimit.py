@@ -11,12 +11,14 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ratelimit import (
+    LEAD_S,
     WINDOW_MARGIN_S,
     LocalRateLimiter,
     RedisRateLimiter,
     SlidingLog,
     build_rate_limiter,
     limit_for_rate,
+    wait_for_start,
 )
 
 pytestmark = pytest.mark.anyio
@@ -56,24 +58,42 @@ def test_limit_for_rate() -> None:
 
 def test_sliding_log_counts_a_pending_slot_until_it_is_confirmed() -> None:
     log = SlidingLog(limit=2, span_s=1.0, min_gap_s=0.1)
-    assert log.reserve("a", now=0.0) == 0
-    assert log.reserve("b", now=0.1) == 0
+    assert log.reserve("a", now=0.0, lead_s=0) == (True, 0)
+    assert log.reserve("b", now=0.1, lead_s=0) == (True, 0)
     # Both windows are full; "a" is still pending, so nobody can know when its window ends.
-    assert log.reserve("c", now=5.0) > 1.0
+    taken, wait = log.reserve("c", now=5.0, lead_s=0)
+    assert not taken and wait > 1.0
     log.confirm("a", now=5.0)
     # Confirmed at 5.0, "a" now frees its place one span after that, not after 0.0.
-    assert log.reserve("c", now=5.5) > 0
+    assert log.reserve("c", now=5.5, lead_s=0)[0] is False
     log.confirm("b", now=5.1)
-    assert log.reserve("c", now=6.0) == 0
-    assert log.reserve("d", now=6.05) == pytest.approx(0.05)
+    assert log.reserve("c", now=6.0, lead_s=0) == (True, 0)
+    taken, wait = log.reserve("d", now=6.05, lead_s=0)
+    assert not taken and wait == pytest.approx(0.05)
 
 
 def test_sliding_log_gives_a_released_slot_back() -> None:
     log = SlidingLog(limit=1, span_s=1.0, min_gap_s=0.1)
-    assert log.reserve("a", now=0.0) == 0
-    assert log.reserve("b", now=0.2) > 0
+    assert log.reserve("a", now=0.0, lead_s=0) == (True, 0)
+    assert log.reserve("b", now=0.2, lead_s=0)[0] is False
     log.release("a")
-    assert log.reserve("b", now=0.2) == 0
+    assert log.reserve("b", now=0.2, lead_s=0) == (True, 0)
+
+
+def test_a_slot_is_taken_at_most_the_lead_before_its_start() -> None:
+    log = SlidingLog(limit=1, span_s=1.0, min_gap_s=0.1)
+    assert log.reserve("a", now=0.0, lead_s=0.1) == (True, 0)
+    log.confirm("a", now=0.0)
+    # The next start is at 1.0: not yet within the lead at 0.85, within it at 0.95.
+    taken, wait = log.reserve("b", now=0.85, lead_s=0.1)
+    assert not taken and wait == pytest.approx(0.05)
+    taken, until_start = log.reserve("b", now=0.95, lead_s=0.1)
+    assert taken and until_start == pytest.approx(0.05)
+    # "b" is pending: whoever asks next waits for it to be sent and confirmed.
+    assert log.reserve("c", now=0.96, lead_s=0.1)[0] is False
+    log.confirm("b", now=1.02)  # written a little after its start
+    taken, wait = log.reserve("c", now=1.5, lead_s=0.1)
+    assert not taken and wait == pytest.approx(2.02 - 1.5 - 0.1)
 
 
 async def test_local_limiter_never_exceeds_limit_in_any_window() -> None:
@@ -170,6 +190,39 @@ async def test_redis_pending_slot_is_seen_by_other_replicas(redis_url: str) -> N
     await b.acquire(deadline=time.monotonic() + 0.7)
     await a.aclose()
     await b.aclose()
+
+
+@pytest.mark.parametrize("backend", ["local", "redis"])
+async def test_an_early_slot_comes_within_the_lead_and_names_its_start(redis_url: str, backend: str) -> None:
+    if backend == "redis":
+        limiter = RedisRateLimiter("ncbi", redis_url, uuid.uuid4().hex, limit=1, margin_s=0)
+    else:
+        limiter = LocalRateLimiter("ncbi", limit=1, margin_s=0)
+    await limiter.confirm(await limiter.acquire())
+    confirmed = time.monotonic()
+    early = await limiter.acquire(early=True)
+    handed = time.monotonic()
+    # Its start is a whole window after the last confirmed start, and it came at most LEAD_S before.
+    assert early.start_at >= confirmed + 1.0 - 0.005
+    assert 0 < early.start_at - handed <= LEAD_S + 0.005
+    await wait_for_start(early)
+    await limiter.confirm(early)
+    # Without `early`, acquire returns only at the start itself.
+    slot = await limiter.acquire()
+    assert time.monotonic() >= slot.start_at >= early.start_at + 1.0 - 0.005
+    if backend == "redis":
+        await limiter.aclose()
+
+
+async def test_an_early_slot_whose_start_leaves_no_time_before_the_deadline_is_given_back() -> None:
+    limiter = LocalRateLimiter("ncbi", limit=1, margin_s=0)
+    await limiter.confirm(await limiter.acquire())
+    # The next start is a second away; the slot for it can be had 0.1 s before, but the call
+    # would have only 0.05 s left once it may send.
+    with pytest.raises(BioMcpError) as info:
+        await limiter.acquire(deadline=time.monotonic() + 1.05, early=True)
+    assert info.value.code is ErrorCode.RATE_LIMIT
+    assert len(limiter.log.starts) == 1
 
 
 async def test_redis_limiter_deadline(redis_url: str) -> None:

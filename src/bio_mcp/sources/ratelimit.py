@@ -15,6 +15,11 @@ upstream counts them when they arrive. Both limiters keep one sliding log of sta
   one. Callers waiting for a slot hold nothing; they queue in their own process, and only the one
   at the front asks the log, so waiting costs the shared store a few requests per second.
 - A caller whose turn cannot come before its deadline fails at once with RATE_LIMIT.
+- A slot may be taken up to `LEAD_S` before the start it is for (`acquire(early=True)`): the slot
+  carries that start (`Slot.start_at`), the caller readies its request meanwhile (a connection, the
+  request's bytes) and writes it no sooner (`wait_for_start`). On a busy process, getting a request
+  out takes tens of milliseconds; taken at the start itself, a slot would lose them from the limit
+  each time. A request written later than its start is only safer: its start is restamped.
 
 `LocalRateLimiter` keeps the log in the process. `RedisRateLimiter` keeps it in a Redis sorted set
 and runs every step as one Lua script on the Redis clock, so every replica that names the same key
@@ -39,9 +44,15 @@ from bio_mcp.logs import get_logger, log_event
 
 log = get_logger("ratelimit")
 
-# Starts are counted over window_s + this: the upstream stamps arrivals after its own queueing, so
-# two starts exactly one window apart at our end can arrive a few milliseconds closer at its end.
-WINDOW_MARGIN_S = 0.06
+# Starts are counted over window_s + this. Our own end needs none: a start is stamped after its
+# bytes were written and the next one is written after it is allowed, so starts leave at least a
+# window apart (measured at the wire, bench/ratelimit_replicas.py). The margin is for the way to
+# the upstream: two requests that left one window apart arrive closer by the difference in their
+# travel times, and are counted closer by any difference in how long the upstream takes to count
+# them. NCBI_RATE_MARGIN_MS sets it for NCBI.
+WINDOW_MARGIN_S = 0.02
+# How long before its start a slot may be taken (see the module's docstring).
+LEAD_S = 0.1
 # Consecutive starts are at least this share of the even spacing (window / limit) apart.
 MIN_GAP_SHARE = 0.5
 # A slot is worth taking only with this long left before the caller's deadline: a request sent
@@ -54,18 +65,29 @@ PENDING_HOLD_S = 30.0
 
 @dataclass(frozen=True)
 class Slot:
-    """One reserved start: confirm it when the request's headers are written, or release it."""
+    """One reserved start: confirm it when the request's headers are written, or release it. Its
+    request may not be written before `start_at` (time.monotonic())."""
 
     token: str
     waited_s: float
+    start_at: float
+
+
+async def wait_for_start(slot: Slot) -> None:
+    """Sleep until the slot's start: its request may be written from then on."""
+    early = slot.start_at - time.monotonic()
+    if early > 0:
+        await asyncio.sleep(early)
 
 
 class RateLimiter(Protocol):
     limit: int
     window_s: float
 
-    async def acquire(self, deadline: float | None = None) -> Slot:
-        """Wait for a start slot. `deadline` is a time.monotonic() value; RATE_LIMIT past it."""
+    async def acquire(self, deadline: float | None = None, *, early: bool = False) -> Slot:
+        """Wait for a start slot. `deadline` is a time.monotonic() value; RATE_LIMIT past it. With
+        `early`, the slot may come up to LEAD_S before its start (`wait_for_start`); without, it
+        comes at its start."""
         ...
 
     async def confirm(self, slot: Slot) -> None:
@@ -114,8 +136,9 @@ class _QueuedLimiter(ABC):
         self._waiting = 0
 
     @abstractmethod
-    async def _reserve(self, token: str) -> float:
-        """Take a slot for `token` now (returns 0) or say how long until one may be free."""
+    async def _reserve(self, token: str) -> tuple[bool, float]:
+        """(True, seconds until its start) when a slot starting within LEAD_S was taken for
+        `token`, else (False, seconds to wait before asking again)."""
 
     @abstractmethod
     async def _confirm(self, token: str) -> None:
@@ -125,7 +148,17 @@ class _QueuedLimiter(ABC):
     async def _release(self, token: str) -> None:
         """The request of `token` never started: give its slot back."""
 
-    async def acquire(self, deadline: float | None = None) -> Slot:
+    async def acquire(self, deadline: float | None = None, *, early: bool = False) -> Slot:
+        slot = await self._acquire(deadline)
+        if not early:
+            try:
+                await wait_for_start(slot)
+            except BaseException:
+                await self.release(slot)
+                raise
+        return slot
+
+    async def _acquire(self, deadline: float | None) -> Slot:
         started = time.monotonic()
         ahead = self._waiting
         # At most `limit` starts fit in any span, so the callers ahead need this long at least.
@@ -152,9 +185,14 @@ class _QueuedLimiter(ABC):
                             f"{self.source}: this call's deadline passed while it waited for a request slot",
                             {"source": self.source},
                         )
-                    wait = await self._reserve(token)
-                    if wait <= 0:
-                        return Slot(token, time.monotonic() - started)
+                    taken, wait = await self._reserve(token)
+                    if taken:
+                        now = time.monotonic()
+                        slot = Slot(token, now - started, now + wait)
+                        if deadline is not None and deadline - slot.start_at < MIN_USEFUL_S:
+                            await self.release(slot)
+                            raise _too_late(self.source, wait)
+                        return slot
                     # A wait longer than the span comes from a pending slot, whose request is about
                     # to go out and be restamped: look again soon rather than trust it.
                     firm = wait <= self.span_s
@@ -187,9 +225,9 @@ class _QueuedLimiter(ABC):
                 log_event(log, WARNING, "rate limit slot left pending", source=self.source, reason=exc.message)
 
     async def pace(self, deadline: float | None = None) -> float:
-        slot = await self.acquire(deadline)
-        await self.confirm(slot)
-        return slot.waited_s
+        started = time.monotonic()
+        await self.confirm(await self.acquire(deadline))
+        return time.monotonic() - started
 
     def queue_length(self) -> int:
         return self._waiting
@@ -212,17 +250,20 @@ class SlidingLog:
         self.starts: dict[str, float] = {}
         self.last_start: float | None = None
 
-    def reserve(self, token: str, now: float) -> float:
+    def reserve(self, token: str, now: float, lead_s: float = LEAD_S) -> tuple[bool, float]:
+        """See `_QueuedLimiter._reserve`. The earliest start is the first moment at which fewer than
+        `limit` starts (a pending one counting as in every window) lie in the span before it, and
+        `min_gap` after the last reserved start."""
         self.starts = {key: moment for key, moment in self.starts.items() if moment > now - self.span_s}
-        wait = 0.0 if self.last_start is None else self.last_start + self.min_gap_s - now
+        start = now if self.last_start is None else max(now, self.last_start + self.min_gap_s)
         if len(self.starts) >= self.limit:
             ordered = sorted(self.starts.values())
-            wait = max(wait, ordered[len(ordered) - self.limit] + self.span_s - now)
-        if wait > 0:
-            return wait
+            start = max(start, ordered[len(ordered) - self.limit] + self.span_s)
+        if start - now > lead_s:
+            return False, start - now - lead_s
         self.starts[token] = now + self.hold_s
-        self.last_start = now
-        return 0.0
+        self.last_start = start
+        return True, start - now
 
     def confirm(self, token: str, now: float) -> None:
         self.starts[token] = now
@@ -238,7 +279,7 @@ class LocalRateLimiter(_QueuedLimiter):
         super().__init__(source, limit, window_s, margin_s)
         self.log = SlidingLog(limit, self.span_s, self.min_gap_s)
 
-    async def _reserve(self, token: str) -> float:
+    async def _reserve(self, token: str) -> tuple[bool, float]:
         return self.log.reserve(token, time.monotonic())
 
     async def _confirm(self, token: str) -> None:
@@ -249,14 +290,15 @@ class LocalRateLimiter(_QueuedLimiter):
 
 
 # KEYS[1] the sorted set of starts (member: slot token, score: start in microseconds on the Redis
-# clock, or the pending hold's end), KEYS[2] the last reservation (the minimum gap counts from it).
-# ARGV: op, token, limit, span_us, min_gap_us, hold_us. reserve returns -1 when the slot is taken,
-# else the microseconds to wait.
+# clock, or the pending hold's end), KEYS[2] the last reserved start (the minimum gap counts from
+# it). ARGV: op, token, limit, span_us, min_gap_us, hold_us, lead_us. reserve returns -1 - (the
+# microseconds until the slot's start) when the slot is taken, else the microseconds to wait.
 _LOG_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local op, token = ARGV[1], ARGV[2]
 local limit, span, min_gap, hold = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local lead = tonumber(ARGV[7])
 local ttl = math.floor((hold + span) / 1000) + 1000
 if op == 'release' then
   redis.call('ZREM', KEYS[1], token)
@@ -269,22 +311,22 @@ if op == 'confirm' then
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - span))
 local last = tonumber(redis.call('GET', KEYS[2]) or '')
-local wait = 0
+local start = now
 if last ~= nil then
-  wait = last + min_gap - now
+  start = math.max(start, last + min_gap)
 end
 local count = redis.call('ZCARD', KEYS[1])
 if count >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
-  wait = math.max(wait, tonumber(oldest[2]) + span - now)
+  start = math.max(start, tonumber(oldest[2]) + span)
 end
-if wait > 0 then
-  return math.max(1, math.floor(wait))
+if start - now > lead then
+  return math.max(1, math.floor(start - now - lead))
 end
 redis.call('ZADD', KEYS[1], string.format('%.0f', now + hold), token)
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('SET', KEYS[2], string.format('%.0f', now), 'PX', ttl)
-return -1
+redis.call('SET', KEYS[2], string.format('%.0f', start), 'PX', ttl)
+return -1 - math.ceil(start - now)
 """
 
 
@@ -302,7 +344,8 @@ class RedisRateLimiter(_QueuedLimiter):
         self._script = self._redis.register_script(_LOG_LUA)
         prefix = f"bio-mcp:ratelimit:{source}:{key}"
         self._keys = [f"{prefix}:starts", f"{prefix}:last"]
-        self._args = [limit, int(self.span_s * 1e6), int(self.min_gap_s * 1e6), int(PENDING_HOLD_S * 1e6)]
+        self._args = [limit, int(self.span_s * 1e6), int(self.min_gap_s * 1e6), int(PENDING_HOLD_S * 1e6),
+                      int(LEAD_S * 1e6)]
 
     async def _run(self, op: str, token: str) -> int:
         try:
@@ -313,9 +356,9 @@ class RedisRateLimiter(_QueuedLimiter):
                 {"error": type(exc).__name__},
             ) from exc
 
-    async def _reserve(self, token: str) -> float:
+    async def _reserve(self, token: str) -> tuple[bool, float]:
         result = await self._run("reserve", token)
-        return 0.0 if result < 0 else result / 1e6
+        return (True, (-1 - result) / 1e6) if result < 0 else (False, result / 1e6)
 
     async def _confirm(self, token: str) -> None:
         await self._run("confirm", token)

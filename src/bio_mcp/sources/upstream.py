@@ -23,7 +23,7 @@ import httpx2
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import correlation_id, get_logger, log_event
-from bio_mcp.sources.ratelimit import RateLimiter, Slot
+from bio_mcp.sources.ratelimit import RateLimiter, Slot, wait_for_start
 
 log = get_logger("upstream")
 
@@ -77,9 +77,10 @@ class _BodyTooLarge(Exception):
 
 
 class _SlotTrace:
-    """The transport's trace hook for one attempt: confirms the rate-limit slot each time the
-    request's headers have been written (a reconnect writes them again, later), and at the end
-    gives the slot back if they never were."""
+    """The transport's trace hook for one attempt: holds the request's headers until the rate-limit
+    slot's start (the slot was taken early, so the connection and the request were readied
+    meanwhile), confirms the slot each time they have been written (a reconnect writes them again,
+    later), and at the end gives the slot back if they never were."""
 
     def __init__(self, limiter: RateLimiter, slot: Slot) -> None:
         self.limiter = limiter
@@ -89,6 +90,7 @@ class _SlotTrace:
 
     async def __call__(self, event: str, info: dict[str, object]) -> None:
         if event.endswith("send_request_headers.started"):
+            await wait_for_start(self.slot)
             self.started = True
         elif event.endswith(("send_request_headers.complete", "send_request_headers.failed")):
             await self.limiter.confirm(self.slot)
@@ -167,7 +169,7 @@ class UpstreamClient:
         headers = {"X-Request-ID": correlation_id.get() or ""}
         last_error: BioMcpError | None = None
         for attempt in range(1, self.max_retries + 2):
-            slot = await self.limiter.acquire(deadline)
+            slot = await self.limiter.acquire(deadline, early=True)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 await self.limiter.release(slot)

@@ -21,17 +21,17 @@ from logging import WARNING
 from typing import Any
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.analyst.executor import CallContext, Tool, ToolResult
 from bio_mcp.features.pubmed.details import unrequested_warning
 from bio_mcp.logs import get_logger, log_event
-from bio_mcp.features.analyst.executor import CallContext, Tool, ToolResult
 from bio_mcp.sources.ctgov.client import CtgovClient, any_of
 from bio_mcp.sources.ctgov.models import Study, StudyQuery
 from bio_mcp.sources.ctgov.parse import parse_study_body, parse_study_page
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers.efetch import ROOT_TAG, parse_requested, split_requested
-from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.store import BlobStore, CachedCtgovSearch, CachedSearch, CachedStudy, CtgovStudy, MetadataStore
 from bio_mcp.store.canonical import canonical_sha256
 
