@@ -62,7 +62,6 @@ MAX_SENTENCE = 800
 # Below this a key is judged by the training split only when it occurred at least this often.
 _MIN_OCCURRENCES = 2
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
-_ANTI_FORM = re.compile(r"\b(?:anti-?[a-z]{4,}|[a-z]+-?protective|[a-z]+-?protection)\b", re.IGNORECASE)
 _CONSTITUENT_CUE = re.compile(
     r"\b(?:isolated from|constituents? of|components? of|compounds? (?:from|of|in)|contain(?:s|ed|ing)?|"
     r"extracted from|identified (?:in|from)|present in|rich in|derived from|principles? of)\b",
@@ -72,6 +71,21 @@ _BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}) ([a-zA-Z][a-z]{2,}(?:-[a-z]+)?)\b")
 # Words that follow a genus name without being its species.
 _NOT_EPITHETS = frozenset("extract extracts species root roots leaf leaves seed seeds plant plants and or the with was were "
                           "is are has have from for fruit fruits bark herb herbs flower flowers oil".split())
+_PARTS = r"(?:leaf|leaves|root|roots|seed|seeds|fruit|fruits|bark|rhizomes?|stems?|flowers?|aerial|extracts?|herb|tubers?|bulbs?|peels?|essential oil)"
+# What marks a Latin binomial of an unknown genus as a plant: its family in brackets, an author
+# abbreviation, a plant part after it, or a preparation of a part before it.
+_PLANT_AFTER = re.compile(rf"\s*(?:(?:[A-Z][a-z]*\.|L\.|Linn\.)\s*)?(?:\(\s*[A-Z][a-z]+aceae\s*\)|{_PARTS}\b)")
+_PLANT_BEFORE = re.compile(rf"\b(?:{_PARTS}|parts|plants?)\s+(?:of|from)\s+(?:the\s+)?$")
+_NOT_GENERA = frozenset("the this these that those in on of for with from and but when while after before our its their "
+                        "each both all some most many such".split())
+_PREPARATION = re.compile(r"\b(?:extracts?|fractions?|powder|decoction|infusion|oil|juice|formula)\b", re.IGNORECASE)
+_BRACKETED_ACRONYM = re.compile(r"(?:\s+[\w-]+){0,3}?\s*\(\s*([A-Za-z][\w-]{1,9})\s*[,;)]")
+_LONG_WORD = re.compile(r"\b[A-Za-z][A-Za-z-]{5,}")
+# Words of a positive phenotype's form ("anti-inflammatory", "hepatoprotective"), and of a disease's
+# form that the linker's MeSH terms miss ("hepatocarcinoma", "gastropathy").
+_POSITIVE_ENDINGS = ("protective", "protection")
+_DISEASE_ENDINGS = tuple(f"{ending}{plural}" for ending in ("oma", "itis", "osis", "pathy", "emia", "algia", "plasia",
+                                                            "carcinogenesis") for plural in ("", "s"))
 _SECTION_LABEL = re.compile(r"^[A-Z][A-Z /&]{3,}:")
 
 
@@ -244,15 +258,20 @@ class RelationExtractor:
                 found.append(Span(mention.start, mention.end, PLANT_KIND, mention.entity_id, term_key(mention.text)))
             elif mention.entity_type == "Disease":
                 found.append(Span(mention.start, mention.end, NEGATIVE, mention.entity_id, term_key(mention.text)))
-        for match in _ANTI_FORM.finditer(text):
-            found.append(Span(match.start(), match.end(), POSITIVE, None, term_key(match.group())))
         if self.dropped:
             found = [span for span in found if _group_key(span) not in self.dropped]
         others = [m for m in mentions if m.entity_type == "Organism" and m.entity_id not in self.plants]
-        spans = _longest(found)
-        spans = _longest(spans + self._binomials(text, spans, others))
-        if not any(span.kind == PLANT_KIND for span in spans):
-            return spans
+        found.extend(self._binomials(text, found, others))
+        # Most texts name no plant: the rest is only done for those that do.
+        if not any(span.kind == PLANT_KIND for span in found):
+            return _longest(found)
+        for match in _LONG_WORD.finditer(text):
+            word = match.group().lower()
+            if word.startswith("anti") or word.endswith(_POSITIVE_ENDINGS):
+                found.append(Span(match.start(), match.end(), POSITIVE, None, term_key(word)))
+            elif word.endswith(_DISEASE_ENDINGS):
+                found.append(Span(match.start(), match.end(), NEGATIVE, None, term_key(word)))
+        spans = _longest(span for span in found if _group_key(span) not in self.dropped)
         abbreviations = find_abbreviations(text)
         # Twice: an abbreviation's long form may hold an abbreviation ("n-BuOH fraction of EAC (EAC-B)").
         spans = _longest(spans + self._abbreviated_plants(text, spans, abbreviations))
@@ -264,26 +283,50 @@ class RelationExtractor:
         added: list[Span] = []
         for match in _BINOMIAL.finditer(text):
             genus, epithet = match.group(1), match.group(2).lower()
-            if genus not in self.genera or epithet in _NOT_EPITHETS:
+            if epithet in _NOT_EPITHETS or genus.lower() in _NOT_GENERA:
+                continue
+            known = genus in self.genera
+            if not known and not (_PLANT_AFTER.match(text, match.end())
+                                  or _PLANT_BEFORE.search(text, max(0, match.start() - 40), match.start())):
                 continue
             if any(m.start < match.end() and match.start() < m.end for m in others):
                 continue
             key = term_key(f"{genus} {epithet}")
-            entity_id = self.genera[genus] or herb_id(key)
-            for form in (re.escape(match.group()), rf"{genus[0]}\.\s?{epithet}"):
-                added.extend(Span(m.start(), m.end(), PLANT_KIND, entity_id, key)
-                             for m in re.finditer(rf"\b{form}\b", text))
+            entity_id = (self.genera.get(genus) if known else None) or herb_id(key)
+            added.extend(Span(m.start(), m.end(), PLANT_KIND, entity_id, key)
+                         for m in re.finditer(rf"\b{re.escape(match.group())}\b", text))
+        # A binomial named in full is then abbreviated: "Ficus religiosa" ... "F. religiosa".
+        for span in [*spans, *added]:
+            if span.kind != PLANT_KIND:
+                continue
+            words = text[span.start : span.end].split()
+            if len(words) == 2 and words[0][:1].isupper() and words[0].isalpha() and words[1].islower():
+                pattern = rf"\b{words[0][0]}\.\s?{re.escape(words[1])}\b"
+                added.extend(Span(m.start(), m.end(), PLANT_KIND, span.entity_id, span.key)
+                             for m in re.finditer(pattern, text))
         return added
 
     def _abbreviated_plants(self, text: str, spans: Sequence[Span], abbreviations: Sequence[Abbreviation]) -> list[Span]:
         plants = [span for span in spans if span.kind == PLANT_KIND]
         added: list[Span] = []
+        named: dict[str, Span] = {}
         for abbreviation in abbreviations:
-            named = next((p for p in plants if p.start < abbreviation.long_end and abbreviation.long_start < p.end), None)
-            if named is None:
-                continue
-            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"(?![\w])")
-            added.extend(Span(m.start(), m.end(), PLANT_KIND, named.entity_id, named.key)
+            plant = next((p for p in plants if p.start < abbreviation.long_end and abbreviation.long_start < p.end), None)
+            if plant is None and _PREPARATION.search(text, abbreviation.long_start, abbreviation.long_end):
+                # "the aqueous extract (SPE) of Strychnos potatorum": a preparation named just before or after.
+                plant = next((p for p in plants if 0 <= p.start - abbreviation.short_start <= 60), None) or \
+                    next((p for p in reversed(plants) if 0 <= abbreviation.long_start - p.end <= 40), None)
+            if plant is not None:
+                named.setdefault(abbreviation.short, plant)
+        # "Tetrapleura tetraptera (TTE, 50-800 mg/kg)", "Salvia ... extract (SG)": an acronym in brackets
+        # after a plant, even where its letters do not spell the plant's name.
+        for plant in plants:
+            match = _BRACKETED_ACRONYM.match(text, plant.end)
+            if match and sum(char.isupper() for char in match.group(1)) >= 2:
+                named.setdefault(match.group(1), plant)
+        for short, plant in named.items():
+            pattern = re.compile(r"(?<![\w-])" + re.escape(short) + r"(?![\w])")
+            added.extend(Span(m.start(), m.end(), PLANT_KIND, plant.entity_id, plant.key)
                          for m in pattern.finditer(text))
         return added
 
