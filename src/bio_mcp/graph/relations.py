@@ -3,6 +3,8 @@
     extractor = load_relation_extractor(settings)     # trained once per process on PPR's train split
     extractor.relations(text, linker.link(text))       # -> [StatedRelation, ...]
 
+(Trained in a few seconds; kept as a pickle under BIO_MCP_HOME/cache keyed by the input files' hashes.)
+
 Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
 1. Plants: the linker's mentions of MeSH plant and fungus descriptors, plus Dr. Duke's taxa and
    common names (`graph/plant_names.py`) and the plant names PPR's training split annotates; an
@@ -39,12 +41,16 @@ import ahocorasick
 from bio_mcp.config import Settings
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
-from bio_mcp.graph.linking import fold, term_key
+from bio_mcp.graph.ids import sha256_hex
+from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
-from bio_mcp.graph.plant_names import duke_plant_names, herb_id, mesh_plant_names, plant_descriptors
+from bio_mcp.graph.plant_names import (
+    COMMON_NAMES, FNFTAX, duke_plant_names, herb_id, mesh_plant_names, plant_descriptors,
+)
 from bio_mcp.graph.ppr import PLANT, PprDocument, read_ppr
 from bio_mcp.graph.sentences import sentence_spans
-from bio_mcp.graph.vocabulary import Vocabulary
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest, read_pickle, write_pickle
+from bio_mcp.mesh_files import mesh_path_of
 
 _CHECKOUT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 CHECKOUT_PPR_TRAIN = _CHECKOUT_DATA / "bench" / "ppr" / "PPR_train_corpus.txt"
@@ -469,7 +475,7 @@ def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabu
     if vocabulary is not None:
         for key, (entity_id, _) in mesh_plant_names(vocabulary).items():
             names[key] = _Entry(entity_id, PLANT_KIND, None)
-    if duke_dir is not None and (duke_dir / "FNFTAX.csv").is_file():
+    if duke_dir is not None and (duke_dir / FNFTAX).is_file():
         for name, (entity_id, sensitive) in duke_plant_names(duke_dir, vocabulary).items():
             names[term_key(name)] = _Entry(entity_id, PLANT_KIND, frozenset({name}) if sensitive else None)
     genera: dict[str, str | None] = {}
@@ -533,17 +539,44 @@ def ppr_train_path_of(settings: Settings) -> Path | None:
 
 def duke_dir_of(settings: Settings) -> Path | None:
     path = settings.duke_dir or CHECKOUT_DUKE_DIR
-    return path if (path / "FNFTAX.csv").is_file() else None
+    return path if (path / FNFTAX).is_file() else None
 
 
 @lru_cache(maxsize=2)
-def _cached_extractor(training: Path | None, duke_dir: Path | None, linker: TextLinker,
-                      vocabulary: Vocabulary | None) -> RelationExtractor | None:
-    if training is None:
-        return None
-    return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
+def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker, vocabulary: Vocabulary | None,
+                      cache_dir: Path | None, inputs: tuple[Path, ...]) -> RelationExtractor:
+    """Trained once per process, or read from a pickle in `cache_dir` keyed by this code and every
+    input file's hash (training takes seconds: it links the 400 training abstracts)."""
+    if cache_dir is None:
+        return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
+    key = sha256_hex(" ".join([_code_digest(), *(file_digest(path) for path in inputs)]))[:16]
+    cache = cache_dir / f"relation-extractor-{key}.pickle"
+    if cache.is_file():
+        try:
+            extractor = read_pickle(cache)
+            if isinstance(extractor, RelationExtractor):
+                return extractor
+        except (OSError, EOFError, AttributeError, ValueError):
+            pass  # a torn or stale cache is trained again below
+    extractor = train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
+    write_pickle(cache, extractor)
+    return extractor
+
+
+def _code_digest() -> str:
+    here = Path(__file__)
+    sources = [here, *(here.with_name(name) for name in
+                       ("plant_names.py", "sentences.py", "ppr.py", "abbreviations.py", "linking.py"))]
+    return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))
 
 
 def load_relation_extractor(settings: Settings, linker: TextLinker, vocabulary: Vocabulary | None) -> RelationExtractor | None:
     """The process's extractor (None without PPR's training split: nothing to learn the cues from)."""
-    return _cached_extractor(ppr_train_path_of(settings), duke_dir_of(settings), linker, vocabulary)
+    training = ppr_train_path_of(settings)
+    if training is None:
+        return None
+    duke_dir = duke_dir_of(settings)
+    inputs = [training, *((duke_dir / FNFTAX, duke_dir / COMMON_NAMES) if duke_dir is not None else ())]
+    mesh_path, linker_training = mesh_path_of(settings), training_path_of(settings)
+    inputs.extend(path for path in (mesh_path, linker_training) if path is not None and path.is_file())
+    return _cached_extractor(training, duke_dir, linker, vocabulary, settings.caches, tuple(inputs))
