@@ -55,7 +55,7 @@ def test_sentences_of_ppr_abstracts_are_found_again(dev: list[PprDocument]) -> N
     assert found / total >= 0.9
 
 
-def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(data_dir: Path, indexer: GraphIndexer) -> None:
+def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(data_dir: Path, indexer: GraphIndexer) -> None:  # noqa: F811
     names = duke_plant_names(data_dir / "herbs" / "duke", indexer.catalog.vocabulary)
     plants = plant_descriptors(indexer.catalog.vocabulary)
     entity, sensitive = names["Hibiscus sabdariffa"]
@@ -66,7 +66,7 @@ def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(
     assert names["Curcuma longa"][0] == names["turmeric"][0] == "mesh:D030024"
 
 
-def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(indexer: GraphIndexer, dev: list[PprDocument]) -> None:
+def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(indexer: GraphIndexer, dev: list[PprDocument]) -> None:  # noqa: F811
     document = next(d for d in dev if d.pmid == "10226574")
     text = document.text
     relations = indexer.extract_text(text, indexer.link_text(text))
@@ -79,7 +79,7 @@ def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(ind
     assert not any(r.type == CAUSES for r in in_first)
 
 
-def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int = 1) -> list[DocumentSource]:
+def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int = 1) -> list[DocumentSource]:  # noqa: F811
     sources = []
     for document in documents:
         text = document.text
@@ -90,7 +90,7 @@ def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int =
     return sources
 
 
-def _write(store: MetadataStore, indexer: GraphIndexer, sources: list[DocumentSource]) -> None:
+def _write(store: MetadataStore, indexer: GraphIndexer, sources: list[DocumentSource]) -> None:  # noqa: F811
     with store.transaction() as tx:
         write_document_graphs(SqlGraphStore(tx.connection), sources, indexer.catalog, SqlEvidenceStore(tx.connection))
 
@@ -107,7 +107,7 @@ def _relation_edges(store: MetadataStore) -> dict:
 
 
 def test_document_graphs_write_one_evidence_row_per_sentence_and_edges_derived_from_them(
-    tmp_path: Path, indexer: GraphIndexer, dev: list[PprDocument]
+    tmp_path: Path, indexer: GraphIndexer, dev: list[PprDocument]  # noqa: F811
 ) -> None:
     store = MetadataStore(f"sqlite:///{tmp_path / 'evidence.db'}")
     store.create_schema()

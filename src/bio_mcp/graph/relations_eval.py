@@ -27,8 +27,15 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import EntityLinker, load_linker
 from bio_mcp.graph.ppr import PprDocument, read_ppr
-from bio_mcp.graph.relations import DECREASE, INCREASE, PLANT_KIND, POSITIVE, Finding, RelationExtractor, \
-    load_relation_extractor
+from bio_mcp.graph.relations import (
+    DECREASE,
+    INCREASE,
+    PLANT_KIND,
+    POSITIVE,
+    Finding,
+    RelationExtractor,
+    load_relation_extractor,
+)
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.mesh_files import mesh_path_of
 
@@ -54,7 +61,9 @@ class RelationScores:
     overall: Counts = field(default_factory=Counts)
     by_class: dict[str, Counts] = field(default_factory=lambda: {label: Counts() for label in CLASSES})
 
-    def add(self, gold: Sequence[tuple[int, int, int, int, str]], predicted: Sequence[tuple[int, int, int, int, str]]) -> None:
+    def add(
+        self, gold: Sequence[tuple[int, int, int, int, str]], predicted: Sequence[tuple[int, int, int, int, str]]
+    ) -> None:
         unmatched = list(gold)
         for ps, pe, qs, qe, label in sorted(predicted):
             match = next((g for g in unmatched
