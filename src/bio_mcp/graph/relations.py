@@ -204,10 +204,16 @@ class NaiveBayes:
 
     def scores(self, features: Iterable[str]) -> dict[str, float]:
         table = self._deltas()
-        found = [table[f] for f in features if f in table]
-        scores = {}
-        for index, label in enumerate(self.classes):
-            scores[label] = self.priors[label] + self.unseen[label] * len(found) + sum(d[index] for d in found)
+        sums = [0.0] * len(self.classes)
+        known = 0
+        for feature in features:
+            deltas = table.get(feature)
+            if deltas is not None:
+                known += 1
+                for index, delta in enumerate(deltas):
+                    sums[index] += delta
+        scores = {label: self.priors[label] + self.unseen[label] * known + sums[index]
+                  for index, label in enumerate(self.classes)}
         scores[NONE] += self.none_bias
         return scores
 
@@ -351,7 +357,8 @@ class RelationExtractor:
 
     # ---- relations -----------------------------------------------------------------------
 
-    def findings(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span] | None = None) -> list[Finding]:
+    def findings(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span] | None = None,
+                 sentences: Sequence[tuple[int, int]] | None = None) -> list[Finding]:
         """Every plant x phenotype pair of each sentence the model says is stated (label Increase or Decrease)."""
         if self.model is None:
             return []
@@ -359,7 +366,7 @@ class RelationExtractor:
         if not any(span.kind == PLANT_KIND for span in spans):
             return []
         found: list[Finding] = []
-        for sentence in sentence_spans(text):
+        for sentence in sentence_spans(text) if sentences is None else sentences:
             if sentence[1] - sentence[0] > MAX_SENTENCE:
                 continue
             inside = [span for span in spans if sentence[0] <= span.start and span.end <= sentence[1]]
@@ -379,7 +386,8 @@ class RelationExtractor:
         if not any(span.kind == PLANT_KIND for span in spans):
             return []
         diseases = [m for m in mentions if m.entity_type == "Disease"]
-        for finding in self.findings(text, mentions, spans):
+        sentences = sentence_spans(text)
+        for finding in self.findings(text, mentions, spans, sentences):
             edge_type, disease = self._graph_reading(finding, diseases)
             if edge_type is None or finding.plant.entity_id is None:
                 continue
@@ -389,7 +397,7 @@ class RelationExtractor:
                 StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, EXTRACTOR,
                                self.confidence.get(edge_type, 0.5)),
             )
-        for relation in self.constituents(text, mentions, spans):
+        for relation in self.constituents(text, mentions, spans, sentences):
             stated.setdefault((relation.src, relation.type, relation.dst, relation.start), relation)
         return sorted(stated.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
 
@@ -407,14 +415,15 @@ class RelationExtractor:
             return TREATS, disease
         return (CAUSES if phenotype.kind == NEGATIVE else None), disease
 
-    def constituents(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span]) -> list[StatedRelation]:
+    def constituents(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span],
+                     sentences: Sequence[tuple[int, int]]) -> list[StatedRelation]:
         """Plant -> chemical where a constituent cue lies between the two in one sentence (either order)."""
         chemicals = [m for m in mentions if m.entity_type == "Chemical"]
         if not chemicals:
             return []
         plants = [span for span in spans if span.kind == PLANT_KIND and span.entity_id]
         found: list[StatedRelation] = []
-        for start, end in sentence_spans(text) if plants else ():
+        for start, end in sentences if plants else ():
             if end - start > MAX_SENTENCE:
                 continue
             for plant in (p for p in plants if start <= p.start and p.end <= end):
