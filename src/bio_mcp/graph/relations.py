@@ -189,6 +189,7 @@ class NaiveBayes:
             model.priors[label] = math.log((totals[label] + 1) / (len(examples) + len(model.classes)))
             model.weights[label] = {f: math.log((n + 1) / total) for f, n in counts[label].items()}
             model.unseen[label] = math.log(1 / total)
+        model._deltas()  # built here, so it is pickled with the model and a sync never waits for it
         return model
 
     def __post_init__(self) -> None:
@@ -580,8 +581,8 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
     input file's hash (training takes seconds: it links the 400 training abstracts)."""
     if cache_dir is None:
         return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
-    key = sha256_hex(" ".join([_code_digest(), *(file_digest(path) for path in inputs)]))[:16]
-    cache = cache_dir / f"relation-extractor-{key}.pickle"
+    files = sha256_hex(" ".join(file_digest(path) for path in inputs))[:12]
+    cache = cache_dir / f"relation-extractor-{_code_digest()[:12]}-{files}.pickle"
     if cache.is_file():
         try:
             extractor = read_pickle(cache)
@@ -591,6 +592,10 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
             pass  # a torn or stale cache is trained again below
     extractor = train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
     write_pickle(cache, extractor)
+    # Pickles of the same files trained by earlier code are dead weight.
+    for stale in cache_dir.glob(f"relation-extractor-*-{files}.pickle"):
+        if stale != cache:
+            stale.unlink(missing_ok=True)
     return extractor
 
 
