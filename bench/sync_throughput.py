@@ -5,7 +5,7 @@ PMIDs, entry dates spread over a year), with an API key so the NCBI limit is 10 
 runs one `pubmed.sync_delta` into a fresh SQLite corpus, then embeds every chunk. The sync's job
 row holds its per-stage wall time (fetch: EFetch; parse: parsing, quality scoring and chunking;
 store: the transaction, knowledge graph included, and the BM25 update; link: entity linking,
-part of parse). `--graph-linking off` syncs with the graph's entity linking off (documents,
+part of parse; extract: relation extraction over the linked chunks, part of parse too). `--graph-linking off` syncs with the graph's entity linking off (documents,
 sections and topics are still written), to compare. The store, MeSH linker and indexes are opened
 before the clock starts; `--cache-from` copies prebuilt linker/vocabulary pickles into the scratch
 home so a cold linker build is not timed. Prints JSON lines.
@@ -84,7 +84,7 @@ def main() -> None:
     processed = counts.get("pmids_processed", 0)
     emit("sync_records_per_s", processed / sync_s, "records/s", **params)
     emit("sync_with_embedding_records_per_s", processed / (sync_s + embed_s), "records/s", **params)
-    for stage in ("fetch", "parse", "link", "store"):
+    for stage in ("fetch", "parse", "link", "extract", "store"):
         seconds = counts.get(f"{stage}_ms", 0) / 1000
         emit(f"sync_stage_{stage}_records_per_s", processed / seconds if seconds else 0.0, "records/s", **params)
         emit(f"sync_stage_{stage}_s", seconds, "s", **params)

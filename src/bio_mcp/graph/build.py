@@ -208,7 +208,9 @@ def write_document_graphs(
     nodes, edges = entity_graph(missing, catalog, claimed)
     store.insert(nodes, edges)
     if evidence is not None:
-        evidence.replace_documents([graph.document.id for graph in graphs], [row for graph in graphs for row in graph.evidence])
+        evidence.replace_documents(
+            [graph.document.id for graph in graphs], [row for graph in graphs for row in graph.evidence]
+        )
 
 
 def _fallback_name(entity_id: str) -> str:

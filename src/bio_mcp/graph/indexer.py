@@ -62,7 +62,9 @@ class GraphIndexer:
     def extract_text(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
         return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)]
 
-    def extract(self, chunks: Sequence[ChunkRecord], mentions: Mapping[str, Sequence[Mention]]) -> dict[str, list[StatedRelation]]:
+    def extract(
+        self, chunks: Sequence[ChunkRecord], mentions: Mapping[str, Sequence[Mention]]
+    ) -> dict[str, list[StatedRelation]]:
         """chunk_id -> the relations its text states (chunks with none are left out)."""
         if not self.extractors:
             return {}

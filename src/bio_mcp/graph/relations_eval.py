@@ -61,7 +61,9 @@ class RelationScores:
     overall: Counts = field(default_factory=Counts)
     by_class: dict[str, Counts] = field(default_factory=lambda: {label: Counts() for label in CLASSES})
 
-    def add(self, gold: Sequence[tuple[int, int, int, int, str]], predicted: Sequence[tuple[int, int, int, int, str]]) -> None:
+    def add(
+        self, gold: Sequence[tuple[int, int, int, int, str]], predicted: Sequence[tuple[int, int, int, int, str]]
+    ) -> None:
         unmatched = list(gold)
         for ps, pe, qs, qe, label in sorted(predicted):
             match = next((g for g in unmatched
