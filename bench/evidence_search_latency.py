@@ -31,13 +31,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kb_search_latency import ENTITIES, MENTIONS_PER_SECTION, build  # noqa: E402
-from search_latency import Synthetic  # noqa: E402
+from kb_search_latency import ENTITIES, MENTIONS_PER_SECTION, build
+from search_latency import Synthetic
 
-from bio_mcp.features.evidence.hybrid_search import HybridSearchRequest, hybrid_search  # noqa: E402
-from bio_mcp.features.kb.models import KbSearchRequest  # noqa: E402
-from bio_mcp.features.kb.search import search_kb  # noqa: E402
-from bio_mcp.graph.names import EntityName, write_names  # noqa: E402
+from bio_mcp.features.evidence.hybrid_search import HybridSearchRequest, hybrid_search
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.search import search_kb
+from bio_mcp.graph.names import EntityName, write_names
 
 SEED_P95_BAR_MS = 350
 THAI_WORDS = ("รักษา", "ป้องกัน", "ลดไข้", "แก้ไอ", "บำรุง")  # treat, prevent, reduce fever, relieve cough, tonic
@@ -90,9 +90,9 @@ def main() -> None:
         for name, value in timings.items():
             emit(f"evidence_search_build_{name}", value, "s", params)
         runs = {
-            "kb_search": lambda q: search_kb(KbSearchRequest(query=q, top_k=8), context),
-            "hybrid_search_en": lambda q: hybrid_search(HybridSearchRequest(query=q, lang="en", top_k=8), context, None),
-            "hybrid_search_th": lambda q: hybrid_search(HybridSearchRequest(query=q, lang="th", top_k=8), context, None),
+            "kb_search": lambda q, c=context: search_kb(KbSearchRequest(query=q, top_k=8), c),
+            "hybrid_search_en": lambda q, c=context: hybrid_search(HybridSearchRequest(query=q, lang="en", top_k=8), c, None),
+            "hybrid_search_th": lambda q, c=context: hybrid_search(HybridSearchRequest(query=q, lang="th", top_k=8), c, None),
         }
         queries = {"kb_search": english[: args.queries], "hybrid_search_en": english[: args.queries],
                    "hybrid_search_th": thai}

@@ -44,7 +44,12 @@ from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus, mrr_at, ndcg_
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import CorpusService, index_folder
 from bio_mcp.features.evidence.eval_sets import QuerySet, beir_set, curated_sets, smoke_set
-from bio_mcp.features.evidence.hybrid_search import MAX_TOP_K, HybridSearchRequest, SearchFilters, hybrid_search
+from bio_mcp.features.evidence.hybrid_search import (
+    MAX_TOP_K,
+    HybridSearchRequest,
+    SearchFilters,
+    hybrid_search,
+)
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.retrieval import KbRetrieval

@@ -20,7 +20,7 @@ seed's hit shape:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
@@ -95,7 +95,9 @@ class HybridSearchResponse(AuditedOutput):
     untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
 
 
-def _describer(catalog: MeshCatalog | None):  # type: ignore[no-untyped-def]
+def _describer(catalog: MeshCatalog | None) -> Callable[[str], str | None]:
+    """An entity's MeSH preferred name, the name `cross_lingual` adds to its kg_names."""
+
     def describe(entity_id: str) -> str | None:
         found = catalog.describe(entity_id) if catalog is not None else None
         return found[0] if found else None
