@@ -123,7 +123,7 @@ async def test_an_absent_paper_is_fetched_stored_and_then_searchable(make_corpus
     assert again["source"] == "corpus" and again["authors"] == paper["authors"] and _eutils_calls(fakes) == 1
     # Stored through the corpus's write path: the tool's search finds it by its title.
     found = await HybridSearch(KbRetrieval(service)).search(HybridSearchRequest(query=title, lang="en", top_k=3))
-    assert [hit.pmid for hit in found.hits if hit.type == "paper"][0] == RECORDED
+    assert next(hit.pmid for hit in found.hits if hit.type == "paper") == RECORDED
 
 
 async def test_a_paper_pubmed_does_not_know_is_not_found(make_corpus, data_dir, fakes) -> None:  # noqa: F811
