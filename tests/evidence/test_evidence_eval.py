@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
 from bio_mcp.features.evidence.evaluation import EvalRunRequest, Evaluator
 from bio_mcp.features.evidence.hybrid_search import HybridSearch, HybridSearchRequest, SearchFilters
 from bio_mcp.features.kb.retrieval import KbRetrieval
@@ -168,6 +169,23 @@ async def test_factuality_and_answer_figures_come_from_the_answer_engine(herbal_
     assert figures["withheld"] == 0.0 and figures["citations"] >= 1 and 0 < figures["answer_conf"] <= 1
     report = json.loads(await evaluator.report_json(result.report_id))
     assert len(report["answers"]) == 4 and report["queries"] == []
+
+
+async def test_tool_rag_answer_is_the_servers_answer_engine(herbal_corpus: CorpusService) -> None:
+    retrieval = KbRetrieval(herbal_corpus)
+    evaluator = Evaluator(herbal_corpus, retrieval, RagAnswerEngine(AnswerService(retrieval)))
+    request = EvalRunRequest(set="smoke", metrics=["factuality", "withheld", "citations", "answer_conf"],
+                             params={"answer_questions": 3})
+    result = await evaluator.run(request)
+    figures = {m.name: m.value for m in result.metrics}
+    report = json.loads(await evaluator.report_json(result.report_id))
+    answered = [a for a in report["answers"] if not a["withheld"]]
+    assert len(report["answers"]) == 3 and 0 <= figures["withheld"] <= 1 and 0 < figures["answer_conf"] <= 1
+    # Every sentence of an extractive answer quotes a verified span, so all of them check out.
+    if answered:
+        assert figures["factuality"] == 1.0 and all(s["verified"] for a in answered for s in a["sentences"])
+    else:
+        assert figures["factuality"] is None
 
 
 def test_the_cli_runs_the_smoke_set_and_prints_the_report(tmp_path: Path, data_dir: Path) -> None:

@@ -37,7 +37,12 @@ from bio_mcp.features.evidence.answer_models import (
     RagAnswerResponse,
     WithholdReason,
 )
-from bio_mcp.features.evidence.citations import check_sentences, section_id_of, verify_citations
+from bio_mcp.features.evidence.citations import (
+    answer_sentences,
+    check_sentences,
+    section_id_of,
+    verify_citations,
+)
 from bio_mcp.features.evidence.language import CrossLingualRewriter, resolve_lang
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
@@ -325,3 +330,36 @@ class AnswerService:
         rewriter = self.rewriter or CrossLingualRewriter(kb.store, graph.catalog if graph is not None else None)
         context = AnswerContext(kb, settings.answer_conf_tau, settings.answer_sampling, rewriter)
         return await rag_answer(request, context, self.writer)
+
+
+@dataclass(frozen=True)
+class CheckedSentence:
+    text: str
+    verified: bool
+
+
+@dataclass(frozen=True)
+class AnswerFigures:
+    """What tool.eval.run reads of one answer (its `AnswerOutcome`)."""
+
+    sentences: list[CheckedSentence]
+    withheld: bool
+    citations: int
+    answer_conf: float | None
+
+
+class RagAnswerEngine:
+    """tool.rag_answer as tool.eval.run's answer engine: each answer sentence with whether its
+    citations check out against the stored text (`citations.answer_sentences`)."""
+
+    def __init__(self, service: AnswerService) -> None:
+        self.service = service
+
+    async def answer(self, question: str, lang: str, top_k: int) -> AnswerFigures:
+        request = RagAnswerRequest.model_validate(
+            {"question": question, "lang": lang, "retrieval": {"top_k": max(1, min(top_k, 20))}})
+        response = await self.service.answer(request)
+        return AnswerFigures(
+            sentences=[CheckedSentence(text, ok) for text, ok in answer_sentences(response)],
+            withheld=response.withheld, citations=len(response.citations), answer_conf=response.scores.answer_conf,
+        )

@@ -13,7 +13,7 @@ from bio_mcp.features.evidence import (
     ingest_jobs,
     query_kg,
 )
-from bio_mcp.features.evidence.answer import AnswerService
+from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.contraindications import (
     FindContraindicationsRequest,
@@ -22,6 +22,7 @@ from bio_mcp.features.evidence.contraindications import (
 from bio_mcp.features.evidence.evaluation import (
     REPORT_JSON_URI,
     REPORT_URI,
+    AnswerEngine,
     EvalRunRequest,
     EvalRunResponse,
     Evaluator,
@@ -128,9 +129,11 @@ _EVAL_DESCRIPTION = (
 )
 
 
-def search_tools(corpus: CorpusService, retrieval: KbRetrieval) -> tuple[list[ToolSpec[Any, Any]], list[ResourceSpec]]:
+def search_tools(
+    corpus: CorpusService, retrieval: KbRetrieval, answers: AnswerEngine | None = None
+) -> tuple[list[ToolSpec[Any, Any]], list[ResourceSpec]]:
     search = HybridSearch(retrieval)
-    evaluator = Evaluator(corpus, retrieval)
+    evaluator = Evaluator(corpus, retrieval, answers)
     papers = PaperLibrary(corpus)
     tools: list[ToolSpec[Any, Any]] = [
         ToolSpec(
@@ -195,7 +198,7 @@ def evidence_toolset(runtime: Runtime) -> Toolset:
     tools: list[ToolSpec[Any, Any]] = answer_tools(service)
     resources: list[ResourceSpec] = []
     for part_tools, part_resources in (
-        search_tools(runtime.corpus, KbRetrieval(runtime.corpus)),
+        search_tools(runtime.corpus, KbRetrieval(runtime.corpus), RagAnswerEngine(service)),
         herb_tools(HerbKnowledge(runtime.corpus)),
         ingest_tools(runtime.ingest),
     ):
