@@ -8,16 +8,31 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DocumentFacts:
-    """What NLM indexed a record with: MeSH headings (descriptor UI, major-topic flag) and the
-    trial registry numbers of its DataBankList."""
+    """What NLM indexed a record with: MeSH headings (descriptor UI, major-topic flag), the trial
+    registry numbers of its DataBankList, the substances of its ChemicalList (MeSH UI, a descriptor
+    `D...` or a supplementary concept `C...`, with its name) and the symbols of its GeneSymbolList."""
 
     topics: tuple[tuple[str, bool], ...] = ()
     trials: tuple[str, ...] = ()
+    chemicals: tuple[tuple[str, str], ...] = ()
+    genes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, list[object]]:
-        return {"topics": [[ui, major] for ui, major in self.topics], "trials": list(self.trials)}
+        return {
+            "topics": [[ui, major] for ui, major in self.topics],
+            "trials": list(self.trials),
+            "chemicals": [[ui, name] for ui, name in self.chemicals],
+            "genes": list(self.genes),
+        }
 
     @classmethod
     def from_json(cls, value: Mapping[str, list[object]]) -> DocumentFacts:
+        """Facts saved before chemicals and genes were kept read back without them."""
         topics = tuple((str(item[0]), bool(item[1])) for item in value.get("topics", []) if isinstance(item, list))
-        return cls(topics=topics, trials=tuple(str(t) for t in value.get("trials", [])))
+        chemicals = tuple((str(item[0]), str(item[1])) for item in value.get("chemicals", []) if isinstance(item, list))
+        return cls(
+            topics=topics,
+            trials=tuple(str(t) for t in value.get("trials", [])),
+            chemicals=chemicals,
+            genes=tuple(str(g) for g in value.get("genes", [])),
+        )
