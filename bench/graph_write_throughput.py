@@ -9,6 +9,11 @@ settings, the same documents: `none` (no graph), `nolink` (graph with documents,
 topics, no entity linking: `--graph-linking off`), `linked` (the graph as a sync writes it). The
 rate is the median of `--rounds` rounds, each into a new store (others' load only ever adds time).
 
+On a shared machine wall time mostly measures the neighbours, so each round also reports the CPU
+seconds it cost: this process's (SQLite runs in it) plus, on PostgreSQL, the server backends of the
+round's connections (read from /proc: the server must run on this machine). `*_cpu_ms_per_record`
+is the figure to compare between settings and versions under load.
+
     PYTHONPATH=src python bench/graph_write_throughput.py --data ../shared/data --records 2000 \
         [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/test] [--cache DIR]
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -74,20 +80,52 @@ def drop_schema(url: str, schema: str) -> None:
     engine.dispose()
 
 
-def one_round(documents: list[CorpusDocument], graph: GraphIndexer | None, batch: int, database_url: str | None) -> float:
+def backend_cpu_s(connection: sa.Connection, application: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving `application`, from /proc."""
+    pids = connection.execute(
+        sa.text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"), {"name": application}
+    ).scalars()
+    ticks = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        # utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
+        found[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
+def one_round(
+    documents: list[CorpusDocument], graph: GraphIndexer | None, batch: int, database_url: str | None
+) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (this process and the database's backends) of one fill."""
+    application = f"graph-write-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="graph-write-") as home:
         schema, url = fresh_schema(database_url) if database_url else (None, None)
+        if url is not None:
+            url = f"{url}&application_name={application}"
         settings = load_settings(BIO_MCP_HOME=home, BIO_MCP_EMBEDDINGS_PROVIDER="hash",
                                  **({"DATABASE_URL": url} if url else {}))
         store = open_metadata_store(settings)
+        monitor = sa.create_engine(database_url) if database_url else None
         try:
             index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
-            started = time.perf_counter()
+            server_before = {}
+            if monitor is not None:
+                with monitor.connect() as connection:
+                    server_before = backend_cpu_s(connection, application)
+            started, cpu_started = time.perf_counter(), time.process_time()
             for offset in range(0, len(documents), batch):
                 commit_documents(index, documents[offset : offset + batch], graph)
-            return time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            if monitor is not None:
+                with monitor.connect() as connection:
+                    server_after = backend_cpu_s(connection, application)
+                cpu += sum(value - server_before.get(pid, 0.0) for pid, value in server_after.items())
+            return wall, cpu
         finally:
             store.close()
+            if monitor is not None:
+                monitor.dispose()
             if schema is not None and database_url is not None:
                 drop_schema(database_url, schema)
 
@@ -118,14 +156,20 @@ def main() -> None:
     base = {"records": args.records, "batch": args.batch, "rounds": args.rounds, "database": database}
     emit("graph_write_link_records_per_s", args.records / link_s, "records/s", base)
     rates: dict[str, float] = {}
+    cpu_ms: dict[str, float] = {}
     for name in args.settings.split(","):
         corpus, graph = variants[name]
-        seconds = [one_round(corpus, graph, args.batch, args.database_url) for _ in range(args.rounds)]
-        rates[name] = args.records / statistics.median(seconds)
-        emit("graph_write_store_records_per_s", rates[name], "records/s",
-             base | {"graph": name, "seconds": [round(s, 2) for s in seconds]})
+        rounds = [one_round(corpus, graph, args.batch, args.database_url) for _ in range(args.rounds)]
+        rates[name] = args.records / statistics.median(wall for wall, _ in rounds)
+        cpu_ms[name] = 1000 * statistics.median(cpu for _, cpu in rounds) / args.records
+        params = base | {"graph": name, "seconds": [round(wall, 2) for wall, _ in rounds],
+                         "cpu_seconds": [round(cpu, 2) for _, cpu in rounds]}
+        emit("graph_write_store_records_per_s", rates[name], "records/s", params)
+        emit("graph_write_store_cpu_ms_per_record", cpu_ms[name], "ms", params)
     if "none" in rates and "linked" in rates:
         emit("graph_write_store_slowdown", 1 - rates["linked"] / rates["none"], "fraction", base | {"graph": "linked"})
+        emit("graph_write_store_cpu_ms_per_record_added", cpu_ms["linked"] - cpu_ms["none"], "ms",
+             base | {"graph": "linked"})
 
 
 if __name__ == "__main__":
