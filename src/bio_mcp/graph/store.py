@@ -224,8 +224,8 @@ class SqlGraphStore:
         now = self._bound_now()
         node_rows = {node.id: _node_values(node, now) for node in nodes}
         edge_rows = {(e.src, e.type, e.dst): _edge_values(e) for e in edges}
-        # In key order: the tables are clustered on their keys, so sorted rows append to the
-        # B-trees instead of splitting pages all over them.
+        # In key order: sorted rows append to the key B-trees (the edge table is clustered on its
+        # key) instead of splitting pages all over them.
         self._rows.insert_missing("kg_nodes", _NODE_ROW, ("id",), [node_rows[key] for key in sorted(node_rows)])
         self._rows.insert_missing("kg_edges", _EDGE_ROW, _EDGE_KEY, [edge_rows[key] for key in sorted(edge_rows)])
 
