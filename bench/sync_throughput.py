@@ -8,7 +8,10 @@ store: the transaction, knowledge graph included, and the BM25 update; link: ent
 part of parse; extract: relation extraction over the linked chunks, part of parse too). `--graph-linking off` syncs with the graph's entity linking off (documents,
 sections and topics are still written), to compare. The store, MeSH linker and indexes are opened
 before the clock starts; `--cache-from` copies prebuilt linker/vocabulary pickles into the scratch
-home so a cold linker build is not timed. Prints JSON lines.
+home so a cold linker build is not timed. `--database-url` syncs into a fresh schema of that
+PostgreSQL database instead of SQLite. Besides wall time, the sync's CPU seconds in this process
+(client, parser, linker, SQLite, and the in-process fake E-utilities alike in every setting) are
+reported per record: on a shared machine wall time mostly measures the neighbours. Prints JSON lines.
 
     .venv/bin/python bench/sync_throughput.py --data ../shared/data --records 10000 --provider hash
     .venv/bin/python bench/sync_throughput.py --records 3000 --graph-linking off
@@ -21,10 +24,12 @@ import json
 import shutil
 import tempfile
 import time
+import uuid
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import anyio
+import sqlalchemy as sa
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.models import SyncDeltaRequest
@@ -40,23 +45,26 @@ def emit(name: str, value: float, unit: str, **params: object) -> None:
     print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}))
 
 
-async def run(base_url: str, home: str, provider: str, linking: bool) -> tuple[dict, float, float, int]:
+async def run(
+    base_url: str, home: str, provider: str, linking: bool, database_url: str | None
+) -> tuple[dict, float, float, int, float]:
     settings = load_settings(NCBI_EUTILS_BASE_URL=base_url, NCBI_API_KEY="bench-key", BIO_MCP_HOME=home,
-                             BIO_MCP_EMBEDDINGS_PROVIDER=provider, BIO_MCP_GRAPH_LINKING=linking)
+                             BIO_MCP_EMBEDDINGS_PROVIDER=provider, BIO_MCP_GRAPH_LINKING=linking,
+                             **({"DATABASE_URL": database_url} if database_url else {}))
     eutils = EutilsClient(settings)
     service = CorpusService(settings, eutils, sync_options=SyncOptions(since=date(2024, 1, 1), until=date(2024, 12, 31)),
                             embed_in_background=False)
     try:
         await service.open()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         response = await service.sync_delta(SyncDeltaRequest(query_key="bench", term="all[sb]"))
-        synced = time.perf_counter()
+        synced, sync_cpu = time.perf_counter(), time.process_time() - cpu_started
         embedded = await service.drain()
         done = time.perf_counter()
         with service.store.read() as tx:
             job = tx.jobs.get(response.job_id)
         counts = dict(job.counts) if job is not None else {}
-        return counts, synced - started, done - synced, embedded
+        return counts, synced - started, done - synced, embedded, sync_cpu
     finally:
         await service.aclose()
         await eutils.aclose()
@@ -69,20 +77,39 @@ def main() -> None:
     parser.add_argument("--provider", default="hash", help="embeddings provider: hash, local, onnx")
     parser.add_argument("--graph-linking", choices=("on", "off"), default="on", help="entity linking during the sync")
     parser.add_argument("--cache-from", type=Path, default=None, help="a folder of prebuilt linker/vocabulary pickles")
+    parser.add_argument("--database-url", default=None, help="a PostgreSQL URL (a fresh schema is used); default SQLite")
     args = parser.parse_args()
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    database_url = None
+    if args.database_url:
+        engine = sa.create_engine(args.database_url)
+        with engine.begin() as connection:
+            connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        database_url = f"{args.database_url}{'&' if '?' in args.database_url else '?'}options=-csearch_path%3D{schema}"
+    try:
+        measure(args, database_url)
+    finally:
+        if args.database_url:
+            with engine.begin() as connection:
+                connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+            engine.dispose()
+
+
+def measure(args: argparse.Namespace, database_url: str | None) -> None:
     with run_fakes(args.data) as fakes, tempfile.TemporaryDirectory() as home:
         if args.cache_from is not None:
             shutil.copytree(args.cache_from, Path(home) / "cache")
         fakes.eutils.replicate(args.records - len(fakes.eutils.pmids), FIRST_CLONE_PMID)
         fakes.eutils.spread_edats(datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 12, 31, tzinfo=UTC))
-        counts, sync_s, embed_s, chunks = anyio.run(
-            run, fakes.eutils_base_url, home, args.provider, args.graph_linking == "on"
+        counts, sync_s, embed_s, chunks, sync_cpu = anyio.run(
+            run, fakes.eutils_base_url, home, args.provider, args.graph_linking == "on", database_url
         )
         requests = len(fakes.eutils.requests)
     params = {"records": args.records, "provider": args.provider, "ncbi_limit_per_s": 10, "requests": requests,
-              "graph_linking": args.graph_linking}
+              "graph_linking": args.graph_linking, "database": "postgresql" if database_url else "sqlite"}
     processed = counts.get("pmids_processed", 0)
     emit("sync_records_per_s", processed / sync_s, "records/s", **params)
+    emit("sync_cpu_ms_per_record", 1000 * sync_cpu / max(1, processed), "ms", **params)
     emit("sync_with_embedding_records_per_s", processed / (sync_s + embed_s), "records/s", **params)
     for stage in ("fetch", "parse", "link", "extract", "store"):
         seconds = counts.get(f"{stage}_ms", 0) / 1000

@@ -6,9 +6,14 @@ transaction; `document_graph` only assembles.
 
 Edge weights (they order a node's edges best first and scale traversal scores): HAS_SECTION 1;
 MENTIONS the best confidence of its spans; HAS_TOPIC 1 for a major topic, 0.6 otherwise (0.8 for a
-trial the record lists in its DataBankList); BROADER and HAS_PHARM_ACTION 1. Relations the sections'
-sentences state (TREATS, CAUSES, HAS_CONSTITUENT, ...) become evidence rows, one per sentence; their
-edges are derived from the evidence of all documents (`graph/evidence_store.py`).
+trial the record lists in its DataBankList, 0.6 for a substance of its ChemicalList that is not also
+a heading and for a symbol of its GeneSymbolList); BROADER and HAS_PHARM_ACTION 1. Relations the
+sections' sentences state (TREATS, CAUSES, HAS_CONSTITUENT, ...) become evidence rows, one per
+sentence; their edges are derived from the evidence of all documents (`graph/evidence_store.py`).
+
+HAS_TOPIC edges say where they come from in `props.source`: MeSH, DataBankList, ChemicalList (to a
+`mesh:` Chemical entity: a descriptor, or a supplementary concept `mesh:C...` named by the record)
+or GeneSymbolList (to a `gene:<symbol>` Gene entity).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.ids import (
     PUBMED_SOURCE_TYPE,
     document_node_id,
+    gene_entity_id,
     mesh_entity_id,
     pubmed_source_uri,
     section_node_id,
@@ -45,6 +51,8 @@ from bio_mcp.graph.store import GraphStore
 MAJOR_TOPIC_WEIGHT = 1.0
 MINOR_TOPIC_WEIGHT = 0.6
 TRIAL_TOPIC_WEIGHT = 0.8
+CHEMICAL_TOPIC_WEIGHT = 0.6
+GENE_TOPIC_WEIGHT = 0.6
 _UNLABELLED_SECTION = "Abstract"
 
 
@@ -125,6 +133,7 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
         topics.setdefault(
             entity, Edge(doc_id, HAS_TOPIC, entity, TRIAL_TOPIC_WEIGHT, doc_id, {"major": False, "source": "DataBankList"})
         )
+    topics.update({key: edge for key, edge in _listed_topics(doc_id, source.facts).items() if key not in topics})
     edges.extend(topics[key] for key in sorted(topics))
     return DocumentGraph(document=document, sections=sections, edges=edges, evidence=tuple(evidence))
 
@@ -151,6 +160,35 @@ def _mention_edges(section_id: str, doc_id: str, mentions: Iterable[Mention]) ->
     return edges
 
 
+def _listed_topics(doc_id: str, facts: DocumentFacts) -> dict[str, Edge]:
+    """HAS_TOPIC edges of the record's ChemicalList and GeneSymbolList (a heading's own edge, when
+    the substance is also a heading, is kept instead)."""
+    listed = {
+        mesh_entity_id(ui): Edge(doc_id, HAS_TOPIC, mesh_entity_id(ui), CHEMICAL_TOPIC_WEIGHT, doc_id,
+                                 {"major": False, "source": "ChemicalList"})
+        for ui, _name in facts.chemicals
+    }
+    for symbol in facts.genes:
+        entity = gene_entity_id(symbol)
+        listed[entity] = Edge(doc_id, HAS_TOPIC, entity, GENE_TOPIC_WEIGHT, doc_id, {"major": False, "source": "GeneSymbolList"})
+    return listed
+
+
+def listed_entities(sources: Iterable[DocumentSource]) -> tuple[dict[str, str], dict[str, str]]:
+    """The types and names the records' own lists give their entities: ChemicalList substances are
+    Chemicals named by NameOfSubstance, GeneSymbolList symbols Genes named by their symbol."""
+    types: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for source in sources:
+        for ui, name in source.facts.chemicals:
+            types[mesh_entity_id(ui)] = "Chemical"
+            names.setdefault(mesh_entity_id(ui), name)
+        for symbol in source.facts.genes:
+            types[gene_entity_id(symbol)] = "Gene"
+            names.setdefault(gene_entity_id(symbol), symbol)
+    return types, names
+
+
 def referenced_entities(graphs: Iterable[DocumentGraph]) -> set[str]:
     graphs = list(graphs)
     referenced = {edge.dst for graph in graphs for edge in graph.edges if edge.type in (MENTIONS, HAS_TOPIC)}
@@ -159,10 +197,14 @@ def referenced_entities(graphs: Iterable[DocumentGraph]) -> set[str]:
 
 
 def entity_graph(
-    entity_ids: Iterable[str], catalog: EntityCatalog, claimed_types: Mapping[str, str]
+    entity_ids: Iterable[str],
+    catalog: EntityCatalog,
+    claimed_types: Mapping[str, str],
+    claimed_names: Mapping[str, str] | None = None,
 ) -> tuple[list[Node], list[Edge]]:
     """Entity nodes for `entity_ids` and everything above them in the MeSH tree (with the BROADER
-    edges), plus their pharmacological actions (HAS_PHARM_ACTION) and those actions' ancestors."""
+    edges), plus their pharmacological actions (HAS_PHARM_ACTION) and those actions' ancestors.
+    An entity the catalog does not describe takes its claimed type and name (else Concept, its id)."""
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
     pending = sorted(set(entity_ids))
@@ -174,7 +216,8 @@ def entity_graph(
         if described is not None:
             name, entity_type = described
         else:
-            name, entity_type = _fallback_name(entity_id), claimed_types.get(entity_id, "Concept")
+            name = (claimed_names or {}).get(entity_id) or _fallback_name(entity_id)
+            entity_type = claimed_types.get(entity_id, "Concept")
         nodes[entity_id] = Node(id=entity_id, label="Entity", type=entity_type, title=name)
         for parent in catalog.broader(entity_id):
             edges.append(Edge(src=entity_id, type=BROADER, dst=parent, weight=1.0))
@@ -204,8 +247,10 @@ def write_document_graphs(
     claimed.update({trial_entity_id(nct): "Trial" for source in sources for nct in source.facts.trials})
     # Plants MeSH lacks are named only by the relation extractor's dictionary.
     claimed.update({row.src: "Organism" for graph in graphs for row in graph.evidence if row.src.startswith("herb:")})
+    listed_types, listed_names = listed_entities(sources)
+    claimed.update(listed_types)
     store.write_documents(graphs)
-    nodes, edges = entity_graph(missing, catalog, claimed)
+    nodes, edges = entity_graph(missing, catalog, claimed, listed_names)
     store.insert(nodes, edges)
     if evidence is not None:
         evidence.replace_documents(

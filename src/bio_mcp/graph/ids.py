@@ -37,6 +37,12 @@ def mesh_entity_id(ui: str) -> str:
     return f"mesh:{ui}"
 
 
+def gene_entity_id(symbol: str) -> str:
+    """A gene by the symbol a record lists (MEDLINE's GeneSymbolList), as written: symbols are
+    case-sensitive across species (human FOS, mouse Fos)."""
+    return f"gene:{symbol}"
+
+
 def trial_entity_id(nct_id: str) -> str:
     return f"nct:{nct_id.upper()}"
 

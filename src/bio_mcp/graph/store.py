@@ -19,10 +19,19 @@ from typing import Any, Literal, Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from bio_mcp.graph.bulk_rows import BulkRows, json_text
 from bio_mcp.graph.elements import DocumentGraph, Edge, Node
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.store.database import dialect_of, in_batches, upsert_insert
-from bio_mcp.store.schema import kg_document_facts, kg_edges, kg_meta, kg_nodes, utc_now
+from bio_mcp.store.schema import (
+    KG_DOCUMENT_OWN_EDGE_TYPES,
+    KG_EDGES_NOT_DOCUMENT_OWN,
+    kg_document_facts,
+    kg_edges,
+    kg_meta,
+    kg_nodes,
+    utc_now,
+)
 
 Direction = Literal["out", "in", "both"]
 
@@ -30,6 +39,9 @@ _NODE_COLUMNS = (
     "id", "label", "type", "title", "source_uri", "source_type", "version", "last_edited",
     "document_id", "chunk_uuid", "level", "order", "anchor",
 )
+_NODE_ROW = (*_NODE_COLUMNS, "created_at", "updated_at")
+_EDGE_ROW = ("src", "type", "dst", "weight", "document_id", "props")
+_EDGE_KEY = ("src", "type", "dst")
 # SQLite calls the progress handler every this many virtual-machine steps (about 0.1 ms of work).
 _PROGRESS_STEPS = 1000
 # Compound SELECTs per statement: SQLite's default limit is 500 terms.
@@ -95,16 +107,20 @@ class GraphStore(Protocol):
     def counts(self) -> GraphCounts: ...
 
 
-def _node_row(node: Node, now: Any) -> dict[str, Any]:
-    row = {name: getattr(node, name) for name in _NODE_COLUMNS}
-    return row | {"created_at": now, "updated_at": now}
+def _node_values(node: Node, now: Any) -> tuple[Any, ...]:
+    return (*(getattr(node, name) for name in _NODE_COLUMNS), now, now)
 
 
-def _edge_row(edge: Edge) -> dict[str, Any]:
-    return {
-        "src": edge.src, "type": edge.type, "dst": edge.dst, "weight": edge.weight,
-        "document_id": edge.document_id, "props": edge.props,
-    }
+def _edge_values(edge: Edge) -> tuple[Any, ...]:
+    return (edge.src, edge.type, edge.dst, edge.weight, edge.document_id, json_text(edge.props))
+
+
+def _first(row: tuple[Any, ...]) -> Any:
+    return row[0]
+
+
+def _edge_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return row[:3]
 
 
 def _node(row: Any) -> Node:
@@ -121,6 +137,7 @@ class SqlGraphStore:
     def __init__(self, connection: Connection, *, timeout_s: float | None = None) -> None:
         self._connection = connection
         self._dialect = dialect_of(connection)
+        self._rows = BulkRows(connection)
         self._timeout_s = timeout_s
         self._deadline = 0.0
         if timeout_s is not None:
@@ -167,52 +184,60 @@ class SqlGraphStore:
 
     def write_documents(self, graphs: Sequence[DocumentGraph]) -> None:
         """Make each document's node, sections and edges exactly those of `graphs`: an older
-        version's sections and edges go."""
+        version's sections and edges go (only a document stored before has any to delete)."""
         if not graphs:
             return
-        now = utc_now()
-        document_ids = [graph.document.id for graph in graphs]
+        now = self._bound_now()
+        self._delete_documents(sorted(self.existing(graph.document.id for graph in graphs)))
+        documents = {graph.document.id: _node_values(graph.document, now) for graph in graphs}
+        self._rows.upsert("kg_nodes", _NODE_ROW, ("id",), ("created_at",), [documents[key] for key in sorted(documents)])
+        self._rows.insert_new("kg_nodes", _NODE_ROW, sorted(
+            (_node_values(section, now) for graph in graphs for section in graph.sections), key=_first
+        ))
+        self._rows.insert_new("kg_edges", _EDGE_ROW, sorted(
+            (_edge_values(edge) for graph in graphs for edge in graph.edges), key=_edge_key
+        ))
+
+    def _delete_documents(self, document_ids: Sequence[str]) -> None:
+        """Delete these stored documents' sections and every edge they wrote: their own edges from
+        the document and section nodes (primary key), the others by `document_id` (partial index)."""
         for batch in in_batches(document_ids):
-            self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.document_id.in_(batch)))
-            self._connection.execute(
-                sa.delete(kg_nodes).where(kg_nodes.c.label == "Section", kg_nodes.c.document_id.in_(batch))
+            marks = self._placeholders(len(batch))
+            sections = self._connection.exec_driver_sql(
+                f"SELECT id FROM kg_nodes WHERE label = 'Section' AND document_id IN ({marks})", tuple(batch)
+            ).scalars().all()
+            self._connection.exec_driver_sql(
+                f"DELETE FROM kg_edges WHERE document_id IN ({marks}) AND {KG_EDGES_NOT_DOCUMENT_OWN}", tuple(batch)
             )
-        upsert = upsert_insert(self._connection, kg_nodes)
-        kept = {"created_at", "id"}
-        statement = upsert.on_conflict_do_update(
-            index_elements=["id"],
-            set_={name: upsert.excluded[name] for name in (*_NODE_COLUMNS, "updated_at") if name not in kept},
-        )
-        self._connection.execute(statement, [_node_row(graph.document, now) for graph in graphs])
-        sections = [_node_row(section, now) for graph in graphs for section in graph.sections]
-        if sections:
-            self._connection.execute(sa.insert(kg_nodes), sections)
-        edges = [_edge_row(edge) for graph in graphs for edge in graph.edges]
-        if edges:
-            self._connection.execute(sa.insert(kg_edges), edges)
+            own = ", ".join(f"'{edge_type}'" for edge_type in KG_DOCUMENT_OWN_EDGE_TYPES)
+            for sources in in_batches([*batch, *sections]):
+                self._connection.exec_driver_sql(
+                    f"DELETE FROM kg_edges WHERE src IN ({self._placeholders(len(sources))}) AND type IN ({own})",
+                    tuple(sources),
+                )
+            self._connection.exec_driver_sql(
+                f"DELETE FROM kg_nodes WHERE label = 'Section' AND document_id IN ({marks})", tuple(batch)
+            )
 
     def insert(self, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
         """Add nodes and edges; any already stored (same id, same src/type/dst) are left as they are."""
-        now = utc_now()
-        node_rows = list({node.id: _node_row(node, now) for node in nodes}.values())
-        # In key order: the edge table is clustered on (src, type, dst), so sorted rows append to
-        # its B-tree instead of splitting pages all over it.
-        keyed = {(e.src, e.type, e.dst): e for e in edges}
-        edge_rows = [_edge_row(keyed[key]) for key in sorted(keyed)]
-        if node_rows:
-            statement = upsert_insert(self._connection, kg_nodes).on_conflict_do_nothing(index_elements=["id"])
-            self._connection.execute(statement, node_rows)
-        if edge_rows:
-            statement = upsert_insert(self._connection, kg_edges).on_conflict_do_nothing(
-                index_elements=["src", "type", "dst"]
-            )
-            self._connection.execute(statement, edge_rows)
+        now = self._bound_now()
+        node_rows = {node.id: _node_values(node, now) for node in nodes}
+        edge_rows = {(e.src, e.type, e.dst): _edge_values(e) for e in edges}
+        # In key order: sorted rows append to the key B-trees (the edge table is clustered on its
+        # key) instead of splitting pages all over them.
+        self._rows.insert_missing("kg_nodes", _NODE_ROW, ("id",), [node_rows[key] for key in sorted(node_rows)])
+        self._rows.insert_missing("kg_edges", _EDGE_ROW, _EDGE_KEY, [edge_rows[key] for key in sorted(edge_rows)])
 
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
-        self._connection.execute(sa.delete(kg_edges).where(kg_edges.c.type == edge_type))
-        rows = [_edge_row(edge) for edge in edges]
-        for start in range(0, len(rows), 5000):
-            self._connection.execute(sa.insert(kg_edges), rows[start : start + 5000])
+        self._connection.exec_driver_sql(f"DELETE FROM kg_edges WHERE type = {self._placeholders(1)}", (edge_type,))
+        self._rows.insert_new("kg_edges", _EDGE_ROW, sorted((_edge_values(edge) for edge in edges), key=_edge_key))
+
+    def _bound_now(self) -> Any:
+        """utc_now() as the created_at/updated_at columns bind it on this dialect."""
+        process = kg_nodes.c.created_at.type.bind_processor(self._connection.dialect)
+        now = utc_now()
+        return process(now) if process is not None else now
 
     def clear(self) -> None:
         self._connection.execute(sa.delete(kg_edges))

@@ -61,6 +61,14 @@ def pub_date(year=None, month=None, day=None, *, season=None, medline_date=None,
     }
 
 
+def chemicals(*triples: tuple[str | None, str, str]) -> list[dict]:
+    """(registry number, MeSH UI, name) as the ChemicalList lists them; NLM's "0" is no number."""
+    return [
+        {"name": name, "ui": ui, "registry_number": None if number == "0" else number}
+        for number, ui, name in triples
+    ]
+
+
 def ids(*pairs: tuple[str, str]) -> list[dict]:
     return [{"id_type": id_type, "value": value} for id_type, value in pairs]
 
@@ -100,6 +108,8 @@ def article(**fields: Any) -> dict:
         "publication_types": [],
         "keywords": [],
         "mesh_headings": [],
+        "chemicals": [],
+        "gene_symbols": [],
         "grant_list": [],
         "doi": None,
         "pmcid": None,
@@ -190,6 +200,7 @@ CHLORHEXIDINE_SECTIONS = [
 ]
 
 CHLORHEXIDINE = article(
+    chemicals=chemicals(("0", "D012117", "Resins, Synthetic"), ("R4KO0DY52L", "D002710", "Chlorhexidine")),
     pmid="23878845",
     title="Randomized clinical evaluation of the effect of chlorhexidine on postoperative sensitivity of posterior "
     "composite resin restorations.",
@@ -383,6 +394,10 @@ NITROFEN_MESH = [
 ]
 
 NITROFEN = article(
+    chemicals=chemicals(
+        ("0", "D002274", "Carcinogens, Environmental"), ("0", "D010647", "Phenyl Ethers"),
+        ("N71UYG034A", "C007350", "nitrofen"),
+    ),
     pmid="21860499",
     title="Nitrofen.",
     authors=[author(collective="National Toxicology Program")],
@@ -764,6 +779,14 @@ DEHP_ABSTRACT = (
 )
 
 DEHP = article(
+    chemicals=chemicals(
+        ("0", "D014280", "Triglycerides"), ("9035-51-2", "D003577", "Cytochrome P-450 Enzyme System"),
+        ("97C5T2UQ7J", "D002784", "Cholesterol"), ("C42K0PH13C", "D004051", "Diethylhexyl Phthalate"),
+        ("EC 1.-", "D010088", "Oxidoreductases"), ("EC 1.3.3.6", "D042962", "Acyl-CoA Oxidase"),
+        ("EC 2.3.1.7", "D002332", "Carnitine O-Acetyltransferase"),
+        ("EC 3.1.1.-", "D002265", "Carboxylic Ester Hydrolases"), ("EC 3.1.1.2", "C019734", "arylesterase"),
+        ("EC 3.1.1.8", "D002802", "Cholinesterases"),
+    ),
     pmid="2274965",
     title="Effect of di(2-ethylhexyl)phthalate on enzyme activity levels in liver and serum of rats.",
     abstract_text=DEHP_ABSTRACT,
@@ -891,6 +914,11 @@ SYGMA_SECTIONS = [
 DOSAGE_MAJOR_ADVERSE = (("administration & dosage", "Q000008", True), ("adverse effects", "Q000009", False))
 
 SYGMA = article(
+    chemicals=chemicals(
+        ("0", "D001993", "Bronchodilator Agents"), ("0", "D004338", "Drug Combinations"),
+        ("0", "D005938", "Glucocorticoids"), ("51333-22-3", "D019819", "Budesonide"),
+        ("N8ONU3L3PG", "D013726", "Terbutaline"), ("W34SHF8J2K", "D000068759", "Formoterol Fumarate"),
+    ),
     pmid="29768149",
     title="Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma.",
     abstract_text="\n".join(f"{label}: {text}" for label, _, text in SYGMA_SECTIONS),

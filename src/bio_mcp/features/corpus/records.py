@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.elements import StatedRelation
+from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
 from bio_mcp.search.quality import QualityInput, score_quality
@@ -19,6 +19,10 @@ _PDAT = re.compile(r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$")
 _PMCID = re.compile(r"^PMC[0-9]+$")
 _NCT_ID = re.compile(r"^NCT[0-9]{8}$")
 _TRIAL_REGISTRY = "ClinicalTrials.gov"
+# A MeSH descriptor (D...) or supplementary concept (C...) UI.
+_MESH_UI = re.compile(r"^[DC][0-9]{6,9}$")
+# Longer "symbols" are prose, not symbols; and node ids are at most 80 characters.
+_MAX_GENE_SYMBOL = 40
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,9 @@ def chunk_records(
 
 def document_facts(article: Article) -> DocumentFacts:
     """The MeSH headings (UI, major when the descriptor or any qualifier is), their qualifiers
-    (UI, qualifier name in lower case) and the ClinicalTrials.gov numbers of the DataBankList."""
+    (UI, qualifier name in lower case), the ClinicalTrials.gov numbers of the DataBankList, the
+    ChemicalList substances that have a MeSH UI (UI, name; the first name of a UI listed twice) and
+    the GeneSymbolList symbols."""
     topics: dict[str, bool] = {}
     qualifiers: set[tuple[str, str]] = set()
     for heading in article.mesh_headings:
@@ -123,8 +129,15 @@ def document_facts(article: Article) -> DocumentFacts:
         for number in bank.accession_numbers
         if _NCT_ID.match(number.strip().upper())
     }
-    return DocumentFacts(topics=tuple(sorted(topics.items())), trials=tuple(sorted(trials)),
-                         qualifiers=tuple(sorted(qualifiers)))
+    chemicals: dict[str, str] = {}
+    for chemical in article.chemicals:
+        if chemical.ui and _MESH_UI.match(chemical.ui):
+            chemicals.setdefault(chemical.ui, chemical.name)
+    genes = {symbol for symbol in article.gene_symbols if 0 < len(symbol) <= _MAX_GENE_SYMBOL}
+    return DocumentFacts(
+        topics=tuple(sorted(topics.items())), trials=tuple(sorted(trials)), qualifiers=tuple(sorted(qualifiers)),
+        chemicals=tuple(sorted(chemicals.items())), genes=tuple(sorted(genes)),
+    )
 
 
 def corpus_document(article: Article, today: date) -> CorpusDocument:

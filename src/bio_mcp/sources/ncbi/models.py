@@ -89,6 +89,15 @@ class MeshTerm(NcbiModel):
     ui: str | None = None
 
 
+class Chemical(NcbiModel):
+    """A substance of the record's ChemicalList: its MeSH name and id (a descriptor `D...` or a
+    supplementary concept `C...`) and its registry number (CAS, UNII or EC; None where NLM has none)."""
+
+    name: str
+    ui: str | None = None
+    registry_number: str | None = None
+
+
 class Grant(NcbiModel):
     grant_id: str | None = None
     agency: str | None = None
@@ -144,6 +153,8 @@ class Article(NcbiModel):
     publication_types: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
     mesh_headings: list[MeshHeading] = Field(default_factory=list)
+    chemicals: list[Chemical] = Field(default_factory=list, description="The ChemicalList: substances NLM indexed")
+    gene_symbols: list[str] = Field(default_factory=list, description="The GeneSymbolList (MEDLINE, mostly 1991-1995)")
     grant_list: list[Grant] = Field(default_factory=list)
     doi: str | None = None
     pmcid: str | None = None

@@ -407,6 +407,23 @@ def _data_banks(data_bank_list: etree._Element) -> list[dict[str, Any]]:
     return banks
 
 
+def _chemicals(chemical_list: etree._Element) -> list[dict[str, Any]]:
+    chemicals = []
+    for chemical in chemical_list:
+        fields: dict[str, Any] = {}
+        for child in chemical:
+            if child.tag == "NameOfSubstance":
+                fields["name"] = element_text(child)
+                fields["ui"] = child.get("UI") or None
+            elif child.tag == "RegistryNumber":
+                number = collapsed(child.text)
+                # NLM writes "0" where a substance has no registry number.
+                fields["registry_number"] = number if number and number != "0" else None
+        if fields.get("name"):
+            chemicals.append(fields)
+    return chemicals
+
+
 def _read_article(article: etree._Element, fields: dict[str, Any], journal: dict[str, Any]) -> None:
     """The children of <Article> into the Article's `fields` and the JournalInfo's `journal`."""
     for child in article:
@@ -465,6 +482,10 @@ def _read_citation(
             fields.setdefault("citation_subsets", []).append(collapsed(child.text))
         elif tag == "CommentsCorrectionsList":
             fields["comments_corrections"] = _comments_corrections(child)
+        elif tag == "ChemicalList":
+            fields["chemicals"] = _chemicals(child)
+        elif tag == "GeneSymbolList":
+            fields["gene_symbols"] = _unique(_leaf_texts(child, "GeneSymbol"))
 
 
 def _read_pubmed_data(data: etree._Element, fields: dict[str, Any], ids: dict[tuple[str, str], None]) -> None:

@@ -1,0 +1,142 @@
+"""The graph's bulk write path: what `SqlGraphStore` writes reads back as exactly the nodes and edges
+given (SQLite and PostgreSQL), a new version replaces exactly its document's rows (relation edges
+the document wrote included), and a failed write leaves nothing behind."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.sync import graph_sources
+from bio_mcp.graph.build import document_graph
+from bio_mcp.graph.elements import HAS_SECTION, HAS_TOPIC, MENTIONS, TREATS, DocumentGraph, Edge
+from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.sources.ncbi.parsers import parse_efetch
+from bio_mcp.store import MetadataStore
+from bio_mcp.store.schema import KG_DOCUMENT_OWN_EDGE_TYPES, KG_EDGES_NOT_DOCUMENT_OWN, kg_edges, kg_nodes
+from tests.graph.graph_sync_fixtures import graph_indexer, mesh_cache  # noqa: F401
+from tests.store.conftest import store_url  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def real_graphs(data_dir: Path, graph_indexer: GraphIndexer) -> list[DocumentGraph]:  # noqa: F811
+    """The graphs of the first 60 real records (by PMID), linked by the shipped MeSH linker."""
+    with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as handle:
+        articles = sorted(parse_efetch(handle.read()), key=lambda article: int(article.pmid))[:60]
+    documents = {}
+    for article in articles:
+        document = corpus_document(article, date(2025, 1, 15))
+        documents[article.pmid] = replace(document, mentions=graph_indexer.link(document.chunks))
+    sources = graph_sources(documents, dict.fromkeys(documents, 1), list(documents))
+    return [document_graph(source) for source in sources]
+
+
+@pytest.fixture
+def store(store_url: str, tmp_path: Path):  # noqa: F811
+    opened = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")
+    yield opened
+    opened.close()
+
+
+def stored_edges(connection: sa.Connection) -> dict[tuple[str, str, str], Edge]:
+    return {
+        (row.src, row.type, row.dst): Edge(row.src, row.type, row.dst, row.weight, row.document_id, row.props)
+        for row in connection.execute(sa.select(kg_edges))
+    }
+
+
+def test_rows_read_back_as_written(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
+    with store.transaction() as tx:
+        SqlGraphStore(tx.connection).write_documents(real_graphs)
+    nodes = [graph.document for graph in real_graphs] + [section for graph in real_graphs for section in graph.sections]
+    edges = {(edge.src, edge.type, edge.dst): edge for graph in real_graphs for edge in graph.edges}
+    assert {edge.type for edge in edges.values()} == {HAS_SECTION, HAS_TOPIC, MENTIONS}
+    assert any(edge.props and edge.props.get("spans") for edge in edges.values())
+    with store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        assert graph.nodes(node.id for node in nodes) == {node.id: node for node in nodes}
+        assert stored_edges(tx.connection) == edges
+        stamps = tx.connection.execute(sa.select(kg_nodes.c.created_at, kg_nodes.c.updated_at)).all()
+    assert all(created is not None and created.tzinfo is not None and created == updated for created, updated in stamps)
+
+
+def test_a_new_version_replaces_exactly_its_rows(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
+    first, second = real_graphs[0], real_graphs[1]
+    doc_id = first.document.id
+    # A relation edge this document's sentences back (its own row: not one of the document's own
+    # types, so found through `document_id`), and one another document backs.
+    relation = Edge("mesh:D030024", TREATS, "mesh:D003924", 0.5, doc_id, {"evidence": 1})
+    kept = Edge("mesh:D030024", TREATS, "mesh:D006973", 0.5, second.document.id, {"evidence": 1})
+    with store.transaction() as tx:
+        graph = SqlGraphStore(tx.connection)
+        graph.write_documents([first, second])
+        graph.insert([], [relation, kept])
+    with store.read() as tx:
+        created = tx.connection.execute(sa.select(kg_nodes.c.created_at).where(kg_nodes.c.id == doc_id)).scalar_one()
+    revised = DocumentGraph(
+        document=replace(first.document, version="2", title="Revised"),
+        sections=first.sections[:1],
+        edges=[edge for edge in first.edges if edge.src == doc_id or edge.src == first.sections[0].id][:5],
+    )
+    with store.transaction() as tx:
+        SqlGraphStore(tx.connection).write_documents([revised])
+    with store.read() as tx:
+        edges = stored_edges(tx.connection)
+        rows = tx.connection.execute(
+            sa.select(kg_nodes.c.id, kg_nodes.c.created_at, kg_nodes.c.updated_at).where(kg_nodes.c.id == doc_id)
+        ).one()
+        sections = set(
+            tx.connection.execute(
+                sa.select(kg_nodes.c.id).where(kg_nodes.c.label == "Section", kg_nodes.c.document_id == doc_id)
+            ).scalars()
+        )
+        node = SqlGraphStore(tx.connection).nodes([doc_id])[doc_id]
+    mine = {key: edge for key, edge in edges.items() if edge.document_id == doc_id}
+    assert mine == {(e.src, e.type, e.dst): e for e in revised.edges}
+    assert sections == {first.sections[0].id}
+    assert node == revised.document and rows.created_at == created and rows.updated_at >= created
+    # The other document, and the relation edge it backs, are untouched.
+    assert {key: e for key, e in edges.items() if e.document_id == second.document.id} == {
+        (e.src, e.type, e.dst): e for e in [*second.edges, kept]
+    }
+
+
+def test_document_delete_searches_by_source_and_by_the_partial_index(store_url: str, tmp_path: Path) -> None:  # noqa: F811
+    if not store_url.startswith("sqlite"):
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL plans by table statistics")
+    store = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")
+    try:
+        with store.read() as tx:
+            own = ", ".join(f"'{edge_type}'" for edge_type in KG_DOCUMENT_OWN_EDGE_TYPES)
+            by_source = tx.connection.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN DELETE FROM kg_edges WHERE src IN (?, ?) AND type IN ({own})", ("a", "b")
+            ).all()
+            by_document = tx.connection.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN DELETE FROM kg_edges WHERE document_id IN (?) AND {KG_EDGES_NOT_DOCUMENT_OWN}",
+                ("a",),
+            ).all()
+    finally:
+        store.close()
+    assert any("SEARCH kg_edges" in str(row[-1]) and "(src=? AND type=?)" in str(row[-1]) for row in by_source)
+    assert any("kg_edges_document" in str(row[-1]) for row in by_document)
+
+
+def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
+    first = real_graphs[0]
+    # The same section twice: the second insert of its key fails the statement.
+    broken = replace(first, sections=[*first.sections, first.sections[0]])
+    with pytest.raises(BioMcpError) as raised:
+        with store.transaction() as tx:
+            SqlGraphStore(tx.connection).write_documents([real_graphs[1], broken])
+    assert raised.value.code == ErrorCode.STORE
+    with store.read() as tx:
+        assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_nodes)).scalar_one() == 0
+        assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_edges)).scalar_one() == 0
