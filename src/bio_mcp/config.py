@@ -153,11 +153,14 @@ class Settings(BaseSettings):
     cohere_api_key: str | None = Field(default=None, validation_alias="COHERE_API_KEY")
     cohere_base_url: str = Field(default="https://api.cohere.com", validation_alias="COHERE_BASE_URL")
     cohere_rerank_model: str = Field(default="rerank-english-v3.0", validation_alias="COHERE_RERANK_MODEL")
-    # How much documents whose sections mention the query's entities are lifted (features.kb.ranking):
-    # SciFact train, BM25, +0.006 nDCG@10 at 0.2 with both query halves agreeing (bench/kb_scifact.py);
-    # on the hybrid path it lowers nDCG@10 at every weight (-0.0046 at 0.2, both halves agreeing:
-    # bench/results/kb_scifact_train_hybrid.jsonl), so a per-mode weight is the open question.
+    # How much documents whose sections mention the query's entities are lifted (features.kb.ranking),
+    # per retrieval mode. BM25 alone: SciFact train +0.006 nDCG@10 at 0.2, both query halves agreeing
+    # (bench/kb_scifact.py). Hybrid: it lowers nDCG@10 at every weight (0.7408 -> 0.7362 at 0.2, both
+    # halves agreeing: bench/results/kb_scifact_train_hybrid.jsonl), so it is off there by default.
     kb_entity_boost: float = Field(default=0.2, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST")
+    kb_entity_boost_hybrid: float = Field(
+        default=0.0, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST_HYBRID"
+    )
     kb_reranker: Literal["none", "jina", "cohere"] = Field(default="none", validation_alias="BIO_MCP_KB_RERANKER")
     # tool.rag_answer (seed 003): answers whose answer_conf is below this are withheld (the seed's τ).
     answer_conf_tau: float = Field(default=0.6, ge=0.0, le=1.0, validation_alias="ANSWER_CONF_TAU")

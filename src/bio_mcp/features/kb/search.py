@@ -278,7 +278,7 @@ def search_kb(
     if entities and candidates:
         with clock.stage("entity_boost"):
             matched = _matched_entities(context, candidates, entities)
-    weight = context.settings.kb_entity_boost
+    weight = context.settings.kb_entity_boost if mode == "bm25" else context.settings.kb_entity_boost_hybrid
     by_key = {c.hit.pmid: c for c in candidates}
     ranked = entity_boost(
         [(c.hit.pmid, c.score) for c in candidates],
