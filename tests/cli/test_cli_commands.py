@@ -123,7 +123,7 @@ def test_dash_h_is_help_everywhere(command: list[str]) -> None:
 
 
 def test_ingest_dry_runs_by_default_and_writes_with_write(bio_home: Path, tmp_path: Path, data_dir: Path) -> None:
-    from tests.evidence.documents import ppr_abstracts
+    from tests.evidence.ingest.documents import ppr_abstracts
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()
