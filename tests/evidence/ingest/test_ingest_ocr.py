@@ -87,7 +87,7 @@ async def test_only_pages_without_a_text_layer_are_ocrd(
 ) -> None:
     from pypdf import PdfReader, PdfWriter
 
-    from tests.evidence.documents import text_pdf
+    from tests.evidence.ingest.documents import text_pdf
 
     (_, first), (_, second) = ppr_abstracts(data_dir, 2)
     writer = PdfWriter()
