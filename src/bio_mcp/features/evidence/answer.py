@@ -40,6 +40,7 @@ from bio_mcp.features.evidence.answer_models import (
 from bio_mcp.features.evidence.citations import (
     answer_sentences,
     check_sentences,
+    pmid_of,
     section_id_of,
     verify_citations,
 )
@@ -183,7 +184,9 @@ def _similarity(a: _Sentence, b: _Sentence) -> float:
 def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
     """Retrieval, sentence scoring, MMR selection and verification (blocking; run in a thread)."""
     search = search_kb(KbSearchRequest(query=query, top_k=top_k), context)
-    pmids = [item.metadata.doc_uri.split(":", 1)[1] for item in search.evidence]
+    # Corpus keys: a PMID, or an ingested file's `file:` key; each with its source URI.
+    pmids = [pmid_of(item.metadata.doc_id or item.metadata.doc_uri) for item in search.evidence]
+    sources = {pmid: item.metadata.doc_uri for pmid, item in zip(pmids, search.evidence, strict=True)}
     embedder = context.index.embeddings
     query_vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
     terms = content_terms(query)
@@ -205,11 +208,13 @@ def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
     for number, sentence in enumerate(chosen, start=1):
         pmid, chunk = sentence.chunk.pmid, sentence.chunk
         anchor = f"chunk-{chunk.chunk_id}"
-        document_id = f"pmid:{pmid}"
+        ingested = pmid.startswith("file:")
+        document_id = pmid if ingested else f"pmid:{pmid}"
+        uri = sources[pmid] if ingested else f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
         citations.append(Citation(
-            id=document_id, uri=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/", title=titles[pmid] or f"PubMed {pmid}",
+            id=document_id, uri=uri, title=titles[pmid] or (uri if ingested else f"PubMed {pmid}"),
             span=f"{anchor}:{sentence.start}-{sentence.end}", number=number, quote=sentence.text,
-            section_id=section_id_of(document_id, anchor), anchor=anchor, start=sentence.start, end=sentence.end,
+            section_id=section_id_of(document_id, uri, anchor), anchor=anchor, start=sentence.start, end=sentence.end,
             relevance=round(sentence.relevance, 4),
         ))
     kept, _ = verify_citations(context.store, citations)

@@ -30,6 +30,7 @@ def chunk_id_of(anchor: str) -> str:
 
 
 def pmid_of(document_id: str) -> str:
+    """The corpus key of a cited document: a PMID, or an ingested file's `file:` key as it is."""
     return document_id.removeprefix("pmid:")
 
 
@@ -47,14 +48,17 @@ def verify_citations(store: MetadataStore, citations: Sequence[Citation]) -> tup
             and 0 <= citation.start < citation.end <= len(chunk.text)
             and chunk.text[citation.start : citation.end] == citation.quote
             and citation.span == f"{citation.anchor}:{citation.start}-{citation.end}"
-            and citation.section_id == section_id_of(citation.id, citation.anchor)
+            and citation.section_id == section_id_of(citation.id, citation.uri, citation.anchor)
         )
         (kept if ok else dropped).append(citation)
     return kept, dropped
 
 
-def section_id_of(document_id: str, anchor: str) -> str:
-    return section_node_id(pubmed_source_uri(pmid_of(document_id)), chunk_id_of(anchor))
+def section_id_of(document_id: str, uri: str, anchor: str) -> str:
+    """The graph Section a citation quotes: a PubMed record's (`pmid:N`) or an ingested file's, whose
+    source URI is the citation's `uri`."""
+    source = pubmed_source_uri(pmid_of(document_id)) if document_id.startswith("pmid:") else uri
+    return section_node_id(source, chunk_id_of(anchor))
 
 
 def split_answer(text: str) -> list[str]:
