@@ -85,7 +85,9 @@ def render_markdown(entry: DiagnosticEntry) -> str:
             lines.append(f"- query entities: {', '.join(record['query_entities'])}")
         boost = record.get("entity_boost")
         if boost:
-            lines.append(f"- entity boost: weight {boost['weight']}, {boost['documents_matching']} documents matching")
+            matching = boost["documents_matching"]
+            lines.append(f"- entity boost: weight {boost['weight']}"
+                         + (f", {matching} documents matching" if matching is not None else " (off)"))
         for rank, item in enumerate(record.get("evidence", []), start=1):
             lines.append(f"  {rank}. {item['doc_uri']} `{item['section_id'][:16]}` score {item['score']}")
     if "found" in record:

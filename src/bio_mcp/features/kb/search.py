@@ -274,11 +274,12 @@ def search_kb(
     if embedding.rescorer is not None and candidates:
         with clock.stage("rescore"):
             _rescore(candidates, request.query, embedding.rescorer)
+    weight = context.settings.kb_entity_boost if mode == "bm25" else context.settings.kb_entity_boost_hybrid
     matched: dict[str, int] = {}
-    if entities and candidates:
+    # Matching reads the graph; with no weight to apply it is skipped (hybrid, by default).
+    if entities and candidates and weight > 0:
         with clock.stage("entity_boost"):
             matched = _matched_entities(context, candidates, entities)
-    weight = context.settings.kb_entity_boost if mode == "bm25" else context.settings.kb_entity_boost_hybrid
     by_key = {c.hit.pmid: c for c in candidates}
     ranked = entity_boost(
         [(c.hit.pmid, c.score) for c in candidates],
@@ -350,7 +351,8 @@ def search_kb(
         "lat_ms": lat_ms,
         "candidates": len(candidates),
         "query_entities": entities,
-        "entity_boost": {"weight": weight, "documents_matching": sum(1 for v in matched.values() if v)},
+        "entity_boost": {"weight": weight,
+                         "documents_matching": sum(1 for v in matched.values() if v) if weight > 0 else None},
         "evidence": [{"section_id": item.section_id, "doc_uri": item.metadata.doc_uri, "score": item.metadata.score}
                      for item in evidence],
     }

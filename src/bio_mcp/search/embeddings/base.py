@@ -10,11 +10,16 @@ switch of provider or model is detected by comparing the two.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+
+
+# Query vectors kept per embedder (each 1.5 KB at 384 dimensions).
+QUERY_CACHE_SIZE = 256
 
 
 def l2_normalise(vectors: np.ndarray) -> np.ndarray:
@@ -31,6 +36,7 @@ class Embeddings(ABC):
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.batch_size = batch_size
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     @abstractmethod
@@ -77,4 +83,13 @@ class Embeddings(ABC):
         return self.embed_array(texts).tolist()
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_array([text])[0]
+        """One text's vector (read-only). The last queries' vectors are kept: a question is embedded
+        by the search and again by the answer that reads the search's results."""
+        vector = self._queries.get(text)
+        if vector is None:
+            vector = self.embed_array([text])[0]
+            vector.setflags(write=False)
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
