@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from answer_corpus import DATA, build, open_context  # noqa: E402
+from answer_corpus import DATA, build, open_context
 
-from bio_mcp.features.evidence.answer import AnswerContext, rag_answer  # noqa: E402
-from bio_mcp.features.evidence.answer_eval import load_pubmedqa  # noqa: E402
-from bio_mcp.features.evidence.answer_models import RagAnswerRequest  # noqa: E402
-from bio_mcp.features.kb.models import KbSearchRequest  # noqa: E402
-from bio_mcp.features.kb.search import search_kb  # noqa: E402
+from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
+from bio_mcp.features.evidence.answer_eval import load_pubmedqa
+from bio_mcp.features.evidence.answer_models import RagAnswerRequest
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.search import search_kb
 
 BAR_P95_MS = 350
 WARM_UP = 5

@@ -36,18 +36,17 @@ async def drive(base_url: str, home: str, callers: int, calls: int) -> list[str]
                              NCBI_TIMEOUT_S=120, BIO_MCP_TOOLSETS="pubmed")
     outcomes: list[str] = []
     queue = list(range(calls))
-    async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets())) as client:
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets())) as client:
 
-            async def caller() -> None:
-                while queue:
-                    queue.pop()
-                    result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
-                    outcomes.append("ok" if not result.is_error else result.meta["error"]["code"])
+        async def caller() -> None:
+            while queue:
+                queue.pop()
+                result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
+                outcomes.append("ok" if not result.is_error else result.meta["error"]["code"])
 
-            async with anyio.create_task_group() as tg:
-                for _ in range(callers):
-                    tg.start_soon(caller)
+        async with anyio.create_task_group() as tg:
+            for _ in range(callers):
+                tg.start_soon(caller)
     return outcomes
 
 

@@ -27,8 +27,8 @@ from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, l
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
-from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.search import CANDIDATE_POOL, KbContext, _Candidate, _matched_entities
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog

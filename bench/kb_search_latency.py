@@ -33,20 +33,20 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_latency import Synthetic  # noqa: E402
+from search_latency import Synthetic
 
-from bio_mcp.config import load_settings  # noqa: E402
-from bio_mcp.features.corpus.indexing import CorpusIndex  # noqa: E402
-from bio_mcp.features.corpus.service import index_folder  # noqa: E402
-from bio_mcp.features.kb.models import KbSearchRequest  # noqa: E402
-from bio_mcp.features.kb.providers import ProviderRegistry  # noqa: E402
-from bio_mcp.features.kb.search import KbContext, search_kb  # noqa: E402
-from bio_mcp.graph.elements import HAS_SECTION, MENTIONS, Edge, Node  # noqa: E402
-from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id  # noqa: E402
-from bio_mcp.graph.mentions import Mention  # noqa: E402
-from bio_mcp.graph.store import SqlGraphStore  # noqa: E402
-from bio_mcp.search.embeddings import HashEmbeddings  # noqa: E402
-from bio_mcp.store import ChunkRecord, ChunkSet, DocumentRecord, QualityScores, open_metadata_store  # noqa: E402
+from bio_mcp.config import load_settings
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.service import index_folder
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.search import KbContext, search_kb
+from bio_mcp.graph.elements import HAS_SECTION, MENTIONS, Edge, Node
+from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.store import ChunkRecord, ChunkSet, DocumentRecord, QualityScores, open_metadata_store
 
 ENTITIES = 5_000
 MENTIONS_PER_SECTION = 10

@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from answer_corpus import DATA, build, open_context  # noqa: E402
+from answer_corpus import DATA, build, open_context
 
-from bio_mcp.features.evidence import answer_confidence as confidence  # noqa: E402
-from bio_mcp.features.evidence.answer import AnswerContext, rag_answer  # noqa: E402
-from bio_mcp.features.evidence.answer_eval import auroc, chunk_uuids_of, load_pubmedqa  # noqa: E402
-from bio_mcp.features.evidence.answer_models import RagAnswerRequest  # noqa: E402
+from bio_mcp.features.evidence import answer_confidence as confidence
+from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
+from bio_mcp.features.evidence.answer_eval import auroc, chunk_uuids_of, load_pubmedqa
+from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 
 TUNE = 250
 MIN_CITATIONS = 3
@@ -112,7 +112,7 @@ def prior_shift(rows: list[dict[str, object]], weights: dict[str, float], bias: 
     threshold = float(np.log(tau / (1 - tau)))
     scores = [bias + sum(weights[n] * r["answerable"]["signals"][n] for n in weights) for r in rows]
     few = [r["answerable"]["citations"] < MIN_CITATIONS for r in rows]
-    for step in range(0, 501):
+    for step in range(501):
         shift = step / 100
         withheld = sum(f or z + shift < threshold for z, f in zip(scores, few, strict=True))
         if withheld / len(rows) <= TARGET_WITHHOLD:

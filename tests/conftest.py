@@ -7,10 +7,10 @@ Outside CI a missing part skips the tests that need it, with the reason. Under `
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 import socket
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import anyio
 import typer
@@ -45,10 +45,10 @@ def fail(exc: BioMcpError) -> None:
 
 @app.command()
 def serve(
-    transport: Annotated[Optional[str], typer.Option(help="stdio or http (default MCP_TRANSPORT_TYPE, else stdio)")] = None,
-    toolsets: Annotated[Optional[str], typer.Option(help="Comma-separated toolsets (default BIO_MCP_TOOLSETS: all)")] = None,
-    host: Annotated[Optional[str], typer.Option(help="HTTP host (MCP_HTTP_HOST)")] = None,
-    port: Annotated[Optional[int], typer.Option(help="HTTP port (MCP_HTTP_PORT)")] = None,
+    transport: Annotated[str | None, typer.Option(help="stdio or http (default MCP_TRANSPORT_TYPE, else stdio)")] = None,
+    toolsets: Annotated[str | None, typer.Option(help="Comma-separated toolsets (default BIO_MCP_TOOLSETS: all)")] = None,
+    host: Annotated[str | None, typer.Option(help="HTTP host (MCP_HTTP_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="HTTP port (MCP_HTTP_PORT)")] = None,
 ) -> None:
     """Run the MCP server over stdio or Streamable HTTP (/mcp, alias /_mcp)."""
     settings = settings_or_exit(
@@ -109,9 +109,9 @@ def sync(
     query_key: Annotated[str, typer.Argument(help="The query's checkpoint key, e.g. glp1_obesity_v1")],
     term: Annotated[str, typer.Argument(help="The PubMed search term")],
     overlap_days: Annotated[int, typer.Option(min=0, help="Days re-read before the watermark")] = 5,
-    since: Annotated[Optional[str], typer.Option(
+    since: Annotated[str | None, typer.Option(
         help="First sync only: start date YYYY-MM-DD (default: BIO_MCP_SYNC_LOOKBACK_DAYS, 365, before today)")] = None,
-    max_records: Annotated[Optional[int], typer.Option(
+    max_records: Annotated[int | None, typer.Option(
         min=1, help="At most about this many records this run (default BIO_MCP_SYNC_MAX_RECORDS); run again to go on")] = None,
     embed: Annotated[bool, typer.Option(help="Embed every new chunk before returning")] = True,
 ) -> None:
@@ -264,7 +264,7 @@ def eval_beir(
     split: Annotated[str, typer.Option(help="The qrels split, e.g. train or test")] = "test",
     mode: Annotated[str, typer.Option(help="bm25, vector or hybrid")] = "hybrid",
     quality_bias: Annotated[bool, typer.Option("--quality-bias/--no-quality-bias")] = False,
-    max_queries: Annotated[Optional[int], typer.Option(help="Evaluate only the first N queries")] = None,
+    max_queries: Annotated[int | None, typer.Option(help="Evaluate only the first N queries")] = None,
 ) -> None:
     """Load a BEIR data set into a scratch corpus through the sync's chunk/embed/index path and score rag.search.
 
@@ -295,8 +295,8 @@ def eval_beir(
 @eval_app.command("run")
 def eval_run(
     set_name: Annotated[str, typer.Option("--set", help="smoke, curated (BIO_MCP_EVAL_DATA) or custom (--param path=DIR)")] = "smoke",
-    metric: Annotated[Optional[list[str]], typer.Option(help="R@k, MRR, nDCG@k, factuality, ... (repeatable)")] = None,
-    param: Annotated[Optional[list[str]], typer.Option(help="KEY=VALUE, e.g. k=10, max_queries=20, datasets=ppr,pubmedqa")] = None,
+    metric: Annotated[list[str] | None, typer.Option(help="R@k, MRR, nDCG@k, factuality, ... (repeatable)")] = None,
+    param: Annotated[list[str] | None, typer.Option(help="KEY=VALUE, e.g. k=10, max_queries=20, datasets=ppr,pubmedqa")] = None,
 ) -> None:
     """tool.eval.run from a terminal: score retrieval on the corpus in BIO_MCP_HOME, store the report, print it (Markdown)."""
     from bio_mcp.features.evidence.evaluation import run_from_terminal
@@ -321,7 +321,7 @@ def eval_run(
 @eval_app.command("linking")
 def eval_linking(
     data: Annotated[Path, typer.Option(help="A PubTator file (e.g. BC5CDR's); gold mention lines optional")],
-    output: Annotated[Optional[Path], typer.Option(help="Write the linker's mentions here, in PubTator form")] = None,
+    output: Annotated[Path | None, typer.Option(help="Write the linker's mentions here, in PubTator form")] = None,
 ) -> None:
     """Link every title and abstract of DATA; print precision, recall and F1 per type (document-level concept F1)."""
     from bio_mcp.graph.linking_eval import evaluate_file
@@ -547,7 +547,7 @@ def kg_import(
 
 @kg_app.command("herbs")
 def kg_herbs(
-    duke: Annotated[Optional[Path], typer.Option(help="Dr. Duke's CSV folder (default BIO_MCP_DUKE_DIR)")] = None,
+    duke: Annotated[Path | None, typer.Option(help="Dr. Duke's CSV folder (default BIO_MCP_DUKE_DIR)")] = None,
 ) -> None:
     """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names. Run it after
     importing curated herb tables, so Duke's taxa join the herbs those tables named; running it again adds nothing."""

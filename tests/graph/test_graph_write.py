@@ -133,9 +133,8 @@ def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[D
     first = real_graphs[0]
     # The same section twice: the second insert of its key fails the statement.
     broken = replace(first, sections=[*first.sections, first.sections[0]])
-    with pytest.raises(BioMcpError) as raised:
-        with store.transaction() as tx:
-            SqlGraphStore(tx.connection).write_documents([real_graphs[1], broken])
+    with pytest.raises(BioMcpError) as raised, store.transaction() as tx:
+        SqlGraphStore(tx.connection).write_documents([real_graphs[1], broken])
     assert raised.value.code == ErrorCode.STORE
     with store.read() as tx:
         assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_nodes)).scalar_one() == 0

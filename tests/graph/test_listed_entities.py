@@ -5,7 +5,6 @@ edges and Chemical/Gene entities, reproduced by a rebuild (SQLite and PostgreSQL
 from __future__ import annotations
 
 import gzip
-from datetime import date
 from pathlib import Path
 
 import pytest

@@ -10,6 +10,7 @@ import pytest
 from bio_mcp.graph.names import EntityName, all_names, entities_named, names_of, write_names
 from bio_mcp.store.metadata_store import MetadataStore
 
+
 def _thai_names(data_dir: Path) -> list[EntityName]:
     with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))

@@ -15,7 +15,14 @@ from bio_mcp.features.kb.models import TraverseRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
-from tests.graph.graph_sync_fixtures import fakes, fakes_app, graph_indexer, make_graph_service, mesh_cache, synced  # noqa: F401
+from tests.graph.graph_sync_fixtures import (  # noqa: F401
+    fakes,
+    fakes_app,
+    graph_indexer,
+    make_graph_service,
+    mesh_cache,
+    synced,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_transports import BIO_MCP, SECRET, server_env, serving_http
 
 from bio_mcp.server.auth import mint_token
-from test_transports import BIO_MCP, SECRET, server_env, serving_http
 
 INSPECTOR_HOME = Path(os.environ.get("BIO_MCP_INSPECTOR_HOME", Path.home() / ".cache" / "bio-mcp" / "inspector"))
 LAUNCHER = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"

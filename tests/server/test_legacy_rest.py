@@ -15,7 +15,15 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bio_mcp.server.auth import mint_token
-from tests.server.test_transports import BIO_MCP, INITIALIZE, MCP_HEADERS, SECRET, authed, free_port, server_env
+from tests.server.test_transports import (
+    BIO_MCP,
+    INITIALIZE,
+    MCP_HEADERS,
+    SECRET,
+    authed,
+    free_port,
+    server_env,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -106,10 +106,9 @@ async def test_fifty_concurrent_calls_never_exceed_the_keyed_limit(fakes_process
 async def test_without_a_key_the_limit_is_three_per_second(fakes, bio_home) -> None:
     fakes.eutils.limit_rate(enforce=True)
     with receiving_end(fakes.base_url) as arrival_times:
-        async with await gateway_for(fakes) as runtime:
-            async with anyio.create_task_group() as tg:
-                for _ in range(9):
-                    tg.start_soon(runtime.eutils.einfo)
+        async with await gateway_for(fakes) as runtime, anyio.create_task_group() as tg:
+            for _ in range(9):
+                tg.start_soon(runtime.eutils.einfo)
     times = arrival_times([{"monotonic": a.monotonic} for a in fakes.eutils.requests])
     assert len(times) == 9 and busiest_window(times) <= 3
     # The fake counts by its own stamps, which share this test's process: it refused nothing either.

@@ -48,9 +48,8 @@ AUDIT = {
 async def client(bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL="http://127.0.0.1:9/entrez/eutils", NCBI_MAX_RETRIES=0,
                              NCBI_TIMEOUT_S=2)
-    async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as c:
-            yield c
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as c:
+        yield c
 
 
 def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:

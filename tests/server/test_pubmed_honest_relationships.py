@@ -21,9 +21,8 @@ UNKNOWN = "99999999"
 @pytest.fixture
 async def gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url)
-    async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
-            yield client
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        yield client
 
 
 def envelope(result) -> dict:

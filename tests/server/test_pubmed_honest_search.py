@@ -18,9 +18,8 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 async def gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url)
-    async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
-            yield client
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        yield client
 
 
 async def search(client: Client, arguments: dict) -> tuple[dict, str]:
@@ -127,9 +126,8 @@ async def test_no_suggestion_when_espell_has_none(gateway) -> None:
 @pytest.fixture
 async def fragile_gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_MAX_RETRIES=0)
-    async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
-            yield client
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        yield client
 
 
 async def test_a_failed_esummary_keeps_the_pmids_and_says_what_failed(fragile_gateway, fakes) -> None:

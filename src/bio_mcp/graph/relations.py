@@ -82,16 +82,14 @@ _CONSTITUENT_CUE = re.compile(
 )
 _BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}) ([a-zA-Z][a-z]{2,}(?:-[a-z]+)?)\b")
 # Words that follow a genus name without being its species.
-_NOT_EPITHETS = frozenset("extract extracts species root roots leaf leaves seed seeds plant plants and or the with "
-                          "was were is are has have from for fruit fruits bark herb herbs flower flowers oil".split())
+_NOT_EPITHETS = frozenset(["extract", "extracts", "species", "root", "roots", "leaf", "leaves", "seed", "seeds", "plant", "plants", "and", "or", "the", "with", "was", "were", "is", "are", "has", "have", "from", "for", "fruit", "fruits", "bark", "herb", "herbs", "flower", "flowers", "oil"])
 _PARTS = (r"(?:leaf|leaves|root|roots|seed|seeds|fruit|fruits|bark|rhizomes?|stems?|flowers?|aerial|extracts?|herb|"
           r"tubers?|bulbs?|peels?|essential oil)")
 # What marks a Latin binomial of an unknown genus as a plant: its family in brackets, an author
 # abbreviation, a plant part after it, or a preparation of a part before it.
 _PLANT_AFTER = re.compile(rf"\s*(?:(?:[A-Z][a-z]*\.|L\.|Linn\.)\s*)?(?:\(\s*[A-Z][a-z]+aceae\s*\)|{_PARTS}\b)")
 _PLANT_BEFORE = re.compile(rf"\b(?:{_PARTS}|parts|plants?)\s+(?:of|from)\s+(?:the\s+)?$")
-_NOT_GENERA = frozenset("the this these that those in on of for with from and but when while after before our its "
-                        "their each both all some most many such".split())
+_NOT_GENERA = frozenset(["the", "this", "these", "that", "those", "in", "on", "of", "for", "with", "from", "and", "but", "when", "while", "after", "before", "our", "its", "their", "each", "both", "all", "some", "most", "many", "such"])
 _PREPARATION = re.compile(r"\b(?:extracts?|fractions?|powder|decoction|infusion|oil|juice|formula)\b", re.IGNORECASE)
 _BRACKETED_ACRONYM = re.compile(r"(?:\s+[\w-]+){0,3}?\s*\(\s*([A-Za-z][\w-]{1,9})\s*[,;)]")
 _LONG_WORD = re.compile(r"\b[A-Za-z][A-Za-z-]{5,}")

@@ -31,7 +31,7 @@ from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.server.prompts import register_prompts
 from bio_mcp.server.sampling import current_request
-from bio_mcp.server.toolset import CallContext, ResourceSpec, ToolSpec, Toolset, call_tool, error_result
+from bio_mcp.server.toolset import CallContext, ResourceSpec, Toolset, ToolSpec, call_tool, error_result
 from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
 SERVER_NAME = "bio-mcp"

@@ -12,7 +12,7 @@ from mcp.server.mcpserver.prompts import Prompt
 from pydantic import Field
 
 
-def _literature_review(tools: dict[str, str]):  # noqa: ANN202 - the SDK reads the signature
+def _literature_review(tools: dict[str, str]):
     search, details = tools["searchPubMedArticles"], tools["fetchArticleDetails"]
     relations = tools["getArticleRelationships"]
     cite = tools.get("formatCitations")
@@ -58,7 +58,7 @@ def _literature_review(tools: dict[str, str]):  # noqa: ANN202 - the SDK reads t
     return literature_review_plan
 
 
-def _trial_landscape(tools: dict[str, str]):  # noqa: ANN202
+def _trial_landscape(tools: dict[str, str]):
     ask = tools["analyst.ask"]
     search = tools.get("searchPubMedArticles")
 

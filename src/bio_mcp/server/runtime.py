@@ -7,16 +7,16 @@ import threading
 import time
 from collections.abc import Callable
 from logging import INFO, WARNING
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx2
 
 from bio_mcp.config import Settings
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.ask import Analyst
 from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.ingest_jobs import IngestService
-from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
@@ -166,5 +166,5 @@ class Runtime:
     async def __aenter__(self) -> Runtime:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()

@@ -17,7 +17,14 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store.database import upsert_insert
-from bio_mcp.store.schema import checkpoint_audit, checkpoints, query_term_audit, query_terms, sync_jobs, utc_now
+from bio_mcp.store.schema import (
+    checkpoint_audit,
+    checkpoints,
+    query_term_audit,
+    query_terms,
+    sync_jobs,
+    utc_now,
+)
 from bio_mcp.store.timestamps import format_iso_utc, require_iso_utc
 
 CheckpointKind = Literal["auto", "manual"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-
 from collections.abc import Iterator, Sequence
 from typing import Literal, TypeVar
 

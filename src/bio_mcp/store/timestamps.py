@@ -7,7 +7,6 @@ Sub-second parts are dropped: EDAT and LR have minute precision at most.
 from __future__ import annotations
 
 import contextlib
-
 import re
 from datetime import UTC, datetime
 

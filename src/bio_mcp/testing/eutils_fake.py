@@ -51,13 +51,13 @@ from bio_mcp.testing.faults import (
 from bio_mcp.testing.medline_format import medline_text
 from bio_mcp.testing.mesh_tree import load_mesh_tree
 from bio_mcp.testing.ncbi_recordings import load_ncbi_recordings, rate_limit_body
+from bio_mcp.testing.pmc_records import load_pmc_records, pmc_articleset
 from bio_mcp.testing.pubmed_records import (
     PubmedRecord,
     iter_article_elements,
     load_real_articles,
     parse_article,
 )
-from bio_mcp.testing.pmc_records import load_pmc_records, pmc_articleset
 from bio_mcp.testing.record_index import RecordIndex
 from bio_mcp.testing.spelling import spell
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bio_mcp.features.evidence.ingest_sections import detect_lang, sections_of_html, sections_of_markdown, sections_of_plain
+from bio_mcp.features.evidence.ingest_sections import (
+    detect_lang,
+    sections_of_html,
+    sections_of_markdown,
+    sections_of_plain,
+)
 from bio_mcp.graph.name_linking import NameLinker
 from tests.evidence.ingest.conftest import herb_names
 from tests.evidence.ingest.documents import ppr_abstracts, thai_herb_document

@@ -26,6 +26,7 @@ from bio_mcp.sources.ctgov.client import CtgovClient
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_blob_store, open_metadata_store
 
+
 def build_analyst(settings: Settings, eutils: EutilsClient) -> Analyst:
     registry = load_registry()
     store = open_metadata_store(settings)

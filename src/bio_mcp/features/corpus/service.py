@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bio_mcp.config import Settings
-from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.checkpoints import get_checkpoint, set_checkpoint
 from bio_mcp.features.corpus.documents import get_document, read_paper
 from bio_mcp.features.corpus.index_lease import IndexLease, lease_index_folder
@@ -45,11 +45,11 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaRequest,
     SyncDeltaResponse,
 )
-from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
-from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.features.progress import Progress
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article

@@ -32,10 +32,17 @@ from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
-from bio_mcp.features.corpus.windows import ALL_TIME_START, ESEARCH_CEILING, Window, WindowPlan, plan_windows, window_ids
+from bio_mcp.features.corpus.windows import (
+    ALL_TIME_START,
+    ESEARCH_CEILING,
+    Window,
+    WindowPlan,
+    plan_windows,
+    window_ids,
+)
+from bio_mcp.features.progress import Progress
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.features.progress import Progress
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers import parse_requested

@@ -8,7 +8,10 @@ from bio_mcp.features.overflow import Overflow, json_size, spill
 from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.details import overflow_note
 from bio_mcp.features.pubmed.models import (
-    FormatCitationsRequest, FormatCitationsResponse, FormattedCitation, ResultOverflow,
+    FormatCitationsRequest,
+    FormatCitationsResponse,
+    FormattedCitation,
+    ResultOverflow,
 )
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from bio_mcp.sources.ncbi.models import Article, Author
 
-
 APA_MAX_AUTHORS = 20
 VANCOUVER_MAX_AUTHORS = 6
 

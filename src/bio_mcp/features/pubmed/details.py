@@ -8,7 +8,13 @@ from typing import Any
 
 from bio_mcp.features.overflow import Overflow, json_size, spill
 from bio_mcp.features.pubmed.citations import VANCOUVER_MAX_AUTHORS
-from bio_mcp.features.pubmed.models import DetailsRequest, DetailsResponse, EFetchDetails, RawRecord, ResultOverflow
+from bio_mcp.features.pubmed.models import (
+    DetailsRequest,
+    DetailsResponse,
+    EFetchDetails,
+    RawRecord,
+    ResultOverflow,
+)
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers.efetch import parse_requested, split_requested

@@ -14,9 +14,9 @@ from pydantic import Field
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.features.pubmed.models import SeedInput
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.models import ToolOutput
 
 NO_SCOPE_NOTES = "The local MeSH file has names, entry terms and tree numbers but no scope notes."

@@ -8,9 +8,9 @@ from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest,
 from bio_mcp.features.pubmed.search import step_failure
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_requested
-from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.sources.ncbi.parsers.elink import parse_elink
 from bio_mcp.sources.ncbi.parsers.esummary import parse_esummary
+from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 
 LINK_NAMES = {
     "pubmed_similar_articles": "pubmed_pubmed",

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from bio_mcp.features.pubmed.models import (
-    MAX_RET_START, BriefSummary, QueryRepair, SearchParameters, SearchRequest, SearchResponse,
-)
-from bio_mcp.features.pubmed.query import TermRepair, date_clause, effective_term, publication_type_clause, repair_term
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.pubmed.models import (
+    MAX_RET_START,
+    BriefSummary,
+    QueryRepair,
+    SearchParameters,
+    SearchRequest,
+    SearchResponse,
+)
+from bio_mcp.features.pubmed.query import (
+    TermRepair,
+    date_clause,
+    effective_term,
+    publication_type_clause,
+    repair_term,
+)
 from bio_mcp.sources.ncbi.client import EutilsClient, HistoryRef
 from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
 from bio_mcp.sources.ncbi.parsers.espell import parse_espell

@@ -17,7 +17,6 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 
-
 # Query vectors kept per embedder (each 1.5 KB at 384 dimensions).
 QUERY_CACHE_SIZE = 256
 

@@ -7,13 +7,29 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from bio_mcp.features.pubmed import bibliography, details, fulltext, mesh_lookup, relationships, resources, search
+from bio_mcp.features.pubmed import (
+    bibliography,
+    details,
+    fulltext,
+    mesh_lookup,
+    relationships,
+    resources,
+    search,
+)
 from bio_mcp.features.pubmed.models import (
-    DetailsRequest, DetailsResponse, FormatCitationsRequest, FormatCitationsResponse, FullTextRequest,
-    FullTextResponse, RelationshipsRequest, RelationshipsResponse, SearchRequest, SearchResponse,
+    DetailsRequest,
+    DetailsResponse,
+    FormatCitationsRequest,
+    FormatCitationsResponse,
+    FullTextRequest,
+    FullTextResponse,
+    RelationshipsRequest,
+    RelationshipsResponse,
+    SearchRequest,
+    SearchResponse,
 )
 from bio_mcp.server.app import negotiated_protocol_version
-from bio_mcp.server.toolset import ResourceSpec, ToolSpec, Toolset
+from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
 
 if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime

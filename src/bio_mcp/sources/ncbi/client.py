@@ -16,8 +16,8 @@ import httpx2
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
-from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.ncbi.xml import truncated_xml
+from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.upstream import Params, UpstreamClient, UpstreamResponse
 
 SOURCE = "ncbi"
