@@ -209,6 +209,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "tool_find_contraindications": {"herb_ids": ["mesh:D005737"], "formulation_ids": []},
         "tool_ingest_run": {"batch": [{"uri": ingested.as_uri()}]},
         "tool_hybrid_search": {"query": "semaglutide", "top_k": 3},
+        "tool_rag_answer": {"question": "Does semaglutide reduce body weight?", "retrieval": {"top_k": 3}},
         "tool_eval_run": {"set": "smoke", "metrics": ["R@k", "MRR"], "params": {"max_queries": 3}},
     }
     bad = {
@@ -233,6 +234,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "tool_find_contraindications": ({"herb_ids": ["no such herb"]}, "VALIDATION"),
         "tool_ingest_run": ({"batch": []}, "VALIDATION"),
         "tool_hybrid_search": ({"query": "semaglutide", "top_k": 0}, "VALIDATION"),
+        "tool_rag_answer": ({"question": "semaglutide", "retrieval": {"top_k": 50}}, "VALIDATION"),
         "tool_eval_run": ({"set": "weekly"}, "VALIDATION"),
     }
     out = in_parallel({f"good:{tool}": (lambda t=tool, a=args: client.call(t, a)) for tool, args in good.items()}

@@ -280,7 +280,9 @@ async def rag_answer(
     request: RagAnswerRequest, context: AnswerContext, writer: AnswerWriter | None = None
 ) -> RagAnswerResponse:
     lang = resolve_lang(request.question, request.lang)
-    query = context.rewriter.rewrite(request.question, lang) if context.rewriter is not None else request.question
+    rewritten = context.rewriter.rewrite(request.question, lang) if context.rewriter is not None else ""
+    # A question the rewrite leaves nothing of (punctuation, untranslatable Thai) is searched as asked.
+    query = rewritten.strip() or request.question
     evidence = await asyncio.to_thread(
         gather_evidence, query, request.retrieval.top_k, context.kb
     )
