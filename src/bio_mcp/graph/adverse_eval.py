@@ -24,9 +24,9 @@ from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors, load_adverse_
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.linking import load_linker_from, training_path_of
-from bio_mcp.graph.linking_eval import Counts
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
+from bio_mcp.graph.scoring import Counts
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
 
