@@ -8,7 +8,8 @@ from typing import Any
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ctgov.models import Intervention, Study, StudyPage, StudyReference
 
-# More than any cut token (`false`, a number, a `\uXXXX` escape) leaves after the error position.
+# A body cut inside a token (`fals`, `1.`, `\u12`) leaves fewer characters than this after the
+# position json reports; a longer rest there means the JSON is wrong, not cut.
 _LONGEST_TOKEN_CUT = 32
 
 
