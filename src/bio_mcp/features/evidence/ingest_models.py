@@ -6,6 +6,7 @@ The seed's shapes are kept (`dry_run`, `batch[{uri, lang, doc_type}]`, `ocr`, `n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -46,6 +47,18 @@ class IngestItem(ToolInput):
         return DOC_TYPE_ALIASES.get(value, value)
 
 
+def _supported(what: str, value: str, supported: Sequence[str]) -> str:
+    if value not in supported:
+        raise ValueError(f"unsupported {what} {value!r}; supported: {', '.join(supported)}")
+    return value
+
+
+def _known_params(what: str, params: dict[str, ParamValue], supported: Sequence[str]) -> None:
+    unknown = sorted(set(params) - set(supported))
+    if unknown:
+        raise ValueError(f"unsupported {what} params {unknown}; supported: {', '.join(supported)}")
+
+
 class OcrSpec(ToolInput):
     provider: str = Field(default="tesseract", description="The OCR engine; supported: tesseract")
     params: dict[str, ParamValue] = Field(
@@ -57,16 +70,12 @@ class OcrSpec(ToolInput):
     @field_validator("provider")
     @classmethod
     def _provider(cls, value: str) -> str:
-        if value not in OCR_PROVIDERS:
-            raise ValueError(f"unsupported OCR provider {value!r}; supported: {', '.join(OCR_PROVIDERS)}")
-        return value
+        return _supported("OCR provider", value, OCR_PROVIDERS)
 
     @field_validator("params")
     @classmethod
     def _params(cls, value: dict[str, ParamValue]) -> dict[str, ParamValue]:
-        unknown = sorted(set(value) - set(OCR_PARAMS))
-        if unknown:
-            raise ValueError(f"unsupported OCR params {unknown}; supported: {', '.join(OCR_PARAMS)}")
+        _known_params("OCR", value, OCR_PARAMS)
         languages = value.get("languages")
         if languages is not None and not (
             isinstance(languages, str) and all(part.isascii() and part.replace("_", "").isalpha() for part in languages.split("+"))
@@ -91,16 +100,12 @@ class NerSpec(ToolInput):
     @field_validator("provider")
     @classmethod
     def _provider(cls, value: str) -> str:
-        if value not in NER_PROVIDERS:
-            raise ValueError(f"unsupported NER provider {value!r}; supported: {', '.join(NER_PROVIDERS)}")
-        return value
+        return _supported("NER provider", value, NER_PROVIDERS)
 
     @field_validator("params")
     @classmethod
     def _params(cls, value: dict[str, ParamValue]) -> dict[str, ParamValue]:
-        unknown = sorted(set(value) - set(NER_PARAMS))
-        if unknown:
-            raise ValueError(f"unsupported NER params {unknown}; supported: {', '.join(NER_PARAMS)}")
+        _known_params("NER", value, NER_PARAMS)
         if "thai_names" in value and not isinstance(value["thai_names"], bool):
             raise ValueError("thai_names is true or false")
         return value
