@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
+from bio_mcp.graph.evidence_store import EvidenceRow
 from bio_mcp.graph.names import EntityName, names_of
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.store.database import in_batches
@@ -35,21 +36,16 @@ class RelationEdge:
 
 
 @dataclass(frozen=True, slots=True)
-class EvidenceRow:
-    id: str
-    src: str
-    type: str
-    dst: str
-    document_id: str | None
-    section_id: str | None
-    source: str
-    sentence: str
-    start: int | None
-    end: int | None
-    extractor: str
-    confidence: float
-    # The PubMed id behind it (from its Document node, or a `pmid:N` source), if any.
+class StoredEvidence(EvidenceRow):
+    """An evidence row as read back: the id it was stored under (imports use their own id formula)
+    and the PubMed id behind it (from its Document node, or a `pmid:N` source), if any."""
+
+    row_id: str = ""
     pmid: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.row_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +106,7 @@ def relation_edges(
     return sorted(found, key=lambda e: (-e.weight, e.src, e.type, e.dst))
 
 
-def evidence_of(connection: Connection, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[EvidenceRow]]:
+def evidence_of(connection: Connection, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[StoredEvidence]]:
     """Each edge's evidence rows, most confident first (then by id), with the PMID behind each."""
     wanted = set(keys)
     rows: list[Any] = []
@@ -118,12 +114,12 @@ def evidence_of(connection: Connection, keys: Iterable[tuple[str, str, str]]) ->
         statement = sa.select(kg_relation_evidence).where(kg_relation_evidence.c.src.in_(batch))
         rows += [row for row in connection.execute(statement) if (row.src, row.type, row.dst) in wanted]
     document_pmids = _pmids_of_documents(connection, {row.document_id for row in rows if row.document_id})
-    grouped: dict[tuple[str, str, str], list[EvidenceRow]] = {}
+    grouped: dict[tuple[str, str, str], list[StoredEvidence]] = {}
     for row in rows:
         cited = _PMID_SOURCE.match(row.source or "")
         pmid = document_pmids.get(row.document_id or "") or (cited.group(1) if cited else None)
-        grouped.setdefault((row.src, row.type, row.dst), []).append(EvidenceRow(
-            id=row.id, src=row.src, type=row.type, dst=row.dst, document_id=row.document_id, section_id=row.section_id,
+        grouped.setdefault((row.src, row.type, row.dst), []).append(StoredEvidence(
+            row_id=row.id, src=row.src, type=row.type, dst=row.dst, document_id=row.document_id, section_id=row.section_id,
             source=row.source, sentence=row.sentence, start=row.start, end=row.end, extractor=row.extractor,
             confidence=float(row.confidence), pmid=pmid,
         ))
@@ -142,7 +138,7 @@ def _pmids_of_documents(connection: Connection, document_ids: set[str]) -> dict[
     return found
 
 
-def supporting_documents(connection: Connection, rows: Iterable[EvidenceRow]) -> dict[str, SupportingDocument]:
+def supporting_documents(connection: Connection, rows: Iterable[StoredEvidence]) -> dict[str, SupportingDocument]:
     """The independent documents behind evidence rows, keyed `pmid:N` (quality from the corpus when it holds
     the record) or by the cited source."""
     rows = list(rows)
@@ -167,16 +163,16 @@ def supporting_documents(connection: Connection, rows: Iterable[EvidenceRow]) ->
     return found
 
 
-def strength_of(rows: Sequence[EvidenceRow], documents_by_key: dict[str, SupportingDocument]) -> Strength:
+def strength_of(rows: Sequence[StoredEvidence], documents_by_key: dict[str, SupportingDocument]) -> Strength:
     keys = {f"pmid:{row.pmid}" if row.pmid else row.source for row in rows}
     return evidence_strength(documents_by_key[key] for key in sorted(keys))
 
 
-def best_row(rows: Sequence[EvidenceRow], documents_by_key: dict[str, SupportingDocument]) -> EvidenceRow:
+def best_row(rows: Sequence[StoredEvidence], documents_by_key: dict[str, SupportingDocument]) -> StoredEvidence:
     """The sentence to show: from the best-graded document, then the most confident, then by id."""
     rank = {"top": 0, "human": 1, "weak": 2}
 
-    def key(row: EvidenceRow) -> tuple[int, float, str]:
+    def key(row: StoredEvidence) -> tuple[int, float, str]:
         document = documents_by_key[f"pmid:{row.pmid}" if row.pmid else row.source]
         return (rank[document.grade], -row.confidence, row.id)
 
