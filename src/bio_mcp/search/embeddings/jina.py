@@ -1,8 +1,8 @@
 """The `jina` embeddings provider: Jina AI's ``POST /v1/embeddings`` (OpenAI-shaped answers).
 
 Queries and passages are embedded with Jina's retrieval task adapters (``retrieval.query`` /
-``retrieval.passage``); `dimensions` asks a Matryoshka model for shorter vectors. Retries and
-errors follow `search.provider_http` (code EMBEDDINGS).
+``retrieval.passage``); `dimensions` asks a Matryoshka model for shorter vectors. Requests, retries,
+errors (code EMBEDDINGS) and the answer's parsing are the `openai` provider's.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import httpx2
 import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.search.embeddings.base import Embeddings, l2_normalise
-from bio_mcp.search.provider_http import JsonApi
+from bio_mcp.search.embeddings.base import l2_normalise
+from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
 
 DEFAULT_BASE_URL = "https://api.jina.ai"
 
 
-class JinaEmbeddings(Embeddings):
+class JinaEmbeddings(OpenAIEmbeddings):
     def __init__(
         self,
         api_key: str | None,
@@ -32,51 +32,25 @@ class JinaEmbeddings(Embeddings):
         backoff_s: float = 0.5,
         client: httpx2.Client | None = None,
     ) -> None:
-        super().__init__(batch_size)
-        self.model = model
+        super().__init__(base_url, model, api_key, batch_size=batch_size, timeout_s=30.0, max_retries=max_retries,
+                         backoff_s=backoff_s, client=client, what="Jina embeddings")
         self.dimensions = dimensions
-        self.api = JsonApi(
-            base_url.removesuffix("/v1"), api_key, what="Jina embeddings", code=ErrorCode.EMBEDDINGS,
-            max_retries=max_retries, backoff_s=backoff_s, client=client,
-        )
-        self._dim: int | None = dimensions
+        self._dim = dimensions
 
     @property
     def model_id(self) -> str:
-        return f"jina:{self.model}:{self.dimensions or 'native'}@{self.api.base_url}"
-
-    @property
-    def dim(self) -> int:
-        if self._dim is None:
-            self._dim = int(self._encode(["dimension probe"]).shape[1])
-        return self._dim
-
-    def close(self) -> None:
-        self.api.close()
+        return f"jina:{self.model}:{self.dimensions or 'native'}@{self.base_url}"
 
     def embed_query(self, text: str) -> np.ndarray:
         if not text.strip():
             raise BioMcpError(ErrorCode.EMBEDDINGS, "cannot embed an empty query", None)
-        return l2_normalise(self._request([text], "retrieval.query"))[0]
+        return l2_normalise(self._post([text], self._body([text], "retrieval.query")))[0]
 
     def _encode(self, batch: list[str]) -> np.ndarray:
-        return self._request(batch, "retrieval.passage")
+        return self._post(batch, self._body(batch, "retrieval.passage"))
 
-    def _request(self, batch: list[str], task: str) -> np.ndarray:
+    def _body(self, batch: list[str], task: str) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "input": batch, "task": task}
         if self.dimensions:
             body["dimensions"] = self.dimensions
-        payload = self.api.post("/v1/embeddings", body)
-        try:
-            rows = sorted(payload["data"], key=lambda item: item["index"])
-            matrix = np.array([row["embedding"] for row in rows], dtype=np.float32)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise self.api.malformed(exc, str(payload)) from None
-        if matrix.ndim != 2 or matrix.shape[0] != len(batch):
-            raise BioMcpError(
-                ErrorCode.EMBEDDINGS, "the Jina embeddings endpoint returned the wrong number of vectors",
-                {"expected": len(batch), "got": list(matrix.shape)},
-            )
-        if self._dim is None:
-            self._dim = int(matrix.shape[1])
-        return matrix
+        return body

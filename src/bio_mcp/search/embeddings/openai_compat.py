@@ -31,12 +31,13 @@ class OpenAIEmbeddings(Embeddings):
         max_retries: int = 2,
         backoff_s: float = 0.5,
         client: httpx2.Client | None = None,
+        what: str = "embeddings",
     ) -> None:
         super().__init__(batch_size)
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
         self.model = model
         self._api = JsonApi(
-            self.base_url, api_key, what="embeddings", code=ErrorCode.EMBEDDINGS, timeout_s=timeout_s,
+            self.base_url, api_key, what=what, code=ErrorCode.EMBEDDINGS, timeout_s=timeout_s,
             max_retries=max_retries, backoff_s=backoff_s, client=client,
         )
         self._dim: int | None = None
@@ -55,7 +56,10 @@ class OpenAIEmbeddings(Embeddings):
         self._api.close()
 
     def _encode(self, batch: list[str]) -> np.ndarray:
-        body = {"model": self.model, "input": batch, "encoding_format": "float"}
+        return self._post(batch, {"model": self.model, "input": batch, "encoding_format": "float"})
+
+    def _post(self, batch: list[str], body: dict[str, Any]) -> np.ndarray:
+        """The vectors of `batch` from an OpenAI-shaped answer, in input order."""
         payload: Any = self._api.post("/v1/embeddings", body)
         try:
             rows = sorted(payload["data"], key=lambda item: item["index"])
@@ -65,7 +69,7 @@ class OpenAIEmbeddings(Embeddings):
         if matrix.ndim != 2 or matrix.shape[0] != len(batch):
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
-                "the embeddings endpoint returned the wrong number of vectors",
+                f"the {self._api.what} endpoint returned the wrong number of vectors",
                 {"expected": len(batch), "got": list(matrix.shape)},
             )
         if self._dim is None:
