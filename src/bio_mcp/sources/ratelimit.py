@@ -23,7 +23,7 @@ upstream counts them when they arrive. Both limiters keep one sliding log of sta
 
 `LocalRateLimiter` keeps the log in the process. `RedisRateLimiter` keeps it in a Redis sorted set
 and runs every step as one Lua script on the Redis clock, so every replica that names the same key
-(one per NCBI API key) shares one limit.
+(one per NCBI API key) shares one limit; its client is the `redis` extra.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import get_logger, log_event
 
 log = get_logger("ratelimit")
+
+REDIS_EXTRA_HINT = "pip install 'bio-mcp[redis]'"
 
 # Starts are counted over window_s + this. Our own end needs none: a start is stamped after its
 # bytes were written and the next one is written after it is allowed, so starts leave at least a
@@ -337,7 +339,14 @@ class RedisRateLimiter(_QueuedLimiter):
         self, source: str, redis_url: str, key: str, limit: int, window_s: float = 1.0,
         margin_s: float = WINDOW_MARGIN_S,
     ) -> None:
-        import redis.asyncio as redis_asyncio
+        try:
+            import redis.asyncio as redis_asyncio
+        except ImportError:
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                f"REDIS_URL is set but the Redis client is not installed: {REDIS_EXTRA_HINT}",
+                {"missing": "redis"},
+            ) from None
 
         super().__init__(source, limit, window_s, margin_s)
         self._redis = redis_asyncio.from_url(redis_url)

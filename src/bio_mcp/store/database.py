@@ -1,5 +1,7 @@
 """Engines for the metadata store (SQLite file by default, PostgreSQL via psycopg 3) and their errors.
 
+psycopg is the `postgres` extra: the default install runs on SQLite without it.
+
 Every database failure leaves this package as `BioMcpError(STORE)` with a one-line reason: the SQL
 text and bound parameters SQLAlchemy puts in its own messages never reach a client.
 """
@@ -25,6 +27,8 @@ UpsertInsert = postgresql.Insert | sqlite.Insert
 # Reads that must not take SQLite's write lock ask for a deferred BEGIN with this execution option.
 READ_ONLY_OPTION = "bio_mcp_read_only"
 
+POSTGRES_EXTRA_HINT = "pip install 'bio-mcp[postgres]'"
+
 # Bound parameters per statement: far below SQLite's 32766 and PostgreSQL's 65535 limits.
 IN_CLAUSE_BATCH = 500
 
@@ -37,8 +41,8 @@ def in_batches(items: Sequence[_T], size: int = IN_CLAUSE_BATCH) -> Iterator[Seq
 
 
 def normalise_url(url: str) -> str:
-    # psycopg 3 is the PostgreSQL driver shipped with the package; a bare postgresql:// URL would
-    # make SQLAlchemy look for psycopg2.
+    # psycopg 3 is the PostgreSQL driver the `postgres` extra installs; a bare postgresql:// URL
+    # would make SQLAlchemy look for psycopg2.
     for prefix in ("postgresql://", "postgres://"):
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
@@ -77,11 +81,13 @@ def create_store_engine(url: str, *, busy_timeout_ms: int = 30_000) -> Engine:
         else:
             engine = sa.create_engine(parsed, pool_pre_ping=True)
     except ImportError as exc:
-        raise BioMcpError(
-            ErrorCode.VALIDATION,
-            f"the database driver {parsed.get_driver_name()!r} is not installed; use postgresql+psycopg://",
-            {"url": shown, "missing": exc.name},
-        ) from None
+        driver = parsed.get_driver_name()
+        message = (
+            f"PostgreSQL needs the psycopg driver, which the default install leaves out: {POSTGRES_EXTRA_HINT}"
+            if driver == "psycopg"
+            else f"the database driver {driver!r} is not installed; use postgresql+psycopg://"
+        )
+        raise BioMcpError(ErrorCode.VALIDATION, message, {"url": shown, "missing": exc.name}) from None
     except SQLAlchemyError as exc:
         raise BioMcpError(
             ErrorCode.VALIDATION, f"cannot use this database URL: {exc}", {"url": shown}

@@ -1,7 +1,9 @@
 """OpenTelemetry for the orchestrator: one trace per question, one span per tool call.
 
 Span attributes follow the seed (tool, args_hash, cache_hit, rows, latency_ms, error_code). Off
-unless BIO_MCP_OTEL_EXPORTER names an exporter; tests pass their own TracerProvider.
+unless BIO_MCP_OTEL_EXPORTER names an exporter; the SDK and the OTLP exporter that exporting needs
+are the `otel` extra (the API, which the MCP SDK requires, is enough while it is off). Tests pass
+their own TracerProvider.
 """
 
 from __future__ import annotations
@@ -10,32 +12,40 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
-from opentelemetry.trace import Span, Tracer
+from opentelemetry.trace import Span, Tracer, TracerProvider
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 
 TRACER_NAME = "bio_mcp.analyst"
+OTEL_EXTRA_HINT = "pip install 'bio-mcp[otel]'"
 
 
 def build_tracer_provider(settings: Settings) -> TracerProvider | None:
     """The provider BIO_MCP_OTEL_EXPORTER asks for; None when telemetry is off."""
     if settings.otel_exporter == "none":
         return None
-    provider = TracerProvider()
-    if settings.otel_exporter == "console":
-        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
-        return provider
     try:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    except ImportError:
+        from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            ConsoleSpanExporter,
+            SimpleSpanProcessor,
+        )
+
+        if settings.otel_exporter == "otlp":
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError as exc:
         raise BioMcpError(
             ErrorCode.VALIDATION,
-            "BIO_MCP_OTEL_EXPORTER=otlp needs the opentelemetry-exporter-otlp-proto-http package",
+            f"BIO_MCP_OTEL_EXPORTER={settings.otel_exporter} needs the otel extra: {OTEL_EXTRA_HINT}",
+            {"missing": exc.name},
         ) from None
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    provider = SdkTracerProvider()
+    if settings.otel_exporter == "console":
+        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
+    else:
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return provider
 
 
