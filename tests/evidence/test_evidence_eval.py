@@ -16,8 +16,8 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.service import CorpusService
-from bio_mcp.features.evidence.eval_sets import MESH_SMOKE_DOCUMENTS, mesh_smoke_set, smoke_set
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
+from bio_mcp.features.evidence.eval_sets import MESH_SMOKE_DOCUMENTS, mesh_smoke_set, smoke_set
 from bio_mcp.features.evidence.evaluation import EvalRunRequest, Evaluator
 from bio_mcp.features.evidence.hybrid_search import HybridSearch, HybridSearchRequest, SearchFilters
 from bio_mcp.features.kb.retrieval import KbRetrieval
