@@ -344,16 +344,19 @@ def eval_linking(
 @eval_app.command("relations")
 def eval_relations(
     data: Annotated[Path, typer.Option(help="A PPR corpus file (e.g. PPR_dev_corpus.txt)")],
+    untrained: Annotated[bool, typer.Option(
+        "--untrained", help="Score the cue rules an install without PPR's training split runs")] = False,
 ) -> None:
     """Extract plant-phenotype relations from every abstract of DATA end to end (own linking); print
-    precision, recall and F1 overall and per class, and the every-pair baseline's."""
+    precision, recall and F1 overall and per class, and the every-pair baseline's; `mode` says
+    whether the trained pair model or the untrained cue rules ran."""
     from bio_mcp.graph.relations_eval import evaluate_file
 
     settings = settings_or_exit()
     configure_logging("warning", settings.logs_dir)
     with err.status(f"extracting relations from {data}"):
         try:
-            report = evaluate_file(data, settings)
+            report = evaluate_file(data, settings, untrained=untrained)
         except BioMcpError as exc:
             fail(exc)
     sys.stdout.write(json.dumps(report) + "\n")

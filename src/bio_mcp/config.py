@@ -87,8 +87,8 @@ class Settings(BaseSettings):
     # codes of indications. Default: the shared data beside the checkout.
     do_xrefs_path: Path | None = Field(default=None, validation_alias="BIO_MCP_DO_XREFS_PATH")
     # Relation extraction (seed 003): PPR's training split, which the cue model and the plant and
-    # phenotype names are learnt from (default: beside the checkout; without it no relations are
-    # extracted). Plant taxa and common names come from duke_dir.
+    # phenotype names are learnt from (default: beside the checkout; without it the untrained cue
+    # rules of graph/relation_cues.py run). Plant taxa and common names come from duke_dir.
     relations_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_RELATIONS_TRAINING")
 
     # Shared state across replicas; in-process when unset.

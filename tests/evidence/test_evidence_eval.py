@@ -14,14 +14,17 @@ from typing import Any
 
 import pytest
 
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
+from bio_mcp.features.evidence.eval_sets import MESH_SMOKE_DOCUMENTS, mesh_smoke_set, smoke_set
 from bio_mcp.features.evidence.evaluation import EvalRunRequest, Evaluator
 from bio_mcp.features.evidence.hybrid_search import HybridSearch, HybridSearchRequest, SearchFilters
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.store import open_metadata_store
 from tests.evidence.conftest import evidence_settings
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +56,7 @@ async def test_smoke_scores_known_item_queries_on_the_local_corpus(herbal_corpus
     factuality = body["metrics"][3]
     assert factuality["value"] is None and "answer engine" in factuality["note"]
     assert body["datasets"][0]["name"] == "smoke" and body["datasets"][0]["queries"] == 50
+    assert "local corpus" in body["datasets"][0]["description"] and body["datasets"][0]["documents"] is None
 
     markdown = await _read(toolset, body["report_uri"])
     assert markdown.startswith(f"# Evaluation report {body['report_id']}") and "| R@10 |" in markdown
@@ -75,6 +79,49 @@ async def eval_corpus(tmp_path: Path, data_dir: Path, herb_graph) -> AsyncIterat
     yield service
     await service.aclose()
     await eutils.aclose()
+
+
+async def test_smoke_on_an_empty_corpus_is_built_from_the_installed_mesh(eval_corpus: CorpusService) -> None:
+    failed, body, toolset = await _run_tool(eval_corpus, {"set": "smoke", "metrics": ["R@k", "MRR"],
+                                                          "params": {"max_queries": 20}})
+    assert not failed, body
+    dataset = body["datasets"][0]
+    assert dataset["name"] == "smoke" and dataset["queries"] == 20 and dataset["documents"] == MESH_SMOKE_DOCUMENTS
+    assert "MeSH" in dataset["description"] and "local corpus is empty" in dataset["description"]
+    values = {m["name"]: m["value"] for m in body["metrics"]}
+    # Each entry term finds its descriptor among the sampled ones: a broken scratch index or search drops this.
+    assert values["R@10"] >= 0.8 and values["MRR"] >= 0.6
+    markdown = await _read(toolset, body["report_uri"])
+    assert "known-item over MeSH" in markdown
+    json_resource = next(r for r in toolset.resources if r.uri == "bio-mcp://eval/{report_id}/json")
+    report = json.loads(await json_resource.read(report_id=body["report_id"]))
+    for row in report["queries"]:
+        assert row["id"] == f"smoke-{row['relevant'][0]}" and row["relevant"][0].startswith("mesh:D")
+
+
+def test_the_mesh_smoke_set_asks_entry_terms_left_out_of_their_documents(data_dir: Path) -> None:
+    query_set = mesh_smoke_set(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", 30, None)
+    assert len(query_set.queries) == 30 and len(query_set.corpus) == MESH_SMOKE_DOCUMENTS
+    documents = {item["_id"]: item for item in query_set.corpus}
+    assert len(documents) == MESH_SMOKE_DOCUMENTS
+    for query_id, term in query_set.queries.items():
+        (descriptor,) = query_set.qrels[query_id]
+        document = documents[descriptor]
+        assert term != document["title"] and term not in document["text"].split("; ")
+    # Deterministic: the same file, the same set.
+    assert mesh_smoke_set(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", 30, None).queries == query_set.queries
+
+
+def test_smoke_with_neither_a_corpus_nor_mesh_is_a_clear_error(tmp_path: Path) -> None:
+    settings = evidence_settings(tmp_path / "home")
+    store = open_metadata_store(settings)
+    try:
+        with pytest.raises(BioMcpError) as raised:
+            smoke_set(store, None, 50)
+    finally:
+        store.close()
+    assert raised.value.code == ErrorCode.NOT_FOUND
+    assert "MeSH" in raised.value.message and "sync" in raised.value.message
 
 
 async def test_curated_runs_every_folder_of_the_benchmark_data(eval_corpus: CorpusService) -> None:

@@ -66,7 +66,20 @@ def test_single_retriever_weights_reduce_to_that_retriever() -> None:
     bm25_only = fuse(candidates, FusionConfig(bm25_weight=1.0, vector_weight=0.0))
     vector_only = fuse(candidates, FusionConfig(bm25_weight=0.0, vector_weight=1.0))
     assert [d.pmid for d in bm25_only] == ["5", "4", "3", "2", "1"]
-    assert [d.pmid for d in vector_only] == ["1", "2", "3", "4", "5"]
+    # The lowest cosine is the vector search's floor: with no BM25 weight, doc 5 matched nothing.
+    assert [d.pmid for d in vector_only] == ["1", "2", "3", "4"]
+
+
+def test_a_document_that_matched_nothing_is_left_out() -> None:
+    # Two papers, one query word in one of them: the other is the vector floor and no query word.
+    matched = Candidate("a", "1", bm25=2.5, sim=0.31)
+    untouched = Candidate("b", "2", bm25=0.0, sim=0.12)
+    assert [d.pmid for d in fuse([matched, untouched], DEFAULT_FUSION)] == ["1"]
+    assert [d.pmid for d in fuse([matched, Candidate("b", "2", sim=0.12)], DEFAULT_FUSION)] == ["1"]
+    # A word of the query, or a cosine above the floor, is a match.
+    assert [d.pmid for d in fuse([matched, Candidate("b", "2", bm25=0.4, sim=0.12)], DEFAULT_FUSION)] == ["1", "2"]
+    assert [d.pmid for d in fuse([Candidate("a", "1", sim=0.31), untouched], DEFAULT_FUSION)] == ["1"]
+    assert [d.pmid for d in fuse([matched, untouched], FusionConfig(method="rrf"))] == ["1", "2"]
 
 
 def test_quality_factor_is_monotone_and_bounded() -> None:

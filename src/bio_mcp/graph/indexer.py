@@ -95,13 +95,12 @@ def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
     """The graph writer a sync uses: the MeSH vocabulary (BIO_MCP_MESH_PATH, else the shared data
     beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the
-    relation extractors (each needs the linker's mentions; one without its training data is left out)."""
+    relation extractors (each needs the linker's mentions; without PPR's training split the plant one
+    is the untrained cue rules)."""
     catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
     extractors: list[RelationSource] = []
     if linker is not None:
-        plants = load_relation_extractor(settings, linker, catalog.vocabulary)
-        if plants is not None:
-            extractors.append(plants)
+        extractors.append(load_relation_extractor(settings, linker, catalog.vocabulary))
         extractors.append(AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))))
     return GraphIndexer(catalog, linker, extractors)

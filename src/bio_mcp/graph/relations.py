@@ -1,6 +1,6 @@
 """Relations stated in a text, from its entity mentions and cue words (no model download, no LLM).
 
-    extractor = load_relation_extractor(settings)     # trained once per process on PPR's train split
+    extractor = load_relation_extractor(settings)     # trained once per process on PPR's train split, else cue rules
     extractor.relations(text, linker.link(text))       # -> [StatedRelation, ...]
 
 (Trained in a few seconds; kept as a pickle under BIO_MCP_HOME/cache keyed by the input files' hashes.)
@@ -24,6 +24,10 @@ Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
 
 `confidence` of a relation is the pair model's precision for its edge type (TREATS, CAUSES),
 measured two-fold on the training split; HAS_CONSTITUENT's was judged by hand on a sample (no gold).
+
+Without PPR's training split (an install: PPR may not be redistributed, nor a model fitted on it)
+the extractor is untrained: the same recognisers minus PPR's annotated names and key filter, and
+cue rules in place of the pair model (`graph/relation_cues.py`, with their own measured confidence).
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ from bio_mcp.graph.plant_names import (
     plant_descriptors,
 )
 from bio_mcp.graph.ppr import PLANT, PprDocument, read_ppr
+from bio_mcp.graph.relation_cues import CUE_CONFIDENCE, CUE_EXTRACTOR, CueRules
+from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLANT_KIND, POSITIVE, Span
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, read_pickle, write_pickle
 from bio_mcp.mesh_files import mesh_path_of
@@ -62,9 +68,6 @@ _CHECKOUT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 CHECKOUT_PPR_TRAIN = _CHECKOUT_DATA / "bench" / "ppr" / "PPR_train_corpus.txt"
 CHECKOUT_DUKE_DIR = _CHECKOUT_DATA / "herbs" / "duke"
 
-PLANT_KIND = "plant"
-NEGATIVE, POSITIVE, NEUTRAL = "Negative_phenotype", "Positive_phenotype", "Neutral_phenotype"
-INCREASE, DECREASE, NONE = "Increase", "Decrease", "none"
 EXTRACTOR = "ppr-cues-nb"
 CONSTITUENT_EXTRACTOR = "constituent-cues"
 CONSTITUENT_CONFIDENCE = 0.9
@@ -99,14 +102,6 @@ _POSITIVE_ENDINGS = ("protective", "protection")
 _DISEASE_ENDINGS = tuple(f"{ending}{plural}" for ending in ("oma", "itis", "osis", "pathy", "emia", "algia", "plasia",
                                                             "carcinogenesis") for plural in ("", "s"))
 _SECTION_LABEL = re.compile(r"^[A-Z][A-Z /&]{3,}:")
-
-
-class Span(NamedTuple):
-    start: int
-    end: int
-    kind: str  # PLANT_KIND or a phenotype type
-    entity_id: str | None
-    key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +215,17 @@ class NaiveBayes:
         scores = self.scores(features)
         return max(self.classes, key=lambda label: scores[label])
 
+    def label(self, text: str, sentence: tuple[int, int], plant: Span, phenotype: Span, others: Sequence[Span]) -> str:
+        """A plant x phenotype pair's label, from its cue features (`pair_features`)."""
+        return self.predict(pair_features(text, sentence, plant, phenotype, others))
+
+
+class PairClassifier(Protocol):
+    """Labels a plant x phenotype pair of a sentence Increase, Decrease or none."""
+
+    def label(self, text: str, sentence: tuple[int, int], plant: Span, phenotype: Span,
+              others: Sequence[Span]) -> str: ...
+
 
 def _group_key(span: Span) -> str:
     return f"{PLANT_KIND if span.kind == PLANT_KIND else 'phenotype'}:{span.key}"
@@ -257,10 +263,12 @@ def pair_features(
 class RelationExtractor:
     """Finds plants and phenotypes in a linked text and the relations its sentences state between them."""
 
-    def __init__(self, names: NameMatcher, plants: frozenset[str], model: NaiveBayes | None,
+    def __init__(self, names: NameMatcher, plants: frozenset[str], model: PairClassifier | None,
                  confidence: dict[str, float], dropped: frozenset[str] = frozenset(),
-                 genera: dict[str, str | None] | None = None) -> None:
+                 genera: dict[str, str | None] | None = None, name: str = EXTRACTOR) -> None:
         self.names = names
+        # The evidence rows' extractor: the trained pair model's or the untrained cue rules'.
+        self.name = name
         # Plant genus -> its MeSH descriptor id (None: Duke's only).
         self.genera = genera or {}
         self.plants = plants
@@ -373,7 +381,7 @@ class RelationExtractor:
             phenotypes = [span for span in inside if span.kind != PLANT_KIND]
             for plant in plants:
                 for phenotype in phenotypes:
-                    label = self.model.predict(pair_features(text, sentence, plant, phenotype, inside))
+                    label = self.model.label(text, sentence, plant, phenotype, inside)
                     if label != NONE:
                         found.append(Finding(plant, phenotype, label, sentence))
         return found
@@ -393,7 +401,7 @@ class RelationExtractor:
             start, end = finding.sentence
             stated.setdefault(
                 (finding.plant.entity_id, edge_type, disease, start),
-                StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, EXTRACTOR,
+                StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, self.name,
                                self.confidence.get(edge_type, 0.5)),
             )
         for relation in self.constituents(text, mentions, spans, sentences):
@@ -489,10 +497,11 @@ def training_examples(extractor: RelationExtractor, document: PprDocument, text:
     return examples
 
 
-def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
-                    duke_dir: Path | None) -> RelationExtractor:
-    """Names from Duke, MeSH and the training documents' gold entities, filtered by their precision
-    there; then the pair model, fitted on the same documents."""
+def _dictionary_names(
+    vocabulary: Vocabulary | None, duke_dir: Path | None
+) -> tuple[dict[str, _Entry], frozenset[str], dict[str, str | None]]:
+    """The plant names no annotated corpus is needed for (MeSH's plants, Dr. Duke's taxa and common
+    names), MeSH's plant descriptors, and the plant genera binomials are recognised by."""
     plants = frozenset(plant_descriptors(vocabulary)) if vocabulary is not None else frozenset()
     names: dict[str, _Entry] = {}
     if vocabulary is not None:
@@ -512,6 +521,22 @@ def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabu
             concept = vocabulary.concepts[entity_id]
             if concept.name.isalpha() and any(t.count(".") >= 3 for t in concept.tree_numbers):
                 genera.setdefault(concept.name, entity_id)
+    return names, plants, genera
+
+
+def untrained_extractor(vocabulary: Vocabulary | None, duke_dir: Path | None) -> RelationExtractor:
+    """Without an annotated corpus: the dictionary's plant names, the linker's Disease mentions and the
+    anti-X / X-protective words, labelled by the cue rules (`graph/relation_cues.py`)."""
+    names, plants, genera = _dictionary_names(vocabulary, duke_dir)
+    confidence = {**CUE_CONFIDENCE, HAS_CONSTITUENT: CONSTITUENT_CONFIDENCE}
+    return RelationExtractor(NameMatcher(names), plants, CueRules(), confidence, genera=genera, name=CUE_EXTRACTOR)
+
+
+def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
+                    duke_dir: Path | None) -> RelationExtractor:
+    """Names from Duke, MeSH and the training documents' gold entities, filtered by their precision
+    there; then the pair model, fitted on the same documents."""
+    names, plants, genera = _dictionary_names(vocabulary, duke_dir)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     # Acronyms a training abstract defines ("AGE": aged garlic extract) mean something else in the
     # next one; the abbreviation rule finds them where a text defines them.
@@ -600,18 +625,25 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
 def _code_digest() -> str:
     here = Path(__file__)
     sources = [here, *(here.with_name(name) for name in
-                       ("plant_names.py", "sentences.py", "ppr.py", "abbreviations.py", "linking.py"))]
+                       ("plant_names.py", "sentences.py", "ppr.py", "abbreviations.py", "linking.py",
+                        "relation_kinds.py"))]
     return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))
 
 
+@lru_cache(maxsize=2)
+def _cached_untrained(duke_dir: Path | None, vocabulary: Vocabulary | None) -> RelationExtractor:
+    return untrained_extractor(vocabulary, duke_dir)
+
+
 def load_relation_extractor(
-    settings: Settings, linker: TextLinker, vocabulary: Vocabulary | None
-) -> RelationExtractor | None:
-    """The process's extractor (None without PPR's training split: nothing to learn the cues from)."""
+    settings: Settings, linker: TextLinker, vocabulary: Vocabulary | None, *, untrained: bool = False
+) -> RelationExtractor:
+    """The process's extractor: trained on PPR's training split when it is there, else (or when
+    `untrained`) the cue rules over the dictionary's names (`untrained_extractor`)."""
     training = ppr_train_path_of(settings)
-    if training is None:
-        return None
     duke_dir = duke_dir_of(settings)
+    if training is None or untrained:
+        return _cached_untrained(duke_dir, vocabulary)
     inputs = [training, *((duke_dir / FNFTAX, duke_dir / COMMON_NAMES) if duke_dir is not None else ())]
     mesh_path, linker_training = mesh_path_of(settings), training_path_of(settings)
     inputs.extend(path for path in (mesh_path, linker_training) if path is not None and path.is_file())

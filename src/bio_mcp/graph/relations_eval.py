@@ -12,6 +12,9 @@ states: they count against recall under "overall" and are listed under their own
 are micro-averaged over the file; per class, a prediction counts under its class and a gold
 relation under its own.
 
+`mode` is `trained` (the pair model fitted on PPR's training split) or `untrained` (the cue rules
+of `graph/relation_cues.py`, what an install without that split runs).
+
 The pairs baseline states every recognised plant x phenotype pair of a sentence, Decrease for a
 negative or neutral phenotype and Increase for a positive one: what the cue model adds over it.
 """
@@ -27,6 +30,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import EntityLinker, load_linker
 from bio_mcp.graph.ppr import PprDocument, read_ppr
+from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
 from bio_mcp.graph.relations import (
     DECREASE,
     INCREASE,
@@ -35,6 +39,7 @@ from bio_mcp.graph.relations import (
     Finding,
     RelationExtractor,
     load_relation_extractor,
+    ppr_train_path_of,
 )
 from bio_mcp.graph.scoring import Counts
 from bio_mcp.graph.sentences import sentence_spans
@@ -104,8 +109,9 @@ def evaluate(documents: Sequence[PprDocument], linker: EntityLinker, extractor: 
             "extractor": model.report(), "pairs_baseline": baseline.report()}
 
 
-def evaluate_file(data: Path, settings: Settings) -> dict[str, object]:
-    """Score on a PPR file with the linker and extractor a sync would use."""
+def evaluate_file(data: Path, settings: Settings, *, untrained: bool = False) -> dict[str, object]:
+    """Score on a PPR file with the linker and extractor a sync would use (`untrained`: the cue
+    rules even where PPR's training split is there); `mode` says which one ran."""
     if not data.is_file():
         raise BioMcpError(ErrorCode.VALIDATION, f"no such file: {data}", {"field": "data"})
     mesh_path = mesh_path_of(settings)
@@ -113,8 +119,9 @@ def evaluate_file(data: Path, settings: Settings) -> dict[str, object]:
         raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "MeSH descriptors not found: set BIO_MCP_MESH_PATH",
                           {"setting": "BIO_MCP_MESH_PATH"})
     linker = load_linker(settings)
-    extractor = load_relation_extractor(settings, linker, load_catalog(mesh_path, settings.caches).vocabulary)
-    if extractor is None:
-        raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "PPR's training split not found: set BIO_MCP_RELATIONS_TRAINING",
-                          {"setting": "BIO_MCP_RELATIONS_TRAINING"})
-    return {"data": str(data), **evaluate(read_ppr(data), linker, extractor)}
+    vocabulary = load_catalog(mesh_path, settings.caches).vocabulary
+    extractor = load_relation_extractor(settings, linker, vocabulary, untrained=untrained)
+    mode = "untrained" if extractor.name == CUE_EXTRACTOR else "trained"
+    training = ppr_train_path_of(settings) if mode == "trained" else None
+    return {"data": str(data), "mode": mode, "extractor_name": extractor.name,
+            "training": str(training) if training else None, **evaluate(read_ppr(data), linker, extractor)}

@@ -23,7 +23,10 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
      outranked. With the floor that paper gets 0.6 of the vector weight, not all of it. On
      SciFact the candidates of almost every query span more than 0.3 (README, `bench/fusion_floor.py`).
    Relevance is the fused score over the best possible one (`FusionConfig.best_possible`), not over
-   this query's best, so a poor best match does not read as 1.0.
+   this query's best, so a poor best match does not read as 1.0. A document fused to 0 (no query
+   word, and a cosine no better than the lowest candidate's) matched nothing and is left out: in a
+   corpus of two papers, the one a query does not touch is the vector search's floor, and listing
+   it at 0.000 would present it as a result. Every RRF candidate scores above 0.
 4. **Quality rerank** (`quality_bias`): ``score = relevance * (1 + quality_weight * q / 8)``
    with ``q`` the quality total (0 to 8, unknown counts as 0). Relevance is positive, so the
    factor is non-decreasing in quality: a higher quality never lowers a result's score, and at
@@ -209,6 +212,7 @@ def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION)
             relevance=score / ceiling,
         )
         for pmid, score in doc_scores.items()
+        if score > 0
     ]
     docs.sort(key=lambda doc: (-doc.relevance, doc.pmid))
     return docs

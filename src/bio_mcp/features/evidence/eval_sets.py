@@ -3,7 +3,11 @@ graded relevance judgments).
 
 - smoke: built at run time from the server's own corpus (known-item retrieval: each sampled
   document's title must find that document), so it runs in seconds on any installation that has
-  synced something, with no data files at all.
+  synced something, with no data files at all. On a fresh install (an empty corpus) it is built
+  from the installed MeSH instead (public-domain NLM data): a scratch corpus of `MESH_SMOKE_DOCUMENTS`
+  descriptors sampled evenly by id, each document its heading, its other entry terms and its tree
+  parents' headings (the installed descriptor file carries no scope notes); each query one entry
+  term that is not the heading (left out of the document), relevant: that descriptor.
 - curated: the folders under BIO_MCP_EVAL_DATA, each read as published:
   * any BEIR folder (`corpus.jsonl`, `queries*.jsonl`, `qrels/{split}.tsv`, e.g. SciFact): its own
     queries and judgments;
@@ -28,10 +32,13 @@ import sqlalchemy as sa
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.eval_beir import load_beir
+from bio_mcp.graph.vocabulary import Concept, load_vocabulary, search_key
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import documents as documents_table
 
 SPLIT_PREFERENCE = ("test", "dev", "train")
+# A few hundred: embedding them is most of the run (about 20 ms of CPU each with the default model).
+MESH_SMOKE_DOCUMENTS = 200
 CURATED_NAMES = ("beir", "pubmedqa", "bc5cdr", "ppr")
 
 
@@ -71,8 +78,9 @@ def _trim_corpus(corpus: list[dict[str, Any]], qrels: dict[str, dict[str, int]],
 # ---- smoke --------------------------------------------------------------------------------------
 
 
-def smoke_set(store: MetadataStore, max_queries: int) -> QuerySet:
-    """Known-item queries over the corpus: an even sample of documents by PMID, each title a query."""
+def smoke_set(store: MetadataStore, mesh_path: Path | None, max_queries: int, cache_dir: Path | None = None) -> QuerySet:
+    """Known-item queries over the corpus (an even sample of documents by PMID, each title a query);
+    over the MeSH descriptors at `mesh_path` when the corpus has no titled document."""
     with store.read() as tx:
         rows = tx.connection.execute(
             sa.select(documents_table.c.pmid, documents_table.c.title)
@@ -80,12 +88,15 @@ def smoke_set(store: MetadataStore, max_queries: int) -> QuerySet:
             .order_by(documents_table.c.pmid)
         ).all()
     rows = [row for row in rows if row.title and row.title.strip()]
+    if not rows and mesh_path is not None:
+        return mesh_smoke_set(mesh_path, max_queries, cache_dir)
     if not rows:
         raise BioMcpError(
             ErrorCode.NOT_FOUND,
-            "the smoke set is built from the local corpus, which has no titled documents: sync some "
-            "(pubmed.sync_delta or `bio-mcp sync`) or run the curated set",
-            {"set": "smoke"},
+            "the smoke set is built from the local corpus, which has no titled documents, or else from "
+            "the MeSH descriptors, which are not installed: sync some (pubmed.sync_delta or `bio-mcp "
+            "sync`), install MeSH (`bio-mcp data install-mesh FILE`) or run the curated set",
+            {"set": "smoke", "setting": "BIO_MCP_MESH_PATH"},
         )
     step = max(1, len(rows) // max_queries)
     sample = rows[::step][:max_queries]
@@ -94,6 +105,44 @@ def smoke_set(store: MetadataStore, max_queries: int) -> QuerySet:
     return QuerySet(
         name="smoke", queries=queries, qrels=qrels, corpus=None,
         description=f"known-item: {len(sample)} titles sampled evenly from the {len(rows)} documents of the local corpus",
+    )
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """A term's words without case, punctuation or a plural s: "Abattoir" and "Abattoirs" are one."""
+    return frozenset(word.removesuffix("s") for word in search_key(text).split())
+
+
+def _query_term(concept: Concept) -> str | None:
+    """The shortest entry term whose words are not the heading's (None: every term restates it)."""
+    heading = _word_set(concept.name)
+    terms = [term for term in concept.synonyms if _word_set(term) and _word_set(term) != heading]
+    return min(terms, key=lambda term: (len(term), term)) if terms else None
+
+
+def mesh_smoke_set(mesh_path: Path, max_queries: int, cache_dir: Path | None = None) -> QuerySet:
+    """Known-item queries over MeSH descriptors (the module docstring): entry term -> its descriptor
+    (the vocabulary read from its pickle in `cache_dir` when there is one)."""
+    concepts = load_vocabulary(mesh_path, cache_dir).concepts if mesh_path.is_file() else {}
+    eligible = [(concept, term) for concept in sorted(concepts.values(), key=lambda c: c.id)
+                if (term := _query_term(concept)) is not None]
+    if not eligible:
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"no MeSH descriptor with an entry term in {mesh_path}",
+                          {"set": "smoke", "path": str(mesh_path)})
+    sample = eligible[:: max(1, len(eligible) // MESH_SMOKE_DOCUMENTS)][:MESH_SMOKE_DOCUMENTS]
+    asked = sample[:: max(1, len(sample) // max_queries)][:max_queries]
+    corpus = []
+    for concept, term in sample:
+        others = [name for name in concept.synonyms if name != term] if (concept, term) in asked else list(concept.synonyms)
+        parents = [concepts[parent].name for parent in concept.parents if parent in concepts]
+        text = "; ".join(others) + (f". Under: {'; '.join(parents)}." if parents else "")
+        corpus.append({"_id": concept.id, "title": concept.name, "text": text})
+    return QuerySet(
+        name="smoke", queries={f"smoke-{concept.id}": term for concept, term in asked},
+        qrels={f"smoke-{concept.id}": {concept.id: 1} for concept, _ in asked}, corpus=corpus,
+        description=f"known-item over MeSH ({mesh_path.name}; the local corpus is empty): {len(asked)} entry terms, "
+                    f"each to find its descriptor among {len(corpus)} sampled evenly from {len(eligible)} "
+                    "(heading, other entry terms and tree parents)",
     )
 
 

@@ -6,7 +6,8 @@
     await evaluator.report_markdown(report_id)                   # bio-mcp://eval/{report_id}
 
 Retrieval runs every query of the set (`eval_sets`) through `tool.hybrid_search` itself (paper hits
-only): the smoke set against the server's corpus, curated and custom sets against a scratch corpus
+only): the smoke set against the server's corpus (or, the corpus empty, against a scratch corpus of
+MeSH descriptors: `eval_sets.mesh_smoke_set`), curated and custom sets against a scratch corpus
 per dataset built through the corpus's write path (`fill_scratch_corpus`, linked into its own graph
 so the entity boost is exercised). Metrics per query are `eval_beir`'s (R@k: recall of the judged
 documents in the first k; MRR: reciprocal rank of the first relevant document within k; nDCG@k:
@@ -55,6 +56,7 @@ from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.models import ToolInput, ToolOutput
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_metadata_store
@@ -321,7 +323,8 @@ class Evaluator:
 
     def _sets(self, request: EvalRunRequest, params: EvalParams) -> list[QuerySet]:
         if request.set == "smoke":
-            return [smoke_set(self.corpus.store, params.max_queries)]
+            settings = self.corpus.settings
+            return [smoke_set(self.corpus.store, mesh_path_of(settings), params.max_queries, settings.caches)]
         if request.set == "custom":
             if params.path is None:
                 raise BioMcpError(ErrorCode.VALIDATION, "set custom needs params.path (a BEIR folder)", {"field": "params.path"})
