@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import load_settings
-from bio_mcp.graph.elements import HAS_CONSTITUENT, TREATS
+from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.ppr import read_ppr
@@ -59,3 +59,12 @@ def test_untrained_rules_on_ppr_dev_beat_stating_every_pair(untrained, data_dir:
     rules, baseline = report["extractor"]["overall"], report["pairs_baseline"]["overall"]
     assert rules["f1"] >= UNTRAINED_DEV_F1_FLOOR and rules["f1"] > baseline["f1"]
     assert rules["precision"] > baseline["precision"] + 0.1
+
+
+def test_untrained_rules_state_no_harms(untrained, data_dir: Path) -> None:
+    """Increase cues were mostly another agent's ("alloxan-induced"): no CAUSES without training."""
+    extractor, linker = untrained
+    documents = read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt")[:120]
+    stated = [r for doc in documents for r in extractor.relations(doc.text, linker.link(doc.text))]
+    assert any(r.type == TREATS for r in stated)
+    assert not [r for r in stated if r.type == CAUSES]

@@ -8,13 +8,16 @@ A small rule set over one sentence, read in this order:
 2. A positive phenotype ("anti-inflammatory", "hepatoprotective") after the plant: Increase (the
    plant has that property).
 3. A negative or neutral phenotype: Decrease when a decrease cue ("reduce", "inhibit", "attenuate",
-   "ameliorate", "protect against", "treat", "used for", "effect" ...) lies between the two,
-   Increase when only an increase cue ("induce", "cause", "increase the risk" ...) does; otherwise none.
+   "ameliorate", "protect against", "treat", "used for", "effect" ...) lies between the two;
+   otherwise none. Harms (Increase of a negative phenotype, CAUSES) are not stated: increase cues
+   ("induce", "cause", "increase the risk" ...) were right for 6 of 47 pairs on the training split
+   and 1 of 16 on dev, mostly another agent's ("alloxan-induced diabetic rats"), and a wrong CAUSES
+   would reach `tool.find_contraindications` as a contraindication.
 
 Tuned on PPR's training split only, and scored on its dev split end to end (`bio-mcp eval relations
 --untrained`; README "`evidence`"). `CUE_CONFIDENCE` is the rules' precision per graph edge type
-on the training split (a TREATS or CAUSES the rules state whose pair is a gold relation of that
-class), the same measure the trained model's confidence is.
+on the training split (a TREATS the rules state whose pair is a gold relation of that class), the
+same measure the trained model's confidence is.
 """
 
 from __future__ import annotations
@@ -22,16 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bio_mcp.graph.elements import CAUSES, TREATS
+from bio_mcp.graph.elements import TREATS
 from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NONE, PLANT_KIND, POSITIVE, Span
 
 CUE_EXTRACTOR = "plant-cue-rules"
 # Measured on PPR's training split, end to end (the project's linker, these recognisers): 2,060
-# TREATS stated, 65.8% of them a gold Decrease (or anti-X Increase) of their pair; 47 CAUSES, 12.8%
-# a gold Increase. Harms are rarely stated in PPR (about 3% of its relations) and a cue word does
-# not tell them apart from the study of a disease model: a CAUSES of this extractor is a lead, not
-# a finding, and its confidence says so.
-CUE_CONFIDENCE = {TREATS: 0.6583, CAUSES: 0.1277}
+# TREATS stated, 65.8% of them a gold Decrease (or anti-X Increase) of their pair.
+CUE_CONFIDENCE = {TREATS: 0.6583}
 
 _DECREASE_CUE = re.compile(
     r"\b(?:reduc|decreas|inhibit|suppress|attenuat|ameliorat|alleviat|prevent|protect|against|treat|therap|"
@@ -39,13 +39,6 @@ _DECREASE_CUE = re.compile(
     r"down-?regulat|antagoni|used\b|effects?\b|activit|efficac|benefi|useful|potential|remed|manag|apopto)"
     # Studied in a model of the disease that another agent induces ("in alloxan-induced diabetic rats").
     r"|\b(?:in|on)\b.*\binduced\b",
-    re.IGNORECASE,
-)
-# An increase cue must follow the plant at once ("X caused", "X-induced", "X extract increased the
-# risk of"): further on it is mostly another agent's ("streptozotocin-induced diabetes").
-_INCREASE_CUE = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:induc|caus|risk|provok|trigger|exacerbat|aggravat|promot|elevat|increas|worsen|toxic)"
-    r"|^-induced",
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"\b(?:not|no|neither|nor|without|failed to|lack(?:ed|s)?)\b", re.IGNORECASE)
@@ -66,6 +59,4 @@ class CueRules:
             return NONE
         if phenotype.kind == POSITIVE:
             return INCREASE
-        if _DECREASE_CUE.search(between):
-            return DECREASE
-        return INCREASE if _INCREASE_CUE.search(between) else NONE
+        return DECREASE if _DECREASE_CUE.search(between) else NONE
