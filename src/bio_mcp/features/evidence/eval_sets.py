@@ -38,7 +38,7 @@ from bio_mcp.store.schema import documents as documents_table
 
 SPLIT_PREFERENCE = ("test", "dev", "train")
 # A few hundred: embedding them is most of the run (about 20 ms of CPU each with the default model).
-MESH_SMOKE_DOCUMENTS = 200
+MESH_SMOKE_DOCUMENTS = 100
 CURATED_NAMES = ("beir", "pubmedqa", "bc5cdr", "ppr")
 
 
