@@ -12,8 +12,10 @@ Segmentation is pythainlp's `newmm` (dictionary-based maximal matching) over its
 list plus every Thai name in `kg_names`, so "ฟ้าทะลายโจร" stays one token instead of ฟ้า/ทะลาย/โจร
 and maps to its entity. The English side of an entity is its non-Thai names (English and
 scientific) and, when a describer is given, its MeSH preferred name. Thai loanwords (ไวรัส, อินซูลิน)
-are carried over through pythainlp's Thai-English transliteration dictionary. Everything pythainlp
-reads here ships inside its wheel: nothing is downloaded.
+are carried over through pythainlp's Thai-English transliteration dictionary, and other Thai words
+(เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`thai_english`), when
+Debian's `wordnet-base` is installed. Everything pythainlp reads here ships inside its wheel: nothing
+is downloaded.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pythainlp.tokenize import Tokenizer
 from pythainlp.util import dict_trie
 from sqlalchemy.engine import Connection
 
+from bio_mcp.features.evidence.thai_english import thai_english_words
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.store import MetadataStore
@@ -176,7 +179,7 @@ class CrossLingualQuery:
     """A query made ready for the English literature.
 
     `search_text_en` is what the corpus is searched with: the query's Latin words as written, each
-    named entity's English names, and Thai loanwords in English; when nothing in a Thai query has an
+    named entity's English names, Thai loanwords in English and other Thai words by WordNet; when nothing in a Thai query has an
     English counterpart it is the segmented Thai text itself (`translated` False: only words can
     match it, e.g. in ingested Thai documents; an English embedding model cannot read it).
     `untranslated` lists the Thai words (stopwords aside) that had none."""
@@ -241,7 +244,11 @@ def cross_lingual(
                 pieces.extend(_expansion(entities, lexicon, describe))
             elif token in _transliterations():
                 pieces.append(_transliterations()[token])
-            elif token not in _stopwords():
+            elif token in _stopwords():
+                continue
+            elif token in thai_english_words():
+                pieces.extend(thai_english_words()[token])
+            else:
                 untranslated.append(token)
     tail = query[position:]
     tokens += _LATIN_WORD.findall(tail)

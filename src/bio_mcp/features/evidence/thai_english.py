@@ -1,0 +1,132 @@
+"""Thai words in English, from two lexicons nobody here wrote: the Thai WordNet that ships in
+pythainlp's wheel (`corpus/wordnet_th.db`: Thai lemma -> Princeton WordNet 3.0 synset id such as
+"14117805-n", no English) and Princeton WordNet 3.0's own data files (Debian's `wordnet-base`,
+/usr/share/wordnet: each synset's English lemmas, at its offset in `data.noun` / `data.adj`).
+
+    words = thai_english_words()     # {'เบาหวาน': ('diabetes',), 'ยา': ('drug', 'medicine'), ...}
+
+Only nouns and adjectives are kept (the words of a disease or a drug question). A Thai lemma's
+synsets are ranked by how often their senses were tagged in WordNet's SemCor counts (`cntlist.rev`),
+most frequent first, and each gives its first English lemma; at most `PER_WORD` distinct words are
+kept, so a common Thai word does not flood the query. Without the WordNet files the map is empty and
+one warning says how to install them: Thai queries still reach English through herb names and
+loanwords.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from functools import lru_cache
+from pathlib import Path
+from typing import BinaryIO
+
+from pythainlp.corpus import corpus_path
+
+logger = logging.getLogger(__name__)
+
+DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
+INSTALL_HINT = "apt-get install wordnet-base"
+PER_WORD = 2
+
+# Thai WordNet tags adjective satellites "-a" too; both live in data.adj.
+_DATA_FILES = {"n": "data.noun", "a": "data.adj"}
+_SS_TYPE_NUMBER = {"n": 1, "v": 2, "a": 3, "r": 4, "s": 5}
+_THAI_CHAR = re.compile(r"[\u0E01-\u0E5B]")
+# data.adj marks a lemma's syntactic position after it: "galore(ip)".
+_ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
+# Debian's data.adj has one byte more than the file Thai WordNet was built on, so from 01687168 on
+# its adjective offsets are one past Thai WordNet's; a synset is the line starting this close after.
+_OFFSET_DRIFT = 4
+
+
+def _sense_prefix(lemma: str, ss_type: str, lex_filenum: str, lex_id: str) -> str:
+    """A sense key up to its lex_id (`lemma%ss_type:lex_filenum:lex_id`): a satellite's head word,
+    which follows, is not in the data line's word list."""
+    return f"{lemma.lower()}%{_SS_TYPE_NUMBER[ss_type]}:{lex_filenum}:{int(lex_id, 16):02d}"
+
+
+def _tag_counts(wordnet_dir: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    with (wordnet_dir / "cntlist.rev").open(encoding="utf-8") as lines:
+        for line in lines:
+            key, _sense, count = line.split()
+            prefix = key.rsplit(":", 2)[0]
+            counts[prefix] = counts.get(prefix, 0) + int(count)
+    return counts
+
+
+def _line_near(handle: BinaryIO, offset: int) -> bytes:
+    """The data line starting at `offset`, or within `_OFFSET_DRIFT` bytes after it; b"" if none does."""
+    handle.seek(max(offset - 1, 0))
+    if offset > 0 and handle.read(1) != b"\n":
+        handle.readline()
+        if handle.tell() - offset > _OFFSET_DRIFT:
+            return b""
+    return handle.readline()
+
+
+def _synset(handle: BinaryIO, offset: int, counts: dict[str, int]) -> tuple[str, int] | None:
+    """The synset at `offset` of an open data file: its first lemma and its senses' summed tag count.
+
+    A data line is `offset lex_filenum ss_type w_cnt (word lex_id){w_cnt} ...` (wndb(5WN)), w_cnt in hex."""
+    fields = _line_near(handle, offset).decode("utf-8").split()
+    if len(fields) < 6:
+        return None
+    lex_filenum, ss_type, w_cnt = fields[1], fields[2], int(fields[3], 16)
+    words = [(_ADJ_MARKER.sub("", fields[4 + 2 * i]), fields[5 + 2 * i]) for i in range(w_cnt)]
+    tagged = sum(counts.get(_sense_prefix(word, ss_type, lex_filenum, lex_id), 0) for word, lex_id in words)
+    return words[0][0].replace("_", " "), tagged
+
+
+def build_thai_english(
+    wordnet_dir: Path, thai_db: Path, per_word: int = PER_WORD
+) -> dict[str, tuple[str, ...]]:
+    """Thai lemma -> up to `per_word` English words (nouns and adjectives), most frequent sense first."""
+    counts = _tag_counts(wordnet_dir)
+    with sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True) as connection:
+        rows = connection.execute("SELECT li, synsetid FROM word_synset").fetchall()
+    senses: dict[str, list[tuple[int, str, str]]] = {}
+    handles = {pos: (wordnet_dir / name).open("rb") for pos, name in _DATA_FILES.items()}
+    try:
+        synsets: dict[str, tuple[str, int] | None] = {}
+        for thai, synset_id in rows:
+            thai = thai.strip()
+            offset, _, pos = synset_id.partition("-")
+            if pos not in handles or not _THAI_CHAR.search(thai):
+                continue
+            if synset_id not in synsets:
+                synsets[synset_id] = _synset(handles[pos], int(offset), counts)
+            synset = synsets[synset_id]
+            if synset is None:
+                continue
+            english, tagged = synset
+            senses.setdefault(thai, []).append((-tagged, synset_id, english))
+    finally:
+        for handle in handles.values():
+            handle.close()
+    words: dict[str, tuple[str, ...]] = {}
+    for thai, found in senses.items():
+        chosen: dict[str, str] = {}
+        for _, _, english in sorted(found):
+            chosen.setdefault(english.casefold(), english)
+        words[thai] = tuple(list(chosen.values())[:per_word])
+    return words
+
+
+@lru_cache(maxsize=4)
+def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> dict[str, tuple[str, ...]]:
+    """The map of `build_thai_english` over pythainlp's Thai WordNet, built once per process; empty
+    (with one warning) when WordNet's data files are not installed."""
+    missing = [name for name in (*_DATA_FILES.values(), "cntlist.rev") if not (wordnet_dir / name).is_file()]
+    if missing:
+        logger.warning(
+            "Princeton WordNet 3.0 is not in %s (%s missing): Thai words other than herb names and "
+            "loanwords stay untranslated. Install it with `%s`.",
+            wordnet_dir,
+            ", ".join(missing),
+            INSTALL_HINT,
+        )
+        return {}
+    return build_thai_english(wordnet_dir, Path(corpus_path()) / "wordnet_th.db")
