@@ -19,14 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.evidence.ingest.documents import (
-    character_error_rate,
-    image_pdf,
-    ppr_abstracts,
-    text_pdf,
-    thai_herb_document,
-)
-
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.ingest_jobs import IngestService
@@ -34,6 +26,13 @@ from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import read_pdf
 from bio_mcp.sources.ncbi.client import EutilsClient
+from tests.evidence.ingest.documents import (
+    character_error_rate,
+    image_pdf,
+    ppr_abstracts,
+    text_pdf,
+    thai_herb_document,
+)
 
 DEFAULT_DATA = Path("..") / "shared" / "data"
 
