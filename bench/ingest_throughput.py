@@ -4,7 +4,7 @@ from image-only PDFs read by OCR, and OCR's character error rate on the same pag
     PYTHONPATH=src:. python bench/ingest_throughput.py [--text-docs 20] [--ocr-docs 3] [--split dev]
 
 Documents are PPR abstracts (English, `--split`) and the Thai herb table of the shared data, written
-as PDFs by the test builders (`tests/evidence/documents.py`). Each run ingests into a fresh
+as PDFs by the test builders (`tests/evidence/ingest/documents.py`). Each run ingests into a fresh
 BIO_MCP_HOME (SQLite, hash embeddings, the MeSH linker from BIO_MCP_CACHE_DIR); the time is the
 whole job: reading, OCR, sections, linking and the corpus and graph writes. Prints JSON lines.
 """
@@ -19,14 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.evidence.documents import (
-    character_error_rate,
-    image_pdf,
-    ppr_abstracts,
-    text_pdf,
-    thai_herb_document,
-)
-
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.ingest_jobs import IngestService
@@ -34,6 +26,13 @@ from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import read_pdf
 from bio_mcp.sources.ncbi.client import EutilsClient
+from tests.evidence.ingest.documents import (
+    character_error_rate,
+    image_pdf,
+    ppr_abstracts,
+    text_pdf,
+    thai_herb_document,
+)
 
 DEFAULT_DATA = Path("..") / "shared" / "data"
 
