@@ -1,7 +1,9 @@
 """The `onnx` provider: all-MiniLM-L6-v2 as ONNX, attention fused, int8 per channel; no torch.
 
-On two CPU cores: 126 passages/s and 1.9 ms per query, against 46 passages/s and 8 ms for
-sentence-transformers, with cosine 0.995 on average (0.989 at worst) to the full model's vectors
+On two idle CPU cores, with onnxruntime's default two threads per run: 126 passages/s and 1.9 ms
+per query, against 46 passages/s and 8 ms for sentence-transformers (each run now takes one
+thread: at load 4.6, 300 SciFact abstracts at 18 to 32 passages/s and 8.8 s of CPU against 14
+passages/s and 16.4 s with two), with cosine 0.995 on average (0.989 at worst) to the full model's vectors
 and SciFact nDCG@10 within 0.002 of it (``bench/embed_throughput.py``, ``bench/scifact_eval.py``).
 Its vectors are *not* those of `local`: it has its own `model_id`, so switching between the two
 re-embeds the corpus.
