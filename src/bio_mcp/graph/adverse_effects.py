@@ -194,6 +194,18 @@ _CUE_FAMILIES: dict[str, re.Pattern[str]] = {
     "protect": re.compile(r"protect|prevent|attenuat|ameliorat|revers|inhibit|block|antagoni|suppress", re.IGNORECASE),
     "negation": re.compile(r"\b(no|not|without|neither|nor|absence|lack)\b", re.IGNORECASE),
 }
+
+
+def _lower_case_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """`pattern` without IGNORECASE: over an ASCII text's lower-case copy it finds exactly what
+    `pattern` finds in the text (ASCII lowers letter for letter, offsets unchanged), about three
+    times faster. Only for a case-insensitive pattern written in lower case."""
+    if not pattern.flags & re.IGNORECASE or pattern.pattern != pattern.pattern.lower():
+        raise ValueError(f"no lower-case twin for {pattern.pattern!r}")
+    return re.compile(pattern.pattern)
+
+
+_LOWER_CASE_TWINS = {pattern: _lower_case_twin(pattern) for pattern in (_STRONG_CUE, *_CUE_FAMILIES.values())}
 # Cue families looked for in the sentence that names the other end of a pair the lead names one end of.
 _CROSS_CUES = ("induce", "toxic", "associate", "after", "develop", "treat", "protect", "negation")
 # "interaction(s) between|of" just before the first name; "and|with|/|-" between the two names;
@@ -276,14 +288,27 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
     def sentence_of(mention: Mention) -> int:
         return sentence_at[mention.start]
 
+    folded = text.lower() if text.isascii() else None
+
+    def cue_in(pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """`pattern.search(text, start, end)`, on the lower-case copy when there is one."""
+        if folded is None:
+            return pattern.search(text, start, end) is not None
+        return _LOWER_CASE_TWINS[pattern].search(folded, start, end) is not None
+
+    def cue_between(pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """`pattern.search(text[start:end])`: the stretch as a string of its own (its ends are word boundaries)."""
+        if folded is None:
+            return pattern.search(text[start:end]) is not None
+        return _LOWER_CASE_TWINS[pattern].search(folded[start:end]) is not None
+
     # Which cue families each sentence holds, searched once per sentence (not once per pair in it).
     sentence_cues: dict[int, dict[str, bool]] = {}
 
     def cues_of(index: int) -> dict[str, bool]:
         if index not in sentence_cues:
             start, end = spans[index] if spans else (0, len(text))
-            sentence_cues[index] = {family: bool(pattern.search(text, start, end))
-                                    for family, pattern in _CUE_FAMILIES.items()}
+            sentence_cues[index] = {family: cue_in(pattern, start, end) for family, pattern in _CUE_FAMILIES.items()}
         return sentence_cues[index]
 
     lead_end = spans[0][1] if spans else len(text)
@@ -329,13 +354,13 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
             words = len(between.split())
             nearest = min(nearest, words)
             cue = 0
-            if _STRONG_CUE.search(between):
+            if cue_between(_STRONG_CUE, low, high):
                 counts["cue_between"] += 1
                 cue += 1
             sentence = spans[sentence_of(chemical)] if spans else (0, len(text))
             in_sentence = cues_of(sentence_of(chemical))
             for family, pattern in _CUE_FAMILIES.items():
-                if pattern.search(between):
+                if cue_between(pattern, low, high):
                     counts[f"between_{family}"] += 1
                 if in_sentence[family]:
                     counts[f"sentence_{family}"] += 1
