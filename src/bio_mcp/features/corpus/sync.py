@@ -361,8 +361,9 @@ async def _sync_window(run: _Run, window: Window) -> None:
             _count(tally, *await asyncio.shield(committing))
             committing = None
     finally:
-        if fetching is not None:
-            fetching.cancel()
+        if fetching is not None and not fetching.cancel() and not fetching.cancelled():
+            # A prefetch that ended anyway: its error, if any, is not the one the sync reports.
+            fetching.exception()
         if committing is not None:
             # A failure or cancellation left a transaction in flight: it ends (commits or rolls
             # back) before the sync reports, so the job row says what the store holds.
