@@ -11,7 +11,11 @@ before the clock starts; `--cache-from` copies prebuilt linker/vocabulary pickle
 home so a cold linker build is not timed. `--database-url` syncs into a fresh schema of that
 PostgreSQL database instead of SQLite. Besides wall time, the sync's CPU seconds in this process
 (client, parser, linker, SQLite, and the in-process fake E-utilities alike in every setting) are
-reported per record: on a shared machine wall time mostly measures the neighbours. Prints JSON lines.
+reported per record: on a shared machine wall time mostly measures the neighbours. `--latency-ms`
+makes the fake E-utilities answer each request that much later, as a real network and NCBI do (the
+default, 0, measures the sync's own work only). The stages of consecutive batches overlap (the next
+EFetch while one batch is parsed and the one before commits), so stage times can add up to more
+than the sync's. Prints JSON lines.
 
     .venv/bin/python bench/sync_throughput.py --data ../shared/data --records 10000 --provider hash
     .venv/bin/python bench/sync_throughput.py --records 3000 --graph-linking off
@@ -78,6 +82,7 @@ def main() -> None:
     parser.add_argument("--graph-linking", choices=("on", "off"), default="on", help="entity linking during the sync")
     parser.add_argument("--cache-from", type=Path, default=None, help="a folder of prebuilt linker/vocabulary pickles")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL URL (a fresh schema is used); default SQLite")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="added to every fake E-utilities answer")
     args = parser.parse_args()
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     database_url = None
@@ -101,12 +106,14 @@ def measure(args: argparse.Namespace, database_url: str | None) -> None:
             shutil.copytree(args.cache_from, Path(home) / "cache")
         fakes.eutils.replicate(args.records - len(fakes.eutils.pmids), FIRST_CLONE_PMID)
         fakes.eutils.spread_edats(datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 12, 31, tzinfo=UTC))
+        fakes.eutils.latency_s = args.latency_ms / 1000
         counts, sync_s, embed_s, chunks, sync_cpu = anyio.run(
             run, fakes.eutils_base_url, home, args.provider, args.graph_linking == "on", database_url
         )
         requests = len(fakes.eutils.requests)
     params = {"records": args.records, "provider": args.provider, "ncbi_limit_per_s": 10, "requests": requests,
-              "graph_linking": args.graph_linking, "database": "postgresql" if database_url else "sqlite"}
+              "graph_linking": args.graph_linking, "database": "postgresql" if database_url else "sqlite",
+              "latency_ms": args.latency_ms}
     processed = counts.get("pmids_processed", 0)
     emit("sync_records_per_s", processed / sync_s, "records/s", **params)
     emit("sync_cpu_ms_per_record", 1000 * sync_cpu / max(1, processed), "ms", **params)

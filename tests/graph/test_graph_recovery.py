@@ -1,5 +1,6 @@
 """A sync killed mid-run leaves the graph and the corpus in agreement (they commit in one
-transaction), and the rerun completes both; a new document version replaces its sections and mentions."""
+transaction), and the rerun completes both; so does a sync whose EFetch fails while the batch
+before is committing; a new document version replaces its sections and mentions."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import anyio
 import pytest
 import sqlalchemy as sa
 
+from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.features.corpus.records import corpus_document
@@ -24,6 +26,7 @@ from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.schema import chunks, documents, kg_edges, kg_nodes
+from bio_mcp.testing.faults import Fault
 from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
 from tests.graph.graph_sync_fixtures import fakes, fakes_app, graph_indexer, make_graph_service, mesh_cache  # noqa: F401
 from tests.store.conftest import store_url  # noqa: F401
@@ -111,6 +114,34 @@ async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_g
             process.kill()
         await process.aclose()
         store.close()
+
+
+async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_flight_commits(
+    make_graph_service, fakes  # noqa: F811
+) -> None:
+    service = make_graph_service()
+    efetches = 0
+
+    def third_and_later(_request) -> bool:
+        nonlocal efetches
+        efetches += 1
+        return efetches >= 3
+
+    # The third EFetch (and its retries) fail while the second batch is being committed.
+    fakes.eutils.inject(Fault.http_status(500), times=None, path="efetch.fcgi", when=third_and_later)
+    with pytest.raises(BioMcpError):
+        await service.sync_delta(SyncDeltaRequest(query_key="failing", term=TERM))
+    stored, _ = agreement(service.store)
+    with service.store.read() as tx:
+        [job] = tx.jobs.recent(query_key="failing")
+        watermark = tx.checkpoints.get("failing")
+        mentioned = tx.connection.execute(
+            sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(kg_edges.c.type == "MENTIONS")
+        ).scalar_one()
+    # Both batches fetched before the failure committed, with their graph, and the job row counts them.
+    assert stored == 200 and job.status == "failed" and job.counts["pmids_processed"] == stored
+    assert 0 < mentioned <= stored
+    assert watermark is None
 
 
 def test_a_new_version_replaces_the_documents_sections_and_mentions(store_url, tmp_path, data_dir, graph_indexer) -> None:  # noqa: F811

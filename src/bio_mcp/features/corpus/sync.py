@@ -11,7 +11,9 @@
 3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
    batch's documents, chunks and knowledge graph (linked in the parse stage, before the
    transaction) commit in ONE transaction; the derived indexes are updated right after (BM25 at
-   once, vectors when the embedding writer gets to the new chunks).
+   once, vectors when the embedding writer gets to the new chunks). The stages overlap across
+   batches (the next batch is fetched while one is parsed and the one before commits), but
+   batches commit one at a time, in order.
 4. The watermark advances after each window, to the highest EDAT committed so far: windows run in
    date order, so everything at or below it is in the store whatever happens next.
 """
@@ -89,7 +91,8 @@ class SyncTally:
     # Records EFetch sent that the batch did not ask for: dropped, never stored.
     unrequested: int = 0
     unreadable: list[str] = field(default_factory=list)
-    # Wall time per stage, kept with the job row so an operator can see where a sync spends it.
+    # Wall time per stage, kept with the job row so an operator can see where a sync spends it
+    # (consecutive batches' stages overlap, so they can add up to more than the sync took).
     fetch_s: float = 0.0
     parse_s: float = 0.0
     # Entity linking, part of the parse stage (parse_s includes it).
@@ -332,41 +335,86 @@ async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop
 
 
 async def _sync_window(run: _Run, window: Window) -> None:
+    """The window's batches, pipelined: while one batch is parsed, linked and extracted, the next
+    is being fetched and the one before is committing (in a thread; the database works mostly
+    without the GIL). Batches still commit one at a time and in order, each with its graph."""
     tally = run.tally
     ids = await window_ids(
         run.eutils, run.request.term, window, page_size=run.options.id_page_size, ceiling=run.options.ceiling
     )
-    for offset in range(0, len(ids), run.options.batch_size):
-        batch = ids[offset : offset + run.options.batch_size]
-        started = time.perf_counter()
-        response = await run.eutils.efetch(batch)
-        fetched = time.perf_counter()
-        parsed_batch = await parse_off_loop(parse_requested, response.body, set(batch))
-        articles = parsed_batch.records
-        tally.unrequested += len(parsed_batch.unrequested)
-        tally.not_returned += len(set(batch) - {article.pmid for article in articles})
-        tally.requested += len(batch)
-        if run.options.progress is not None:
-            run.options.progress("records", tally.requested, None)
-        documents = _documents(articles, run.today, tally, run.graph)
-        parsed = time.perf_counter()
-        tally.fetch_s += fetched - started
-        tally.parse_s += parsed - fetched
-        if not documents:
-            continue
-        outcome = await asyncio.to_thread(commit_documents, run.index, documents, run.graph)
-        tally.store_s += time.perf_counter() - parsed
-        tally.inserted += outcome.inserted
-        tally.updated += outcome.updated
-        tally.skipped += outcome.skipped
-        tally.pmids_processed += outcome.processed
-        tally.stale += outcome.stale
-        if outcome.max_edat_seen is not None and (
-            tally.max_edat_seen is None or outcome.max_edat_seen > tally.max_edat_seen
-        ):
-            tally.max_edat_seen = outcome.max_edat_seen
+    batches = [ids[offset : offset + run.options.batch_size] for offset in range(0, len(ids), run.options.batch_size)]
+    fetching = asyncio.create_task(_fetch(run, batches[0])) if batches else None
+    committing: asyncio.Task[tuple[BatchOutcome, float]] | None = None
+    try:
+        for number, batch in enumerate(batches):
+            assert fetching is not None
+            body = await fetching
+            fetching = asyncio.create_task(_fetch(run, batches[number + 1])) if number + 1 < len(batches) else None
+            documents = await _prepare(run, batch, body)
+            if committing is not None:
+                # Shielded: cancelling the sync does not stop a transaction's thread (see `finally`).
+                _count(tally, *await asyncio.shield(committing))
+                committing = None
+            if documents:
+                committing = asyncio.create_task(asyncio.to_thread(_commit, run, documents))
+        if committing is not None:
+            _count(tally, *await asyncio.shield(committing))
+            committing = None
+    finally:
+        if fetching is not None and not fetching.cancel() and not fetching.cancelled():
+            # A prefetch that ended anyway: its error, if any, is not the one the sync reports.
+            fetching.exception()
+        if committing is not None:
+            # A failure or cancellation left a transaction in flight: it ends (commits or rolls
+            # back) before the sync reports, so the job row says what the store holds.
+            await asyncio.wait({committing})
+            if not committing.cancelled() and committing.exception() is None:
+                _count(tally, *committing.result())
     if tally.max_edat_seen is not None:
         # Never past this window's last day, even if a record's history disagrees with ESearch's EDAT.
         ceiling = format_iso_utc(datetime.combine(window.end, datetime.max.time(), UTC))
         with run.store.transaction() as tx:
             tx.checkpoints.advance(run.request.query_key, min(tally.max_edat_seen, ceiling), run.job_id)
+
+
+async def _fetch(run: _Run, batch: Sequence[str]) -> bytes:
+    started = time.perf_counter()
+    response = await run.eutils.efetch(batch)
+    run.tally.fetch_s += time.perf_counter() - started
+    return response.body
+
+
+async def _prepare(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusDocument]:
+    """One fetched batch parsed and (with a graph) linked and extracted, ready to commit."""
+    tally = run.tally
+    started = time.perf_counter()
+    parsed_batch = await parse_off_loop(parse_requested, body, set(batch))
+    articles = parsed_batch.records
+    tally.unrequested += len(parsed_batch.unrequested)
+    tally.not_returned += len(set(batch) - {article.pmid for article in articles})
+    tally.requested += len(batch)
+    if run.options.progress is not None:
+        run.options.progress("records", tally.requested, None)
+    documents = await asyncio.to_thread(_documents, articles, run.today, tally, run.graph)
+    tally.parse_s += time.perf_counter() - started
+    return documents
+
+
+def _commit(run: _Run, documents: Sequence[CorpusDocument]) -> tuple[BatchOutcome, float]:
+    """`commit_documents` and its wall time (the store stage's, measured in its own thread)."""
+    started = time.perf_counter()
+    outcome = commit_documents(run.index, documents, run.graph)
+    return outcome, time.perf_counter() - started
+
+
+def _count(tally: SyncTally, outcome: BatchOutcome, store_s: float) -> None:
+    tally.store_s += store_s
+    tally.inserted += outcome.inserted
+    tally.updated += outcome.updated
+    tally.skipped += outcome.skipped
+    tally.pmids_processed += outcome.processed
+    tally.stale += outcome.stale
+    if outcome.max_edat_seen is not None and (
+        tally.max_edat_seen is None or outcome.max_edat_seen > tally.max_edat_seen
+    ):
+        tally.max_edat_seen = outcome.max_edat_seen
