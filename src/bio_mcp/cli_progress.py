@@ -8,6 +8,7 @@ from worker threads (rich's Progress takes a lock).
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Self
 
 from rich.console import Console
 from rich.progress import (
@@ -65,7 +66,7 @@ class ProgressBars:
             transient=False,
         )
 
-    def __enter__(self) -> ProgressBars:
+    def __enter__(self) -> Self:
         self._progress.start()
         return self
 

@@ -71,9 +71,10 @@ def _without_blank_optionals(schema: Any, root: dict[str, Any], value: Any) -> A
     cleaned: dict[str, Any] = {}
     for key, item in value.items():
         prop = shape["properties"].get(key)
-        if prop is not None and key not in required:
-            if _blank(item) or (_all_blank(item) and _admits(prop, root, "object")):
-                continue
+        if prop is not None and key not in required and (
+            _blank(item) or (_all_blank(item) and _admits(prop, root, "object"))
+        ):
+            continue
         cleaned[key] = _without_blank_optionals(prop, root, item) if prop is not None else item
     return cleaned
 

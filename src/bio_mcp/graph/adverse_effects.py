@@ -58,6 +58,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors
 from bio_mcp.graph.elements import CAUSES, INTERACTS_WITH, StatedRelation
@@ -589,7 +590,7 @@ def _interacting_pairs(text: str, sentence: tuple[int, int], plants: Sequence[Me
         return
     named = sorted([*plants, *chemicals], key=lambda m: m.start)
     plant_ids = {m.entity_id for m in plants}
-    for index, (first, second) in enumerate(zip(named, named[1:])):
+    for index, (first, second) in enumerate(pairwise(named)):
         if _nested(first, second) or (first.entity_id in plant_ids and second.entity_id in plant_ids):
             continue
         gap = text[first.end : second.start]

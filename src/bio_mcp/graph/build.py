@@ -72,7 +72,7 @@ class DocumentSource:
     version: int
     last_edited: str | None
     sections: Sequence[SectionSource]
-    facts: DocumentFacts = DocumentFacts()
+    facts: DocumentFacts = field(default_factory=DocumentFacts)
     # chunk_id -> the mentions linked in that chunk's text.
     mentions: Mapping[str, Sequence[Mention]] = field(default_factory=dict)
     created_at: datetime | None = None

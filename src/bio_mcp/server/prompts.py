@@ -29,14 +29,14 @@ def _literature_review(tools: dict[str, str]):
         steps = [
             f"You are preparing an evidence-graded literature review on: **{topic}** (last {span} years).",
             "Plan and then carry out these steps with the Bio-MCP tools, citing every claim by PMID:",
-            f"1. Break the topic into 2-4 PubMed queries (MeSH terms plus free-text synonyms). Run each with "
+            (f"1. Break the topic into 2-4 PubMed queries (MeSH terms plus free-text synonyms). Run each with "
             f"`{search}` (dateRange minDate = the year {span} years ago, dateType pdat, fetchBriefSummaries 10); "
             "then run the most specific one again with filterByPublicationTypes ['Systematic Review', "
-            "'Meta-Analysis'] and once with ['Randomized Controlled Trial'].",
-            f"2. Pick the 10-30 most relevant PMIDs and read them with `{details}` (detailLevel abstract_plus). "
-            "Note each study's design, population, size, intervention, comparator and main outcome.",
-            f"3. For the 2-3 key papers, find what you missed with `{relations}` (pubmed_similar_articles and "
-            "pubmed_citedin) and read any new relevant PMIDs.",
+            "'Meta-Analysis'] and once with ['Randomized Controlled Trial']."),
+            (f"2. Pick the 10-30 most relevant PMIDs and read them with `{details}` (detailLevel abstract_plus). "
+            "Note each study's design, population, size, intervention, comparator and main outcome."),
+            (f"3. For the 2-3 key papers, find what you missed with `{relations}` (pubmed_similar_articles and "
+            "pubmed_citedin) and read any new relevant PMIDs."),
         ]
         if corpus[0] and corpus[1]:
             steps.append(
@@ -71,8 +71,8 @@ def _trial_landscape(tools: dict[str, str]):
         steps = [
             f"Map the clinical trial landscape for **{indication}**{focus}, phases {phases}.",
             f"1. Ask `{ask}`: 'active phase {phases} trials in {indication}{focus}'. Keep its checkpoint_id.",
-            f"2. Ask `{ask}` again for 'phase {phases} {indication} trials and their publications in the last "
-            "365 days' to link trials to results.",
+            (f"2. Ask `{ask}` again for 'phase {phases} {indication} trials and their publications in the last "
+            "365 days' to link trials to results."),
         ]
         if search:
             steps.append(f"3. For the leading mechanisms or drugs, check recent evidence with `{search}` "

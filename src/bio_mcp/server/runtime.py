@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from logging import INFO, WARNING
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import httpx2
 
@@ -163,7 +163,7 @@ class Runtime:
             self._store.close()
             self._store = None
 
-    async def __aenter__(self) -> Runtime:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

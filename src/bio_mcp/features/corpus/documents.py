@@ -52,8 +52,8 @@ def summarize(response: RagGetResponse) -> str:
     lines = [f"### {response.doc_id}: {response.title or '(no title)'}",
              " · ".join(p for p in (response.journal, response.pdat, ", ".join(response.pub_types) or None,
                                     response.pmcid, f"version {response.version}") if p),
-             f"Quality {q.total} (design {q.design}, recency {q.recency}, journal {q.journal}, human {q.human}); "
-             f"EDAT {response.edat}; last revised {response.lr}"]
+             (f"Quality {q.total} (design {q.design}, recency {q.recency}, journal {q.journal}, human {q.human}); "
+             f"EDAT {response.edat}; last revised {response.lr}")]
     if response.abstract:
         lines += ["", response.abstract]
     return "\n".join(lines)

@@ -31,7 +31,7 @@ class CorpusDocument:
 
     record: DocumentRecord
     chunks: list[ChunkRecord]
-    facts: DocumentFacts = DocumentFacts()
+    facts: DocumentFacts = field(default_factory=DocumentFacts)
     # chunk_id -> the entities linked in that chunk's text (filled in the parse stage, when linking is on).
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
     # chunk_id -> the relations its sentences state (filled in the parse stage, after linking).

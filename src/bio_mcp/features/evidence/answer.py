@@ -308,8 +308,8 @@ def summarize(response: RagAnswerResponse) -> str:
     head = (f"**Withheld** ({response.reason.code}): {response.reason.message}" if response.withheld and response.reason
             else response.answer)
     lines = [head, "",
-             f"Scores: retrieval {response.scores.retrieval:.2f}, answer_conf {response.scores.answer_conf:.2f} "
-             f"({response.mode}, {response.lang}; {len(response.citations)} verified citations)",
+             (f"Scores: retrieval {response.scores.retrieval:.2f}, answer_conf {response.scores.answer_conf:.2f} "
+             f"({response.mode}, {response.lang}; {len(response.citations)} verified citations)"),
              "Signals: " + ", ".join(f"{name} {value:.2f}" for name, value in response.scores.signals.items())]
     if response.dropped_sentences:
         lines.append(f"{response.dropped_sentences} written sentence(s) dropped: their citations did not check out.")

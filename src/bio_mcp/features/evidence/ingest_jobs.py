@@ -269,8 +269,8 @@ class IngestService:
                 tx.ingest_jobs.update(
                     job_id, status="done",
                     log_lines=[
-                        f"done: {totals.written} written, {totals.unchanged} unchanged, "
-                        f"{sum(1 for r in reports if r.status == 'would_write')} would be written"
+                        (f"done: {totals.written} written, {totals.unchanged} unchanged, "
+                        f"{sum(1 for r in reports if r.status == 'would_write')} would be written")
                     ],
                 )
 
@@ -287,9 +287,9 @@ def summarize(response: IngestRunResponse) -> str:
     mode = "dry run (nothing written)" if response.dry_run else "write"
     lines = [
         f"Ingestion job `{response.job_id}`: **{response.status}** ({mode}).",
-        f"Totals: {c.files} files, {c.pages} pages ({c.ocr_pages} by OCR), {c.characters} characters, "
+        (f"Totals: {c.files} files, {c.pages} pages ({c.ocr_pages} by OCR), {c.characters} characters, "
         f"{c.sections} sections, {c.chunks} chunks, {c.entities} entities; {c.written} written, "
-        f"{c.unchanged} unchanged, {c.failed} failed.",
+        f"{c.unchanged} unchanged, {c.failed} failed."),
     ]
     for report in response.files:
         detail = (

@@ -378,8 +378,8 @@ def summarize(response: KbSearchResponse) -> str:
     """Compact Markdown: every evidence item (title, score, doc_uri, snippet), graph counts."""
     retrieval = response.diagnostics.retrieval
     head = [
-        f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
-        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})"
+        (f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
+        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})")
     ]
     if retrieval.query_entities:
         head.append("Query entities: " + ", ".join(retrieval.query_entities))

@@ -141,9 +141,9 @@ def summarize(response: TraverseResponse) -> str:
     """Compact Markdown: the stop reason and budget, the nodes best first, then the edges."""
     diagnostics = response.diagnostics
     lines = [
-        f"**{len(response.nodes)} nodes, {len(response.edges)} edges** (stopped: {diagnostics.reason}; "
+        (f"**{len(response.nodes)} nodes, {len(response.edges)} edges** (stopped: {diagnostics.reason}; "
         f"expanded {diagnostics.expanded}, pruned {diagnostics.pruned}, depth {diagnostics.depth_reached}, "
-        f"rows read {diagnostics.rows_read})",
+        f"rows read {diagnostics.rows_read})"),
     ]
     if diagnostics.missing_seeds:
         lines.append(f"Not in the graph: {', '.join(diagnostics.missing_seeds)}")

@@ -42,8 +42,8 @@ async def format_citations(
 
 
 def summarize(response: FormatCitationsResponse) -> str:
-    lines = [f"**Citations of {len(response.citations)} of {len(response.requested_pmids)} PMIDs** "
-             f"({', '.join(response.styles)})."]
+    lines = [(f"**Citations of {len(response.citations)} of {len(response.requested_pmids)} PMIDs** "
+             f"({', '.join(response.styles)}).")]
     if response.not_found_pmids:
         lines.append("Not found in PubMed: " + ", ".join(response.not_found_pmids))
     lines += overflow_note(response.overflow, "citations")

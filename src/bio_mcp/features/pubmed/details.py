@@ -157,9 +157,9 @@ def render_article(article: dict[str, Any]) -> list[str]:
 def overflow_note(overflow: ResultOverflow | None, what: str) -> list[str]:
     if overflow is None:
         return []
-    return [f"**{len(overflow.pmids)} {what} did not fit the result budget** (PMIDs {', '.join(overflow.pmids)}): "
+    return [(f"**{len(overflow.pmids)} {what} did not fit the result budget** (PMIDs {', '.join(overflow.pmids)}): "
             f"they are in {overflow.uri} ({overflow.chars:,} characters, {overflow.mime_type}); read it as an MCP "
-            "resource, or ask again for fewer PMIDs."]
+            "resource, or ask again for fewer PMIDs.")]
 
 
 def summarize(response: DetailsResponse) -> str:

@@ -98,8 +98,8 @@ def summarize(response: RelationshipsResponse) -> str:
         for style, text in response.citations.items():
             lines += ["", f"#### {style}", *citation_block(style, text)]
         return "\n".join(lines)
-    lines = [f"**{response.retrieved_count} of {response.total_available} {response.relationship_type}** for "
-             f"PMID {response.source_pmid}."]
+    lines = [(f"**{response.retrieved_count} of {response.total_available} {response.relationship_type}** for "
+             f"PMID {response.source_pmid}.")]
     if response.related_articles:
         lines += ["", "| PMID | title | authors | score |", "|---|---|---|---|"]
         lines += [f"| {a.pmid} | {(a.title or '(no title)').replace('|', '/')} | {(a.authors or '').replace('|', '/')} | "

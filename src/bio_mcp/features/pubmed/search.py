@@ -143,8 +143,8 @@ def _next_ret_start(request: SearchRequest, total: int, returned: int) -> int | 
 
 
 def summarize(response: SearchResponse) -> str:
-    lines = [f"**{response.total_found} PubMed records** match `{response.effective_esearch_term}`; "
-             f"{response.retrieved_pmid_count} PMIDs returned from position {response.search_parameters.ret_start}."]
+    lines = [(f"**{response.total_found} PubMed records** match `{response.effective_esearch_term}`; "
+             f"{response.retrieved_pmid_count} PMIDs returned from position {response.search_parameters.ret_start}.")]
     if response.query_repair:
         lines.append(f"Query repaired: {response.query_repair.original!r} was searched as "
                      f"{response.query_repair.repaired!r}. {response.query_repair.note}")

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 
 def _sync_summary(response: SyncDeltaResponse) -> str:
     lines = [
-        f"**Sync {response.job_id}**: {response.pmids_processed} PMIDs processed: {response.inserted} inserted, "
-        f"{response.updated} updated, {response.skipped} skipped; latest EDAT seen {response.max_edat_seen}."
+        (f"**Sync {response.job_id}**: {response.pmids_processed} PMIDs processed: {response.inserted} inserted, "
+        f"{response.updated} updated, {response.skipped} skipped; latest EDAT seen {response.max_edat_seen}.")
     ]
     lines += [f"- warning: {warning}" for warning in response.warnings]
     return "\n".join(lines)
