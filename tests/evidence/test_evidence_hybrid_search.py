@@ -73,6 +73,14 @@ async def test_a_thai_sentence_keeps_the_herb_whole_and_says_what_it_could_not_t
     assert not [hit for hit in body["hits"] if hit["type"] == "paper"]
 
 
+
+async def test_the_text_of_an_untranslated_query_says_how_to_load_thai_names(retrieval: KbRetrieval) -> None:
+    toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
+    spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
+    text = (await call_tool(spec, {"query": "รักษา"})).content[0].text
+    assert "not searched): รักษา" in text and "bio-mcp kg import" in text
+
+
 async def test_a_thai_disease_word_is_searched_in_english_and_lifts_the_paper_on_that_disease(
     retrieval: KbRetrieval,
 ) -> None:

@@ -200,7 +200,9 @@ def summarize(response: HybridSearchResponse) -> str:
     if response.entity_ids:
         head.append("Entities named: " + ", ".join(response.entity_ids))
     if response.untranslated:
-        head.append("Thai words without an English counterpart (not searched): " + ", ".join(response.untranslated))
+        head.append("Thai words without an English counterpart (not searched): " + ", ".join(response.untranslated)
+                    + ". A Thai herb name the graph does not hold is cut into words; load Thai names with "
+                    "`bio-mcp kg import FILE` (e.g. examples/kg/thai_herb_names.tsv)")
     if not any(hit.type != "herb" for hit in response.hits):
         head.append("No matching papers in the local corpus.")
     lines = [
