@@ -16,7 +16,8 @@ diagnostics write) runs `--queries` times per verbosity after a warm-up; prints 
 per verbosity with the seed's bar (snippet 200, full 350, graph 450 ms P95) and build times. In the
 same run it times the hybrid search alone (rag.search's path, top 20) and prints each verbosity's
 P50 / P95 over it: on a shared, loaded machine the ratio says more than the milliseconds (the load
-average is in every line's params). A built corpus is reused from `--scratch` (built.json).
+average is in every line's params). A built corpus is reused from `--scratch` (built.json), so a
+long build can run niced with `--build-only` and the queries be timed by a second, un-niced run.
 """
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--scratch", type=Path, required=True)
+    parser.add_argument("--build-only", action="store_true", help="build (or reuse) each size's corpus and stop")
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",")):
         folder = args.scratch / f"n{size}"
@@ -158,6 +160,9 @@ def main() -> None:
                   "top_k": 8, "store": "sqlite"}
         for name, value in timings.items():
             emit(f"kb_search_build_{name}", value, "s", params)
+        if args.build_only:
+            context.store.close()
+            continue
         for query in queries[:10]:
             context.index.search(query, 20, True)
         hybrid = []

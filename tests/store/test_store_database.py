@@ -59,18 +59,20 @@ def test_a_newer_schema_is_refused(store: MetadataStore, store_url: str) -> None
     assert f"schema version {SCHEMA_VERSION + 1}" in caught.value.message
 
 
-def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
+def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_large_page_cache(tmp_path: Path) -> None:
     store = MetadataStore.open(f"sqlite:///{tmp_path / 'pragmas.sqlite3'}", busy_timeout_ms=12_345)
     try:
         with store.read() as tx:
             pragmas = {
                 name: tx.connection.exec_driver_sql(f"PRAGMA {name}").scalar()
-                for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+                for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous", "cache_size")
             }
     finally:
         store.close()
-    # synchronous 1 is NORMAL.
-    assert pragmas == {"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 12_345, "synchronous": 1}
+    # synchronous 1 is NORMAL; a negative cache_size is in KiB (SQLite's default is -2000).
+    assert pragmas == {
+        "journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 12_345, "synchronous": 1, "cache_size": -262_144,
+    }
 
 
 def test_database_errors_become_store_errors(store: MetadataStore, real_records, make_chunks) -> None:

@@ -31,6 +31,11 @@ POSTGRES_EXTRA_HINT = "pip install 'bio-mcp[postgres]'"
 
 # Bound parameters per statement: far below SQLite's 32766 and PostgreSQL's 65535 limits.
 IN_CLAUSE_BATCH = 500
+# SQLite's page cache per connection, KiB (its default is 2 MiB). A graph write at a million
+# sections dirties pages all over the edge indexes; with 2 MiB they are spilled and read back many
+# times per transaction (building 60,000 sections: 7.4 GB written and 10.3 GB read for a 392 MB
+# file, against 3.3 and 2.0 GB with 256 MiB). The cache only grows as pages are used.
+SQLITE_CACHE_KIB = 262_144
 
 _T = TypeVar("_T")
 
@@ -123,6 +128,7 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
         # NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the
         # last commits, which a re-sync recovers.
         cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute(f"PRAGMA cache_size = -{SQLITE_CACHE_KIB}")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
 
