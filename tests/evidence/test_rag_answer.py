@@ -202,3 +202,18 @@ async def test_without_sampling_the_answer_is_extractive(corpus, pubmedqa) -> No
     assert len(calls) == 1 and failed["mode"] == "extractive" and failed["answer"] == off["answer"]
     assert {k: v for k, v in off.items() if k != "audit"} == {k: v for k, v in failed.items() if k != "audit"}
     assert off["audit"]["out_hash"] == failed["audit"]["out_hash"]
+
+
+async def test_on_an_empty_corpus_the_withheld_answer_says_how_to_fill_it(tmp_path, pubmedqa) -> None:  # noqa: F811
+    settings = answer_settings(tmp_path)
+    service = CorpusService(settings, EutilsClient(settings), embed_in_background=False, follow_changes=False)
+    try:
+        spec = answer_tools(AnswerService(KbRetrieval(service)))[0]
+        for lang, phrase in (("en", "The local corpus is empty"), ("th", "คลังข้อมูลยังว่างอยู่")):
+            result = await call_tool(spec, {"question": pubmedqa[0].question, "lang": lang})
+            body = result.structured_content
+            assert not result.is_error and body["withheld"] and body["reason"]["code"] == "no_evidence"
+            assert phrase in body["reason"]["message"] and "pubmed.sync_delta" in body["reason"]["message"]
+            assert phrase in result.content[0].text
+    finally:
+        await service.aclose()

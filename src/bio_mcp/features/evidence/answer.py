@@ -240,6 +240,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
     "en": {
         "lead": "From {docs} document(s) in the local corpus, the evidence most relevant to the question reads:",
         "no_evidence": "No evidence for this question was found in the local corpus.",
+        "empty_corpus": "The local corpus is empty: fill it with pubmed.sync_delta (or `bio-mcp sync KEY TERM`) "
+                        "or tool.ingest.run, then ask again.",
         "too_few_citations": "Withheld: only {n} verified citation(s) were found; an answer needs at least 3.",
         "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
         "evidence_head": "Evidence (quoted in its own language):",
@@ -247,6 +249,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
     "th": {
         "lead": "จากเอกสาร {docs} ฉบับในคลังข้อมูล หลักฐานที่เกี่ยวข้องกับคำถามมากที่สุดระบุว่า:",
         "no_evidence": "ไม่พบหลักฐานสำหรับคำถามนี้ในคลังข้อมูล",
+        "empty_corpus": "คลังข้อมูลยังว่างอยู่: เพิ่มเอกสารด้วย pubmed.sync_delta (หรือ `bio-mcp sync KEY TERM`) "
+                        "หรือ tool.ingest.run แล้วถามใหม่อีกครั้ง",
         "too_few_citations": "งดให้คำตอบ: พบการอ้างอิงที่ตรวจสอบแล้วเพียง {n} รายการ ต้องมีอย่างน้อย 3 รายการ",
         "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
         "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
@@ -276,6 +280,11 @@ def _withhold(citations: list[Citation], conf: float, tau: float, lang: Lang) ->
     return None
 
 
+def _corpus_is_empty(context: KbContext) -> bool:
+    with context.index.store.read() as tx:
+        return tx.documents.count() == 0
+
+
 async def rag_answer(
     request: RagAnswerRequest, context: AnswerContext, writer: AnswerWriter | None = None
 ) -> RagAnswerResponse:
@@ -289,6 +298,8 @@ async def rag_answer(
     conf = round(answer_confidence(evidence.signals), 4)
     scores = AnswerScores(retrieval=evidence.retrieval, answer_conf=conf, signals=evidence.signals)
     reason = _withhold(evidence.citations, conf, context.tau, lang)
+    if reason is not None and reason.code == "no_evidence" and await asyncio.to_thread(_corpus_is_empty, context.kb):
+        reason = reason.model_copy(update={"message": f"{reason.message} {_FRAMES[lang]['empty_corpus']}"})
     if reason is not None:
         return RagAnswerResponse(answer="", citations=evidence.citations, scores=scores, withheld=True,
                                  reason=reason, lang=lang)
