@@ -117,7 +117,8 @@ def main() -> None:
         torch_reference(old_dir)
         emit("onnx_build_seconds", round(time.perf_counter() - started, 1), "s", recipe="torch.onnx.export (before)")
 
-        new_int8 = vectors(new_dir / "model.onnx", new_dir / "tokenizer.json", texts)
+        # Both through HF tokenizers (the model's own tokenizer.json): this compares the models.
+        new_int8 = vectors(new_dir / "model.onnx", old_dir / "tokenizer.json", texts)
         old_int8 = vectors(old_dir / "model.onnx", old_dir / "tokenizer.json", texts)
         cosine = (new_int8 * old_int8).sum(axis=1)
         params = {"passages": len(texts), "model": "int8 per channel"}

