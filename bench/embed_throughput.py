@@ -4,7 +4,9 @@
 
 Passages are SciFact chunks as the index stores them (title + section text, <= 230 estimated
 tokens). The `onnx` provider runs the model shipped in the package. Also reports
-the cosine between the `onnx` and `local` vectors of the same passages.
+the cosine between the `onnx` and `local` vectors of the same passages, and the tokenizers alone:
+the shipped tokenizer.onnx (onnxruntime-extensions, one text per run as the provider calls it)
+against HF tokenizers on the model's tokenizer.json (the `local` extra), one text per call too.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import numpy as np
 
 from bio_mcp.search.chunking import ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings, HashEmbeddings
-from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+from bio_mcp.search.embeddings.minilm_weights import load_model_files
+from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, SHIPPED_MODEL_DIR, OnnxEmbeddings
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
 
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -39,6 +43,25 @@ def passages(corpus: Path, count: int) -> list[str]:
             if len(texts) >= count:
                 return texts[:count]
     return texts
+
+
+def tokenize_throughput(texts: list[str]) -> None:
+    from onnxruntime_extensions import get_library_path
+    from tokenizers import Tokenizer
+
+    shipped = WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, get_library_path())
+    reference = Tokenizer.from_str(load_model_files().tokenizer_json)
+    reference.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    reference.no_padding()
+    rates = {}
+    for name, encode in (("tokenizer.onnx", shipped.encode), ("hf-tokenizers", reference.encode)):
+        started = time.perf_counter()
+        for text in texts:
+            encode(text)
+        rates[name] = len(texts) / (time.perf_counter() - started)
+        emit("tokenize_throughput", rates[name], "passages/s", {"tokenizer": name, "passages": len(texts)})
+    emit("tokenize_throughput_ratio", rates["tokenizer.onnx"] / rates["hf-tokenizers"], "ratio",
+         {"a": "tokenizer.onnx", "b": "hf-tokenizers", "passages": len(texts)})
 
 
 def main() -> None:
@@ -74,6 +97,7 @@ def main() -> None:
             embeddings.embed_query(text[:120])
             samples.append(time.perf_counter() - started)
         emit("embed_query_p50", float(np.percentile(samples, 50)) * 1000, "ms", params)
+    tokenize_throughput(texts)
     cosines = (vectors["onnx"] * vectors["local"]).sum(axis=1)
     params = {"passages": len(texts), "a": providers["onnx"].model_id, "b": providers["local"].model_id}
     emit("onnx_vs_local_cosine_mean", float(cosines.mean()), "cosine", params)
