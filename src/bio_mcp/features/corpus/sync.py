@@ -43,6 +43,7 @@ from bio_mcp.features.corpus.windows import (
     window_ids,
 )
 from bio_mcp.features.progress import Progress
+from bio_mcp.graph.annotation_worker import AnnotationWorker, Section
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -72,6 +73,9 @@ class SyncOptions:
     until: date | None = None
     # Told the records fetched so far after each EFetch batch ("records", done, None).
     progress: Progress | None = None
+    # A sync of at least this many records starts the annotation worker (None: never); smaller
+    # ones would wait longer for it to start (about 2 s) than it saves them.
+    worker_min_records: int | None = 1000
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
@@ -99,6 +103,8 @@ class SyncTally:
     link_s: float = 0.0
     # Relation extraction over the linked chunks, also part of the parse stage.
     extract_s: float = 0.0
+    # Documents the annotation worker linked and extracted (the others were done in process).
+    worker_documents: int = 0
     store_s: float = 0.0
     # Ids sent to EFetch so far (the progress count; not persisted).
     requested: int = 0
@@ -118,6 +124,7 @@ class SyncTally:
             "parse_ms": round(self.parse_s * 1000),
             "link_ms": round(self.link_s * 1000),
             "extract_ms": round(self.extract_s * 1000),
+            "worker_documents": self.worker_documents,
             "store_ms": round(self.store_s * 1000),
         }
 
@@ -193,24 +200,37 @@ def new_job_id(now: datetime) -> str:
     return f"sync_{format_iso_utc(now)}_{uuid.uuid4().hex[:8]}"
 
 
-def _documents(
-    articles: Sequence[Article], today: date, tally: SyncTally, graph: GraphIndexer | None
-) -> list[CorpusDocument]:
+def _documents(articles: Sequence[Article], today: date, tally: SyncTally) -> list[CorpusDocument]:
     documents = []
     for article in articles:
         try:
             documents.append(corpus_document(article, today))
         except ValidationError:
             tally.unreadable.append(article.pmid)
-    if graph is not None:
-        started = time.perf_counter()
-        documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
-        linked = time.perf_counter()
-        tally.link_s += linked - started
-        documents = [replace(document, relations=graph.extract(document.chunks, document.mentions))
-                     for document in documents]
-        tally.extract_s += time.perf_counter() - linked
     return documents
+
+
+async def _annotate(run: _Run, documents: list[CorpusDocument]) -> list[CorpusDocument]:
+    """The documents with their mentions and relations: by the worker process once it is ready,
+    else here (in a thread), with the same results either way."""
+    assert run.graph is not None
+    graph = run.graph
+    found = None
+    if run.worker is not None and run.worker.ready:
+        found = await run.worker.annotate(
+            [[Section(chunk.chunk_id, chunk.text) for chunk in document.chunks] for document in documents]
+        )
+        if found is not None:
+            run.tally.worker_documents += len(found)
+    if found is None:
+        found = await asyncio.to_thread(lambda: [graph.annotate(document.chunks) for document in documents])
+    for annotated in found:
+        run.tally.link_s += annotated.link_s
+        run.tally.extract_s += annotated.extract_s
+    return [
+        replace(document, mentions=annotated.mentions, relations=annotated.relations)
+        for document, annotated in zip(documents, found, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -255,8 +275,10 @@ async def sync_delta(
     eutils: EutilsClient,
     options: SyncOptions = DEFAULT_SYNC_OPTIONS,
     graph: GraphIndexer | None = None,
+    worker: AnnotationWorker | None = None,
 ) -> SyncDeltaResponse:
-    """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents."""
+    """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents
+    (linked and extracted by `worker` when the sync is large enough to start it)."""
     now = datetime.now(UTC)
     job_id = new_job_id(now)
     with ExitStack() as stack:
@@ -289,7 +311,9 @@ async def sync_delta(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                 max_count=cap,
             )
-            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph)
+            if worker is not None and options.worker_min_records is not None and plan.total >= options.worker_min_records:
+                worker.start()
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker)
             stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
@@ -322,6 +346,7 @@ class _Run:
     job_id: str
     tally: SyncTally
     graph: GraphIndexer | None
+    worker: AnnotationWorker | None
 
 
 async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
@@ -395,7 +420,9 @@ async def _prepare(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusD
     tally.requested += len(batch)
     if run.options.progress is not None:
         run.options.progress("records", tally.requested, None)
-    documents = await asyncio.to_thread(_documents, articles, run.today, tally, run.graph)
+    documents = await asyncio.to_thread(_documents, articles, run.today, tally)
+    if run.graph is not None:
+        documents = await _annotate(run, documents)
     tally.parse_s += time.perf_counter() - started
     return documents
 
