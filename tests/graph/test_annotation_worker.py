@@ -129,7 +129,8 @@ async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, d
         try:
             await service.open()
             if min_records is not None:
-                await started(service._annotation_worker)  # type: ignore[arg-type]
+                assert service.annotation_worker is not None
+                await started(service.annotation_worker)
             response = await service.sync_delta(SyncDeltaRequest(query_key="worker", term=TERM))
             with service.store.read() as tx:
                 job = tx.jobs.get(response.job_id)

@@ -149,6 +149,12 @@ class CorpusService:
                 self._follower = asyncio.create_task(self._follow_forever(), name="bio-mcp-corpus-follower")
 
     @property
+    def annotation_worker(self) -> AnnotationWorker | None:
+        """The process that links and extracts large syncs' batches (None: no linking, or a graph
+        given by the caller); started by the first sync large enough to repay its start."""
+        return self._annotation_worker
+
+    @property
     def store(self) -> MetadataStore:
         if self._store is None:
             raise RuntimeError("CorpusService.open() has not run")
