@@ -127,7 +127,8 @@ async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_fli
         efetches += 1
         return efetches >= 3
 
-    # The third EFetch (and its retries) fail while the second batch is being committed.
+    # The third EFetch (and its retries) fail while the first batch is committing and the second is
+    # being annotated.
     fakes.eutils.inject(Fault.http_status(500), times=None, path="efetch.fcgi", when=third_and_later)
     with pytest.raises(BioMcpError):
         await service.sync_delta(SyncDeltaRequest(query_key="failing", term=TERM))
@@ -138,8 +139,9 @@ async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_fli
         mentioned = tx.connection.execute(
             sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(kg_edges.c.type == "MENTIONS")
         ).scalar_one()
-    # Both batches fetched before the failure committed, with their graph, and the job row counts them.
-    assert stored == 200 and job.status == "failed" and job.counts["pmids_processed"] == stored
+    # The batch whose transaction was in flight committed, with its graph, and the job row counts it;
+    # the one not yet committed is the next sync's (the watermark did not move).
+    assert stored == 100 and job.status == "failed" and job.counts["pmids_processed"] == stored
     assert 0 < mentioned <= stored
     assert watermark is None
 

@@ -2,8 +2,8 @@
 
 A sync writes about 50 graph rows per document: SQLAlchemy's compiled executemany spent more time
 building and type-processing each row's parameters than the database spent storing it. Rows here
-are plain tuples, already in the columns' bound form, sent as one prepared statement per batch
-(`executemany`: SQLite runs it in-process; psycopg pipelines it) or, on PostgreSQL, for rows
+are plain tuples, already in the columns' bound form: on SQLite as INSERTs of many rows each, on
+PostgreSQL as one prepared statement per batch (`executemany`, which psycopg pipelines) or, for rows
 that cannot conflict, as one COPY. Every write uses the caller's connection, so the graph commits
 or rolls back with the documents it belongs to.
 """
@@ -21,6 +21,9 @@ from bio_mcp.store.database import dialect_of
 
 # Rows per executemany call: bounds the parameter list held at once, not the transaction.
 _BATCH = 5000
+# Rows per INSERT statement on SQLite, within its 32,766 bound parameters (SQLite 3.32 and later).
+_SQLITE_GROUP = 500
+_SQLITE_MAX_VARIABLES = 32766
 # One encoder for every row: json.dumps with options builds a new encoder per call.
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
@@ -44,13 +47,28 @@ class BulkRows:
         self._dialect = dialect_of(connection)
         self._mark = "?" if self._dialect == "sqlite" else "%s"
 
-    def _insert_sql(self, table: str, columns: Sequence[str]) -> str:
-        marks = ", ".join([self._mark] * len(columns))
-        return f"INSERT INTO {table} ({_columns(columns)}) VALUES ({marks})"
+    def _insert_sql(self, table: str, columns: Sequence[str], suffix: str, rows: int = 1) -> str:
+        """INSERT of `rows` rows of `columns`, then `suffix` (an ON CONFLICT clause, or nothing)."""
+        row = f"({', '.join([self._mark] * len(columns))})"
+        return f"INSERT INTO {table} ({_columns(columns)}) VALUES {', '.join([row] * rows)}{suffix}"
 
-    def _executemany(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        for start in range(0, len(rows), _BATCH):
-            self._connection.exec_driver_sql(sql, list(rows[start : start + _BATCH]))
+    def _insert(self, table: str, columns: Sequence[str], suffix: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        if self._dialect != "sqlite":
+            sql = self._insert_sql(table, columns, suffix)
+            for start in range(0, len(rows), _BATCH):
+                self._connection.exec_driver_sql(sql, list(rows[start : start + _BATCH]))
+            return
+        # SQLite: many rows per statement. sqlite3's executemany releases the GIL around every row's
+        # step and has to win it back each time, which the sync's other busy threads (parsing the
+        # next batch while this one commits) made slow: one step per group of rows instead.
+        group = min(_SQLITE_GROUP, _SQLITE_MAX_VARIABLES // len(columns))
+        statements: dict[int, str] = {}
+        for start in range(0, len(rows), group):
+            chunk = rows[start : start + group]
+            sql = statements.get(len(chunk)) or statements.setdefault(
+                len(chunk), self._insert_sql(table, columns, suffix, len(chunk))
+            )
+            self._connection.exec_driver_sql(sql, tuple(value for row in chunk for value in row))
 
     def insert_new(self, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> None:
         """Rows that are not stored yet (a duplicate key fails the statement, as a plain INSERT does)."""
@@ -59,15 +77,14 @@ class BulkRows:
         if self._dialect == "postgresql":
             self._copy(table, columns, rows)
         else:
-            self._executemany(self._insert_sql(table, columns), rows)
+            self._insert(table, columns, "", rows)
 
     def insert_missing(
         self, table: str, columns: Sequence[str], key: Sequence[str], rows: Sequence[tuple[Any, ...]]
     ) -> None:
         """Rows whose `key` is not stored yet; the others are left as they are."""
         if rows:
-            sql = f"{self._insert_sql(table, columns)} ON CONFLICT ({_columns(key)}) DO NOTHING"
-            self._executemany(sql, rows)
+            self._insert(table, columns, f" ON CONFLICT ({_columns(key)}) DO NOTHING", rows)
 
     def upsert(
         self, table: str, columns: Sequence[str], key: Sequence[str], kept: Sequence[str], rows: Sequence[tuple[Any, ...]]
@@ -77,8 +94,7 @@ class BulkRows:
             return
         updated = [name for name in columns if name not in key and name not in kept]
         assignments = ", ".join(f'"{name}" = excluded."{name}"' for name in updated)
-        sql = f"{self._insert_sql(table, columns)} ON CONFLICT ({_columns(key)}) DO UPDATE SET {assignments}"
-        self._executemany(sql, rows)
+        self._insert(table, columns, f" ON CONFLICT ({_columns(key)}) DO UPDATE SET {assignments}", rows)
 
     def _copy(self, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> None:
         import psycopg

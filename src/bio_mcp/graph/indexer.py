@@ -3,6 +3,7 @@ the linked documents' graphs inside it.
 
     mentions = graph.link(chunks)                      # parse stage, no transaction held
     relations = graph.extract(chunks, mentions)        # parse stage too: the relations sentences state
+    # (`annotate` does both, timed; a sync may run it in a worker process: annotation_worker.py)
     with store.transaction() as tx:
         ...documents and chunks...
         graph.write(tx.connection, sources)            # same transaction: never ahead or behind
@@ -10,7 +11,9 @@ the linked documents' graphs inside it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -30,7 +33,26 @@ from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
-from bio_mcp.store import ChunkRecord
+
+
+class SectionText(Protocol):
+    """What linking reads of a section: a corpus chunk, or `annotation_worker.Section`."""
+
+    @property
+    def chunk_id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """One document's mentions and stated relations (per chunk id), and the seconds each step took."""
+
+    mentions: dict[str, list[Mention]]
+    relations: dict[str, list[StatedRelation]]
+    link_s: float
+    extract_s: float
 
 
 class TextLinker(Protocol):
@@ -56,20 +78,27 @@ class GraphIndexer:
     def link_text(self, text: str) -> list[Mention]:
         return self.linker.link(text) if self.linker is not None else []
 
-    def link(self, chunks: Sequence[ChunkRecord]) -> dict[str, list[Mention]]:
+    def link(self, chunks: Sequence[SectionText]) -> dict[str, list[Mention]]:
         return {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
 
     def extract_text(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
         return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)]
 
     def extract(
-        self, chunks: Sequence[ChunkRecord], mentions: Mapping[str, Sequence[Mention]]
+        self, chunks: Sequence[SectionText], mentions: Mapping[str, Sequence[Mention]]
     ) -> dict[str, list[StatedRelation]]:
         """chunk_id -> the relations its text states (chunks with none are left out)."""
         if not self.extractors:
             return {}
         found = {chunk.chunk_id: self.extract_text(chunk.text, mentions.get(chunk.chunk_id, ())) for chunk in chunks}
         return {chunk_id: relations for chunk_id, relations in found.items() if relations}
+
+    def annotate(self, chunks: Sequence[SectionText]) -> Annotations:
+        started = time.perf_counter()
+        mentions = self.link(chunks)
+        linked = time.perf_counter()
+        relations = self.extract(chunks, mentions)
+        return Annotations(mentions, relations, linked - started, time.perf_counter() - linked)
 
     def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:
         store = SqlGraphStore(connection)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Literal, Protocol
 
 import sqlalchemy as sa
@@ -115,12 +116,8 @@ def _edge_values(edge: Edge) -> tuple[Any, ...]:
     return (edge.src, edge.type, edge.dst, edge.weight, edge.document_id, json_text(edge.props))
 
 
-def _first(row: tuple[Any, ...]) -> Any:
-    return row[0]
-
-
-def _edge_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    return row[:3]
+_first = itemgetter(0)
+_edge_key = itemgetter(0, 1, 2)
 
 
 def _node(row: Any) -> Node:

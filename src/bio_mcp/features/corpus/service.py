@@ -49,6 +49,7 @@ from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
 from bio_mcp.features.progress import Progress
+from bio_mcp.graph.annotation_worker import AnnotationWorker
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -97,6 +98,8 @@ class CorpusService:
         self._index: CorpusIndex | None = None
         # Links and writes each sync batch's knowledge graph (None: built from settings on open).
         self.graph = graph
+        # Annotates large syncs' batches in a worker process, when the graph is the settings' own.
+        self._annotation_worker: AnnotationWorker | None = None
         self._opening = asyncio.Lock()
         self._embedding = asyncio.Lock()
         self._wake = asyncio.Event()
@@ -126,6 +129,8 @@ class CorpusService:
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
                 if self.graph is None:
                     self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
+                    if self.graph.linker is not None:
+                        self._annotation_worker = AnnotationWorker(self.settings)
             except BaseException:
                 if lease is not None:
                     lease.release()
@@ -142,6 +147,12 @@ class CorpusService:
                     except BioMcpError as exc:
                         log.warning("polling the change log only: %s", exc.message)
                 self._follower = asyncio.create_task(self._follow_forever(), name="bio-mcp-corpus-follower")
+
+    @property
+    def annotation_worker(self) -> AnnotationWorker | None:
+        """The process that links and extracts large syncs' batches (None: no linking, or a graph
+        given by the caller); started by the first sync large enough to repay its start."""
+        return self._annotation_worker
 
     @property
     def store(self) -> MetadataStore:
@@ -162,6 +173,9 @@ class CorpusService:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._worker = self._follower = None
+        if self._annotation_worker is not None:
+            self._annotation_worker.close()
+            self._annotation_worker = None
         if self._listener is not None:
             self._listener.close()
             self._listener = None
@@ -248,7 +262,7 @@ class CorpusService:
         try:
             return await sync_delta(
                 request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options,
-                graph=self.graph,
+                graph=self.graph, worker=self._annotation_worker,
             )
         finally:
             self._wake.set()

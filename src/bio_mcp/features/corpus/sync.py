@@ -8,12 +8,14 @@
    list all its ids and it fits the per-call record cap (`windows.plan_windows`). Windows are
    synced in date order until the next would pass the cap; the rest waits for the next call
    (`more_to_sync`), which resumes from the watermark.
-3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, and each
-   batch's documents, chunks and knowledge graph (linked in the parse stage, before the
-   transaction) commit in ONE transaction; the derived indexes are updated right after (BM25 at
-   once, vectors when the embedding writer gets to the new chunks). The stages overlap across
-   batches (the next batch is fetched while one is parsed and the one before commits), but
-   batches commit one at a time, in order.
+3. Each window's ids are paged out of ESearch, fetched by EFetch in batches, parsed once, linked
+   and extracted (before the transaction), and each batch's documents, chunks and knowledge graph
+   commit in ONE transaction; the derived indexes are updated right after (BM25 at once, vectors
+   when the embedding writer gets to the new chunks). The four stages overlap across batches
+   (fetch, parse, annotate, commit: see `_sync_window`), but batches commit one at a time, in
+   order. A sync of `worker_min_records` or more starts the service's annotation worker
+   (`graph/annotation_worker.py`): once it is ready, batches are linked and extracted in that
+   process, on another core, with the same results.
 4. The watermark advances after each window, to the highest EDAT committed so far: windows run in
    date order, so everything at or below it is in the store whatever happens next.
 """
@@ -43,6 +45,7 @@ from bio_mcp.features.corpus.windows import (
     window_ids,
 )
 from bio_mcp.features.progress import Progress
+from bio_mcp.graph.annotation_worker import AnnotationWorker, Section
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -72,6 +75,9 @@ class SyncOptions:
     until: date | None = None
     # Told the records fetched so far after each EFetch batch ("records", done, None).
     progress: Progress | None = None
+    # A sync of at least this many records starts the annotation worker (None: never); smaller
+    # ones would wait longer for it to start (about 2 s) than it saves them.
+    worker_min_records: int | None = 1000
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
@@ -95,10 +101,13 @@ class SyncTally:
     # (consecutive batches' stages overlap, so they can add up to more than the sync took).
     fetch_s: float = 0.0
     parse_s: float = 0.0
-    # Entity linking, part of the parse stage (parse_s includes it).
+    # The annotate stage (entity linking and relation extraction, in the worker or here), and its
+    # two steps' own time (measured where they ran).
+    annotate_s: float = 0.0
     link_s: float = 0.0
-    # Relation extraction over the linked chunks, also part of the parse stage.
     extract_s: float = 0.0
+    # Documents the annotation worker linked and extracted (the others were done in process).
+    worker_documents: int = 0
     store_s: float = 0.0
     # Ids sent to EFetch so far (the progress count; not persisted).
     requested: int = 0
@@ -116,8 +125,10 @@ class SyncTally:
             **self.counts(),
             "fetch_ms": round(self.fetch_s * 1000),
             "parse_ms": round(self.parse_s * 1000),
+            "annotate_ms": round(self.annotate_s * 1000),
             "link_ms": round(self.link_s * 1000),
             "extract_ms": round(self.extract_s * 1000),
+            "worker_documents": self.worker_documents,
             "store_ms": round(self.store_s * 1000),
         }
 
@@ -193,24 +204,40 @@ def new_job_id(now: datetime) -> str:
     return f"sync_{format_iso_utc(now)}_{uuid.uuid4().hex[:8]}"
 
 
-def _documents(
-    articles: Sequence[Article], today: date, tally: SyncTally, graph: GraphIndexer | None
-) -> list[CorpusDocument]:
+def _documents(articles: Sequence[Article], today: date, tally: SyncTally) -> list[CorpusDocument]:
     documents = []
     for article in articles:
         try:
             documents.append(corpus_document(article, today))
         except ValidationError:
             tally.unreadable.append(article.pmid)
-    if graph is not None:
-        started = time.perf_counter()
-        documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
-        linked = time.perf_counter()
-        tally.link_s += linked - started
-        documents = [replace(document, relations=graph.extract(document.chunks, document.mentions))
-                     for document in documents]
-        tally.extract_s += time.perf_counter() - linked
     return documents
+
+
+async def _annotate(run: _Run, documents: list[CorpusDocument]) -> list[CorpusDocument]:
+    """With a graph, the documents with their mentions and relations: by the annotation worker once
+    it is ready, else here (in a thread), with the same results either way."""
+    if run.graph is None or not documents:
+        return documents
+    graph = run.graph
+    started = time.perf_counter()
+    found = None
+    if run.worker is not None and run.worker.ready:
+        found = await run.worker.annotate(
+            [[Section(chunk.chunk_id, chunk.text) for chunk in document.chunks] for document in documents]
+        )
+        if found is not None:
+            run.tally.worker_documents += len(found)
+    if found is None:
+        found = await asyncio.to_thread(lambda: [graph.annotate(document.chunks) for document in documents])
+    run.tally.annotate_s += time.perf_counter() - started
+    for annotated in found:
+        run.tally.link_s += annotated.link_s
+        run.tally.extract_s += annotated.extract_s
+    return [
+        replace(document, mentions=annotated.mentions, relations=annotated.relations)
+        for document, annotated in zip(documents, found, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -255,8 +282,10 @@ async def sync_delta(
     eutils: EutilsClient,
     options: SyncOptions = DEFAULT_SYNC_OPTIONS,
     graph: GraphIndexer | None = None,
+    worker: AnnotationWorker | None = None,
 ) -> SyncDeltaResponse:
-    """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents."""
+    """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents
+    (linked and extracted by `worker` when the sync is large enough to start it)."""
     now = datetime.now(UTC)
     job_id = new_job_id(now)
     with ExitStack() as stack:
@@ -289,7 +318,9 @@ async def sync_delta(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                 max_count=cap,
             )
-            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph)
+            if worker is not None and options.worker_min_records is not None and plan.total >= options.worker_min_records:
+                worker.start()
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker)
             stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
@@ -322,6 +353,7 @@ class _Run:
     job_id: str
     tally: SyncTally
     graph: GraphIndexer | None
+    worker: AnnotationWorker | None
 
 
 async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
@@ -335,35 +367,51 @@ async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop
 
 
 async def _sync_window(run: _Run, window: Window) -> None:
-    """The window's batches, pipelined: while one batch is parsed, linked and extracted, the next
-    is being fetched and the one before is committing (in a thread; the database works mostly
-    without the GIL). Batches still commit one at a time and in order, each with its graph."""
+    """The window's batches, pipelined in four stages: while one batch is parsed, the next is being
+    fetched, the one before is being linked and extracted (in the annotation worker when it is
+    ready) and the one before that is committing (in a thread; the database works mostly without
+    the GIL). Batches still commit one at a time and in order, each with its graph."""
     tally = run.tally
     ids = await window_ids(
         run.eutils, run.request.term, window, page_size=run.options.id_page_size, ceiling=run.options.ceiling
     )
     batches = [ids[offset : offset + run.options.batch_size] for offset in range(0, len(ids), run.options.batch_size)]
     fetching = asyncio.create_task(_fetch(run, batches[0])) if batches else None
+    annotating: asyncio.Task[list[CorpusDocument]] | None = None
     committing: asyncio.Task[tuple[BatchOutcome, float]] | None = None
+
+    async def commit_annotated() -> None:
+        """The annotated batch goes to the committer once the one before it has committed."""
+        nonlocal annotating, committing
+        assert annotating is not None
+        documents = await annotating
+        annotating = None
+        if committing is not None:
+            # Shielded: cancelling the sync does not stop a transaction's thread (see `finally`).
+            _count(tally, *await asyncio.shield(committing))
+            committing = None
+        if documents:
+            committing = asyncio.create_task(asyncio.to_thread(_commit, run, documents))
+
     try:
         for number, batch in enumerate(batches):
             assert fetching is not None
             body = await fetching
             fetching = asyncio.create_task(_fetch(run, batches[number + 1])) if number + 1 < len(batches) else None
-            documents = await _prepare(run, batch, body)
-            if committing is not None:
-                # Shielded: cancelling the sync does not stop a transaction's thread (see `finally`).
-                _count(tally, *await asyncio.shield(committing))
-                committing = None
-            if documents:
-                committing = asyncio.create_task(asyncio.to_thread(_commit, run, documents))
+            documents = await _parse(run, batch, body)
+            if annotating is not None:
+                await commit_annotated()
+            annotating = asyncio.create_task(_annotate(run, documents))
+        if annotating is not None:
+            await commit_annotated()
         if committing is not None:
             _count(tally, *await asyncio.shield(committing))
             committing = None
     finally:
-        if fetching is not None and not fetching.cancel() and not fetching.cancelled():
-            # A prefetch that ended anyway: its error, if any, is not the one the sync reports.
-            fetching.exception()
+        for task in (fetching, annotating):
+            if task is not None and not task.cancel() and not task.cancelled():
+                # A stage that ended anyway: its error, if any, is not the one the sync reports.
+                task.exception()
         if committing is not None:
             # A failure or cancellation left a transaction in flight: it ends (commits or rolls
             # back) before the sync reports, so the job row says what the store holds.
@@ -384,8 +432,8 @@ async def _fetch(run: _Run, batch: Sequence[str]) -> bytes:
     return response.body
 
 
-async def _prepare(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusDocument]:
-    """One fetched batch parsed and (with a graph) linked and extracted, ready to commit."""
+async def _parse(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusDocument]:
+    """One fetched batch parsed, scored and chunked."""
     tally = run.tally
     started = time.perf_counter()
     parsed_batch = await parse_off_loop(parse_requested, body, set(batch))
@@ -395,7 +443,7 @@ async def _prepare(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusD
     tally.requested += len(batch)
     if run.options.progress is not None:
         run.options.progress("records", tally.requested, None)
-    documents = await asyncio.to_thread(_documents, articles, run.today, tally, run.graph)
+    documents = await asyncio.to_thread(_documents, articles, run.today, tally)
     tally.parse_s += time.perf_counter() - started
     return documents
 
