@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
     # Records one sync call stores at most (whole EDAT days, so a single larger day is still taken whole).
     sync_max_records: int = Field(default=5000, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_MAX_RECORDS")
+    # A sync of at least this many records starts the annotation worker process (0: never).
+    annotation_worker_min_records: int = Field(
+        default=1000, ge=0, validation_alias="BIO_MCP_ANNOTATION_WORKER_MIN_RECORDS"
+    )
 
     # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")

@@ -144,3 +144,27 @@ async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, d
     assert graphs[0] == graphs[1]
     _nodes, edges, evidence = graphs[0]
     assert any(edge.type == "MENTIONS" for edge in edges) and evidence
+
+
+async def test_the_worker_never_writes_to_stdout(bio_home: Path, data_dir: Path, capfd) -> None:
+    """On the stdio transport stdout is the MCP stream: the worker's output goes to stderr."""
+    worker = await started(AnnotationWorker(settings_of(bio_home, data_dir)))
+    try:
+        pool = worker._pool
+        assert pool is not None
+        await asyncio.wrap_future(pool.submit(print, "printed by the worker"))
+        await asyncio.wrap_future(pool.submit(os.write, 1, b"written to fd 1 by the worker\n"))
+    finally:
+        worker.close()
+    out, err = capfd.readouterr()
+    assert "by the worker" not in out
+    assert "printed by the worker" in err and "written to fd 1 by the worker" in err
+
+
+def test_the_threshold_is_a_setting(bio_home: Path, data_dir: Path) -> None:
+    from bio_mcp.features.corpus.service import sync_options_of
+
+    assert sync_options_of(settings_of(bio_home, data_dir)).worker_min_records == 1000
+    assert sync_options_of(settings_of(bio_home, data_dir, BIO_MCP_ANNOTATION_WORKER_MIN_RECORDS="1")).worker_min_records == 1
+    # 0: the worker never starts.
+    assert sync_options_of(settings_of(bio_home, data_dir, BIO_MCP_ANNOTATION_WORKER_MIN_RECORDS="0")).worker_min_records is None

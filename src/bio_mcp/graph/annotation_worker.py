@@ -19,7 +19,9 @@ import asyncio
 import gc
 import logging
 import multiprocessing
+import os
 import signal
+import sys
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -51,6 +53,10 @@ def _start(settings: Settings) -> None:
     # Ctrl-C reaches the whole process group: the sync's process decides what stops, and the
     # worker must not print a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The worker inherits the server's stdout, which on the stdio transport is the MCP stream:
+    # anything written there (a library's print, a C warning) would corrupt it. Send it to stderr.
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
     _indexer = build_graph_indexer(settings)
     # The linker and vocabulary live as long as the process: out of the cyclic collector's way,
     # whose full collections would otherwise walk their hundreds of thousands of objects.

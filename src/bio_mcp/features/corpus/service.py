@@ -69,6 +69,7 @@ def sync_options_of(settings: Settings, **overrides: Any) -> SyncOptions:
         DEFAULT_SYNC_OPTIONS,
         lookback_days=settings.sync_lookback_days,
         max_records=settings.sync_max_records,
+        worker_min_records=settings.annotation_worker_min_records or None,
         **overrides,
     )
 
