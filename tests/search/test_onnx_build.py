@@ -32,8 +32,10 @@ TEXTS = [
     "Aspirin reduces the risk of stroke.",
     "Once-weekly semaglutide in adults with overweight or obesity: a randomised trial of 1961 adults.",
     "short",
-    "BRCA1 and BRCA2 germline mutations confer a high lifetime risk of breast and ovarian cancer, "
-    "and carriers are offered enhanced screening or risk-reducing surgery.",
+    (
+        "BRCA1 and BRCA2 germline mutations confer a high lifetime risk of breast and ovarian cancer, "
+        "and carriers are offered enhanced screening or risk-reducing surgery."
+    ),
 ]
 
 
