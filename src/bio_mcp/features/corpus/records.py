@@ -4,11 +4,12 @@ and what NLM indexed it with (the graph's HAS_TOPIC edges)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.indexer import Annotations
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
 from bio_mcp.search.quality import QualityInput, score_quality
@@ -32,10 +33,14 @@ class CorpusDocument:
     record: DocumentRecord
     chunks: list[ChunkRecord]
     facts: DocumentFacts = field(default_factory=DocumentFacts)
-    # chunk_id -> the entities linked in that chunk's text (filled in the parse stage, when linking is on).
+    # chunk_id -> the entities linked in that chunk's text (filled in the annotate stage, when linking is on).
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
-    # chunk_id -> the relations its sentences state (filled in the parse stage, after linking).
+    # chunk_id -> the relations its sentences state (filled in the annotate stage, after linking).
     relations: dict[str, list[StatedRelation]] = field(default_factory=dict)
+
+    def annotated(self, annotations: Annotations) -> CorpusDocument:
+        """This document with the mentions and relations `GraphIndexer.annotate` found in its chunks."""
+        return replace(self, mentions=annotations.mentions, relations=annotations.relations)
 
 
 def _pdat(article: Article) -> str | None:

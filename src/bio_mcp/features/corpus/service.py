@@ -282,7 +282,7 @@ class CorpusService:
         def commit() -> None:
             documents = [corpus_document(article, today) for article in articles]
             if graph is not None:
-                documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
+                documents = [document.annotated(graph.annotate(document.chunks)) for document in documents]
             commit_documents(self.index, documents, graph)
 
         try:

@@ -27,7 +27,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from pydantic import ValidationError
@@ -234,10 +234,7 @@ async def _annotate(run: _Run, documents: list[CorpusDocument]) -> list[CorpusDo
     for annotated in found:
         run.tally.link_s += annotated.link_s
         run.tally.extract_s += annotated.extract_s
-    return [
-        replace(document, mentions=annotated.mentions, relations=annotated.relations)
-        for document, annotated in zip(documents, found, strict=True)
-    ]
+    return [document.annotated(annotated) for document, annotated in zip(documents, found, strict=True)]
 
 
 @dataclass(frozen=True)
