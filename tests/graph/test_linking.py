@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from bio_mcp.cli import app
 from bio_mcp.graph.linking import build_linker, load_linker_from
 from bio_mcp.graph.linking_eval import predicted_annotations
+from bio_mcp.graph.mentions import group_mentions
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
 
@@ -90,6 +91,25 @@ def test_mentions_are_well_formed(linker, dev) -> None:
             assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "abbreviation", "nct"}
         scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
         assert all(a.end <= b.start for a, b in zip(scored, scored[1:])), "chemical/disease spans overlap"
+
+
+def test_mentions_group_per_entity_as_their_edges_store_them(linker, dev) -> None:
+    """`group_mentions`: one value per entity in id order, every span of it in text order, the
+    weight and linker of its most confident span (the first of equals)."""
+    grouped_some = False
+    for document in dev[:50]:
+        mentions = linker.link(document.text)
+        grouped = group_mentions(mentions)
+        assert [found.entity_id for found in grouped] == sorted({m.entity_id for m in mentions})
+        for found in grouped:
+            own = [m for m in mentions if m.entity_id == found.entity_id]
+            best = max(own, key=lambda m: m.confidence)
+            props = json.loads(found.props)
+            assert props == {"spans": [[m.start, m.end, m.text] for m in own], "linker": best.linker,
+                             "confidence": best.confidence}
+            assert found.weight == round(best.confidence, 6) and found.entity_type == best.entity_type
+            grouped_some |= len(own) > 1
+    assert grouped_some
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

@@ -83,10 +83,10 @@ def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int =
     sources = []
     for document in documents:
         text = document.text
-        mentions = indexer.link_text(text)
         section = SectionSource("0", f"uuid-{document.pmid}", "Abstract", text, 0)
-        sources.append(DocumentSource(document.pmid, None, version, None, [section], mentions={"0": mentions},
-                                      relations={"0": indexer.extract_text(text, mentions)}))
+        annotations = indexer.annotate([section])
+        sources.append(DocumentSource(document.pmid, None, version, None, [section], mentions=annotations.mentions,
+                                      relations=annotations.relations))
     return sources
 
 

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from bio_mcp.config import Settings
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.indexer import Annotations, GraphIndexer, build_graph_indexer
-from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.mentions import EntityMentions
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +67,16 @@ def _linking() -> bool:
     return _indexer is not None and _indexer.linker is not None
 
 
-# Annotations cross the process boundary as plain tuples: unpickling frozen dataclasses runs a
+# Relations cross the process boundary as plain tuples: unpickling frozen dataclasses runs a
 # Python function per object, which cost the sync's process more time than the worker saved it.
-_Packed = tuple[dict[str, list[tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]], float, float]
-_MENTION_FIELDS = attrgetter(*(field.name for field in fields(Mention)))
+# The grouped mentions are tuples already.
+_Packed = tuple[dict[str, list[EntityMentions]], dict[str, list[tuple[Any, ...]]], float, float]
 _RELATION_FIELDS = attrgetter(*(field.name for field in fields(StatedRelation)))
 
 
 def _pack(annotations: Annotations) -> _Packed:
     return (
-        {chunk: [_MENTION_FIELDS(m) for m in found] for chunk, found in annotations.mentions.items()},
+        annotations.mentions,
         {chunk: [_RELATION_FIELDS(r) for r in found] for chunk, found in annotations.relations.items()},
         annotations.link_s,
         annotations.extract_s,
@@ -86,7 +86,7 @@ def _pack(annotations: Annotations) -> _Packed:
 def _unpack(packed: _Packed) -> Annotations:
     mentions, relations, link_s, extract_s = packed
     return Annotations(
-        {chunk: [Mention(*values) for values in found] for chunk, found in mentions.items()},
+        mentions,
         {chunk: [StatedRelation(*values) for values in found] for chunk, found in relations.items()},
         link_s,
         extract_s,

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
 from typing import Protocol
 
 from bio_mcp.graph.elements import (
@@ -46,7 +45,7 @@ from bio_mcp.graph.ids import (
     section_node_id,
     trial_entity_id,
 )
-from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.mentions import EntityMentions
 from bio_mcp.graph.store import GraphStore
 
 MAJOR_TOPIC_WEIGHT = 1.0
@@ -55,7 +54,6 @@ TRIAL_TOPIC_WEIGHT = 0.8
 CHEMICAL_TOPIC_WEIGHT = 0.6
 GENE_TOPIC_WEIGHT = 0.6
 _UNLABELLED_SECTION = "Abstract"
-_SPAN_ORDER = attrgetter("start", "end")
 
 
 @dataclass(frozen=True)
@@ -75,8 +73,8 @@ class DocumentSource:
     last_edited: str | None
     sections: Sequence[SectionSource]
     facts: DocumentFacts = field(default_factory=DocumentFacts)
-    # chunk_id -> the mentions linked in that chunk's text.
-    mentions: Mapping[str, Sequence[Mention]] = field(default_factory=dict)
+    # chunk_id -> the entities linked in that chunk's text, with their mentions (`group_mentions`).
+    mentions: Mapping[str, Sequence[EntityMentions]] = field(default_factory=dict)
     created_at: datetime | None = None
     # chunk_id -> the relations that chunk's sentences state (offsets into its text).
     relations: Mapping[str, Sequence[StatedRelation]] = field(default_factory=dict)
@@ -117,7 +115,10 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
             )
         )
         edges.append(Edge(src=doc_id, type=HAS_SECTION, dst=section_id, weight=1.0, document_id=doc_id))
-        edges.extend(_mention_edges(section_id, doc_id, source.mentions.get(section.chunk_id, ())))
+        edges.extend(
+            Edge(section_id, MENTIONS, found.entity_id, found.weight, doc_id, found.props)
+            for found in source.mentions.get(section.chunk_id, ())
+        )
         evidence.extend(
             EvidenceRow(r.src, r.type, r.dst, doc_id, section_id, uri, section.text[r.start : r.end], r.start, r.end,
                         r.extractor, r.confidence)
@@ -138,35 +139,6 @@ def document_graph(source: DocumentSource) -> DocumentGraph:
     topics.update({key: edge for key, edge in _listed_topics(doc_id, source.facts).items() if key not in topics})
     edges.extend(topics[key] for key in sorted(topics))
     return DocumentGraph(document=document, sections=sections, edges=edges, evidence=tuple(evidence))
-
-
-def _mention_edges(section_id: str, doc_id: str, mentions: Iterable[Mention]) -> list[Edge]:
-    # A sync's process runs this for every linked section: plain loops and C key functions, not
-    # lambdas (this was a third of the graph's write time).
-    by_entity: dict[str, list[Mention]] = {}
-    for mention in mentions:
-        by_entity.setdefault(mention.entity_id, []).append(mention)
-    edges = []
-    for entity_id in sorted(by_entity):
-        spans = by_entity[entity_id]
-        spans.sort(key=_SPAN_ORDER)
-        # The most confident span; the first of equals (spans are in text order).
-        best = spans[0]
-        for span in spans:
-            if span.confidence > best.confidence:
-                best = span
-        edges.append(
-            Edge(
-                src=section_id, type=MENTIONS, dst=entity_id, weight=round(max(0.0, min(1.0, best.confidence)), 6),
-                document_id=doc_id,
-                props={
-                    "spans": [[m.start, m.end, m.text] for m in spans],
-                    "linker": best.linker,
-                    "confidence": best.confidence,
-                },
-            )
-        )
-    return edges
 
 
 def _listed_topics(doc_id: str, facts: DocumentFacts) -> dict[str, Edge]:
@@ -248,10 +220,10 @@ def write_document_graphs(
     referenced = referenced_entities(graphs)
     missing = referenced - store.existing(referenced)
     claimed = {
-        mention.entity_id: mention.entity_type
+        found.entity_id: found.entity_type
         for source in sources
         for mentions in source.mentions.values()
-        for mention in mentions
+        for found in mentions
     }
     claimed.update({trial_entity_id(nct): "Trial" for source in sources for nct in source.facts.trials})
     # Plants MeSH lacks are named only by the relation extractor's dictionary.

@@ -59,7 +59,8 @@ class Edge:
     weight: float = 1.0
     # The document whose version wrote the edge (None for vocabulary and co-occurrence edges).
     document_id: str | None = None
-    props: dict[str, Any] | None = None
+    # Its properties, or their JSON text where that was made beforehand (MENTIONS: `group_mentions`).
+    props: dict[str, Any] | str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """What a sync (and a rebuild) does to the graph: link chunk texts before the transaction, write
 the linked documents' graphs inside it.
 
-    mentions = graph.link(chunks)                      # parse stage, no transaction held
-    relations = graph.extract(chunks, mentions)        # parse stage too: the relations sentences state
-    # (`annotate` does both, timed; a sync may run it in a worker process: annotation_worker.py)
+    annotations = graph.annotate(chunks)               # before the transaction: each chunk's entities
+                                                       # and the relations its sentences state (a sync
+                                                       # may run it in a worker: annotation_worker.py)
     with store.transaction() as tx:
         ...documents and chunks...
         graph.write(tx.connection, sources)            # same transaction: never ahead or behind
@@ -28,7 +28,7 @@ from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.linking import load_linker, training_path_of
-from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.mentions import EntityMentions, Mention, group_mentions
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
@@ -47,9 +47,10 @@ class SectionText(Protocol):
 
 @dataclass(frozen=True)
 class Annotations:
-    """One document's mentions and stated relations (per chunk id), and the seconds each step took."""
+    """One document's entities (grouped mentions) and stated relations per chunk id, and the
+    seconds each step took."""
 
-    mentions: dict[str, list[Mention]]
+    mentions: dict[str, list[EntityMentions]]
     relations: dict[str, list[StatedRelation]]
     link_s: float
     extract_s: float
@@ -78,8 +79,9 @@ class GraphIndexer:
     def link_text(self, text: str) -> list[Mention]:
         return self.linker.link(text) if self.linker is not None else []
 
-    def link(self, chunks: Sequence[SectionText]) -> dict[str, list[Mention]]:
-        return {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
+    def link(self, chunks: Sequence[SectionText]) -> dict[str, list[EntityMentions]]:
+        """chunk_id -> the entities its text mentions, as the graph stores them."""
+        return {chunk.chunk_id: group_mentions(self.link_text(chunk.text)) for chunk in chunks}
 
     def extract_text(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
         return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)]
@@ -95,10 +97,11 @@ class GraphIndexer:
 
     def annotate(self, chunks: Sequence[SectionText]) -> Annotations:
         started = time.perf_counter()
-        mentions = self.link(chunks)
+        mentions = {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
+        grouped = {chunk_id: group_mentions(found) for chunk_id, found in mentions.items()}
         linked = time.perf_counter()
         relations = self.extract(chunks, mentions)
-        return Annotations(mentions, relations, linked - started, time.perf_counter() - linked)
+        return Annotations(grouped, relations, linked - started, time.perf_counter() - linked)
 
     def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:
         store = SqlGraphStore(connection)

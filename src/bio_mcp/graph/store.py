@@ -113,7 +113,8 @@ def _node_values(node: Node, now: Any) -> tuple[Any, ...]:
 
 
 def _edge_values(edge: Edge) -> tuple[Any, ...]:
-    return (edge.src, edge.type, edge.dst, edge.weight, edge.document_id, json_text(edge.props))
+    props = edge.props if isinstance(edge.props, str) else json_text(edge.props)
+    return (edge.src, edge.type, edge.dst, edge.weight, edge.document_id, props)
 
 
 _first = itemgetter(0)

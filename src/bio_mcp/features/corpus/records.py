@@ -10,7 +10,7 @@ from datetime import date
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import Annotations
-from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.mentions import EntityMentions
 from bio_mcp.search.chunking import AbstractSection, ChunkPolicy, chunk_record
 from bio_mcp.search.quality import QualityInput, score_quality
 from bio_mcp.sources.ncbi.models import Article
@@ -34,7 +34,7 @@ class CorpusDocument:
     chunks: list[ChunkRecord]
     facts: DocumentFacts = field(default_factory=DocumentFacts)
     # chunk_id -> the entities linked in that chunk's text (filled in the annotate stage, when linking is on).
-    mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    mentions: dict[str, list[EntityMentions]] = field(default_factory=dict)
     # chunk_id -> the relations its sentences state (filled in the annotate stage, after linking).
     relations: dict[str, list[StatedRelation]] = field(default_factory=dict)
 

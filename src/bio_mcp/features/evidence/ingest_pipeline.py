@@ -32,7 +32,7 @@ from bio_mcp.features.evidence.ingest_sections import (
 from bio_mcp.graph.build import DocumentSource, SectionSource
 from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.mentions import EntityMentions, group_mentions
 from bio_mcp.graph.name_linking import NameLinker
 from bio_mcp.search.chunking import AbstractSection
 from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
@@ -67,7 +67,7 @@ class Extracted:
     ocr_pages: int
     text: SectionedText
     chunks: list[ChunkRecord] = field(default_factory=list)
-    mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    mentions: dict[str, list[EntityMentions]] = field(default_factory=dict)
 
     @property
     def entities(self) -> int:
@@ -122,7 +122,7 @@ def link(extracted: Extracted, key: str, graph: GraphIndexer, names: NameLinker 
         mentions = graph.link_text(chunk.text)
         if names is not None:
             mentions = [*mentions, *names.link(chunk.text)]
-        extracted.mentions[chunk.chunk_id] = mentions
+        extracted.mentions[chunk.chunk_id] = group_mentions(mentions)
 
 
 def report_of(item: IngestItem, allowed: AllowedFile | None, extracted: Extracted | None, status: str) -> IngestFileReport:

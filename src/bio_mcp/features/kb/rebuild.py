@@ -67,13 +67,11 @@ def rebuild_graph(
             break
         sources = []
         for source in page:
-            mentions = {section.chunk_id: graph.link_text(section.text) for section in source.sections}
-            relations = {section.chunk_id: graph.extract_text(section.text, mentions[section.chunk_id])
-                         for section in source.sections}
+            annotations = graph.annotate(source.sections)
             sources.append(DocumentSource(
                 pmid=source.pmid, title=source.title, version=source.version, last_edited=source.last_edited,
-                sections=source.sections, facts=_facts(source, kept, graph.catalog), mentions=mentions,
-                relations=relations, source_uri=source.source_uri,
+                sections=source.sections, facts=_facts(source, kept, graph.catalog), mentions=annotations.mentions,
+                relations=annotations.relations, source_uri=source.source_uri,
                 source_type=None if source.source_uri is None else FILE_SOURCE_TYPE,
             ))
         with store.transaction() as tx:
