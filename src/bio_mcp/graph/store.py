@@ -373,14 +373,16 @@ def _neighbour_sql(mark: str, types: tuple[str, ...], sides: tuple[str, ...], or
     Cached by shape, so a hop reuses the SQL text (and SQLite its prepared statement)."""
     selects = []
     for _ in range(origins):
-        for _type in types:
+        for edge_type in types:
             for side in sides:
                 near, far = ("src", "dst") if side == "out" else ("dst", "src")
+                # The partial index of entities' out-edges serves a query that repeats its predicate.
+                hub = f" AND e.{KG_EDGES_NOT_DOCUMENT_OWN}" if side == "out" and edge_type not in KG_DOCUMENT_OWN_EDGE_TYPES else ""
                 selects.append(
                     f"SELECT * FROM (SELECT e.{near} AS origin, e.{far} AS other, e.type AS type, e.weight AS weight, "
                     f"'{side}' AS direction, n.label AS label, n.type AS node_type, n.title AS title, "
                     f"n.document_id AS document_id FROM kg_edges e JOIN kg_nodes n ON n.id = e.{far} "
-                    f"WHERE e.{near} = {mark} AND e.type = {mark} ORDER BY e.weight DESC, e.{far} "
+                    f"WHERE e.{near} = {mark} AND e.type = {mark}{hub} ORDER BY e.weight DESC, e.{far} "
                     f"LIMIT {per_origin}) AS t{len(selects)}"
                 )
     return " UNION ALL ".join(selects)

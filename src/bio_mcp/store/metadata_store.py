@@ -31,7 +31,7 @@ from bio_mcp.store.diagnostics import DiagnosticsRepository
 from bio_mcp.store.documents import DocumentRepository
 from bio_mcp.store.ingest import IngestedFileRepository, IngestJobRepository
 from bio_mcp.store.jobs import SyncJobRepository
-from bio_mcp.store.schema import SCHEMA_VERSION, metadata, schema_version, utc_now
+from bio_mcp.store.schema import RETIRED_INDEXES, SCHEMA_VERSION, metadata, schema_version, utc_now
 from bio_mcp.store.scratch import ScratchRepository
 from bio_mcp.store.sync_lock import advisory_key, file_sync_lock, postgres_sync_lock
 from bio_mcp.store.upstream_cache import UpstreamCache
@@ -104,6 +104,8 @@ class MetadataStore:
             if self.dialect == "postgresql":
                 connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY})
             metadata.create_all(connection)
+            for name in RETIRED_INDEXES:
+                connection.execute(sa.text(f"DROP INDEX IF EXISTS {name}"))
             stored = connection.execute(sa.select(schema_version.c.version)).scalar_one_or_none()
             if stored is None:
                 connection.execute(
