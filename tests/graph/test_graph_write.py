@@ -18,9 +18,9 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.features.corpus.sync import graph_sources
 from bio_mcp.graph.build import document_graph
-from bio_mcp.graph.elements import HAS_SECTION, HAS_TOPIC, MENTIONS, TREATS, DocumentGraph, Edge
+from bio_mcp.graph.elements import HAS_SECTION, HAS_TOPIC, MENTIONS, RELATED_TO, TREATS, DocumentGraph, Edge
 from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.store import SqlGraphStore, _neighbour_sql
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import KG_DOCUMENT_OWN_EDGE_TYPES, KG_EDGES_NOT_DOCUMENT_OWN, kg_edges, kg_nodes
@@ -135,6 +135,37 @@ def test_document_delete_searches_by_source_and_by_the_partial_index(tmp_path: P
         store.close()
     assert any("SEARCH kg_edges" in str(row[-1]) and "(src=? AND type=?)" in str(row[-1]) for row in by_source)
     assert any("kg_edges_document" in str(row[-1]) for row in by_document)
+
+
+def test_hops_read_entities_through_the_partial_index_and_documents_by_primary_key(tmp_path: Path) -> None:
+    """Only entities' out-edges are indexed best first (hubs); a document's and a section's own
+    edges, a few dozen each, are read by primary key and sorted."""
+    store = MetadataStore.open(f"sqlite:///{tmp_path / 'plan.db'}", lock_dir=tmp_path / "locks")
+    try:
+        with store.read() as tx:
+            def plan(edge_type: str, side: str) -> str:
+                sql = _neighbour_sql("?", (edge_type,), (side,), 1, 10)
+                rows = tx.connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", ("a", edge_type)).all()
+                return " | ".join(str(row[-1]) for row in rows)
+
+            assert "INDEX kg_edges_entity_out (src=? AND type=?)" in plan(RELATED_TO, "out")
+            assert "USING PRIMARY KEY (src=? AND type=?)" in plan(MENTIONS, "out")
+            assert "INDEX kg_edges_in (dst=? AND type=?)" in plan(MENTIONS, "in")
+    finally:
+        store.close()
+
+
+def test_an_older_stores_full_out_edge_index_is_dropped_on_open(store_url: str, tmp_path: Path) -> None:  # noqa: F811
+    MetadataStore.open(store_url, lock_dir=tmp_path / "locks").close()
+    engine = sa.create_engine(store_url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("CREATE INDEX kg_edges_out ON kg_edges (src, type, weight DESC, dst)")
+        MetadataStore.open(store_url, lock_dir=tmp_path / "locks").close()
+        indexes = {index["name"] for index in sa.inspect(engine).get_indexes("kg_edges")}
+    finally:
+        engine.dispose()
+    assert "kg_edges_out" not in indexes and "kg_edges_entity_out" in indexes
 
 
 def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
