@@ -372,11 +372,8 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     split's 500 abstracts).
     """
     vocabulary = load_vocabulary(mesh_path, cache_dir)
-    training = None
-    if training_path is not None:
-        training = [document for document in read_pubtator(training_path) if document.pmid not in held_out]
     if cache_dir is None:
-        return build_linker(vocabulary, training)
+        return build_linker(vocabulary, _training(training_path, held_out))
     digest = file_digest(mesh_path)[:12]
     if training_path is not None:
         digest += f"-{file_digest(training_path)[:12]}"
@@ -390,13 +387,21 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
                 return linker
         except (OSError, EOFError, AttributeError, ValueError):
             pass  # a torn or stale cache is rebuilt below
-    linker = build_linker(vocabulary, training)
+    linker = build_linker(vocabulary, _training(training_path, held_out))
     write_pickle(cache, linker)
     # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
     for stale in cache_dir.glob(f"entity-linker-*-{digest}.pickle"):
         if stale != cache:
             stale.unlink(missing_ok=True)
     return linker
+
+
+def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | None:
+    """The training file's documents but `held_out`; read only to build a linker (a cached one
+    does not need them: the annotation worker starts that much sooner)."""
+    if training_path is None:
+        return None
+    return [document for document in read_pubtator(training_path) if document.pmid not in held_out]
 
 
 @lru_cache(maxsize=1)
