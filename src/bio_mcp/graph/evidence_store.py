@@ -25,14 +25,22 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from bio_mcp.graph.bulk_rows import BulkRows, json_text
 from bio_mcp.graph.ids import sha256_hex
-from bio_mcp.store.database import in_batches, upsert_insert
+from bio_mcp.store.database import in_batches
 from bio_mcp.store.schema import kg_edges, kg_relation_evidence
 
 EdgeKey = tuple[str, str, str]
 
 # The extractor of facts `bio-mcp kg import` loaded: their rows outlive document writes and rebuilds.
 IMPORT_EXTRACTOR = "import"
+EVIDENCE_COLUMNS = (
+    "id", "src", "type", "dst", "document_id", "section_id", "source", "sentence", "start", "end", "extractor",
+    "confidence",
+)
+_EDGE_COLUMNS = ("src", "type", "dst", "weight", "document_id", "props")
+# Edge keys per read: their sources, types and targets stay well within a statement's parameters.
+_KEYS_PER_QUERY = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +66,12 @@ class EvidenceRow:
             f"{self.start}|{self.end}|{self.extractor}"
         )
 
-    def row(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "src": self.src, "type": self.type, "dst": self.dst, "document_id": self.document_id,
-            "section_id": self.section_id, "source": self.source, "sentence": self.sentence, "start": self.start,
-            "end": self.end, "extractor": self.extractor, "confidence": round(max(0.0, min(1.0, self.confidence)), 6),
-        }
+    def values(self) -> tuple[Any, ...]:
+        """The row's values in `EVIDENCE_COLUMNS` order."""
+        return (
+            self.id, self.src, self.type, self.dst, self.document_id, self.section_id, self.source, self.sentence,
+            self.start, self.end, self.extractor, round(max(0.0, min(1.0, self.confidence)), 6),
+        )
 
 
 class SqlEvidenceStore:
@@ -81,8 +89,9 @@ class SqlEvidenceStore:
             affected.update((row[0], row[1], row[2]) for row in self._connection.execute(query))
             self._connection.execute(sa.delete(table).where(table.c.document_id.in_(batch)))
         unique = {row.id: row for row in rows}
-        if unique:
-            self._connection.execute(sa.insert(table), [unique[key].row() for key in sorted(unique)])
+        BulkRows(self._connection).insert_new(
+            "kg_relation_evidence", EVIDENCE_COLUMNS, [unique[key].values() for key in sorted(unique)]
+        )
         affected.update((row.src, row.type, row.dst) for row in unique.values())
         self.derive_edges(affected)
 
@@ -93,32 +102,30 @@ class SqlEvidenceStore:
             return
         table = kg_relation_evidence
         evidence: dict[EdgeKey, list[Any]] = {key: [] for key in wanted}
-        for batch in in_batches(sorted({key[0] for key in wanted})):
+        stored: dict[EdgeKey, dict[str, Any]] = {}
+        # Each batch of keys reads the evidence and edges of its sources, types and targets through
+        # the (src, type, dst) indexes: never all the evidence of a source stated in many papers.
+        for batch in in_batches(wanted, _KEYS_PER_QUERY):
+            srcs, types, dsts = (sorted({key[part] for key in batch}) for part in range(3))
             query = sa.select(table.c.src, table.c.type, table.c.dst, table.c.document_id, table.c.extractor,
-                              table.c.confidence).where(table.c.src.in_(batch))
+                              table.c.confidence).where(table.c.src.in_(srcs), table.c.type.in_(types), table.c.dst.in_(dsts))
             for row in self._connection.execute(query):
-                key = (row[0], row[1], row[2])
-                if key in evidence:
-                    evidence[key].append(row)
+                found = evidence.get((row[0], row[1], row[2]))
+                if found is not None:
+                    found.append(row)
+            query = sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst, kg_edges.c.props).where(
+                kg_edges.c.src.in_(srcs), kg_edges.c.type.in_(types), kg_edges.c.dst.in_(dsts))
+            for row in self._connection.execute(query):
+                stored[(row[0], row[1], row[2])] = dict(row[3] or {})
         gone = [key for key in wanted if not evidence[key]]
         for src, edge_type, dst in gone:
             self._connection.execute(
                 sa.delete(kg_edges).where(kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst)
             )
-        stored: dict[EdgeKey, dict[str, Any]] = {}
-        for batch in in_batches(sorted({key[0] for key in wanted})):
-            query = sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst, kg_edges.c.props).where(
-                kg_edges.c.src.in_(batch), kg_edges.c.type.in_(sorted({key[1] for key in wanted})))
-            for row in self._connection.execute(query):
-                stored[(row[0], row[1], row[2])] = dict(row[3] or {})
-        rows = [_edge_row(key, evidence[key], stored.get(key, {})) for key in wanted if evidence[key]]
-        if rows:
-            statement = upsert_insert(self._connection, kg_edges)
-            statement = statement.on_conflict_do_update(
-                index_elements=["src", "type", "dst"],
-                set_={name: statement.excluded[name] for name in ("weight", "document_id", "props")},
-            )
-            self._connection.execute(statement, rows)
+        BulkRows(self._connection).upsert(
+            "kg_edges", _EDGE_COLUMNS, _EDGE_COLUMNS[:3], (),
+            [_edge_values(key, evidence[key], stored.get(key, {})) for key in wanted if evidence[key]],
+        )
 
     def derive_all_edges(self) -> None:
         """Every evidence-backed edge again (after a graph rebuild cleared the edge table)."""
@@ -131,15 +138,13 @@ class SqlEvidenceStore:
         self._connection.execute(sa.delete(kg_relation_evidence).where(kg_relation_evidence.c.document_id.is_not(None)))
 
 
-def _edge_row(key: EdgeKey, evidence: Sequence[Any], stored_props: dict[str, Any]) -> dict[str, Any]:
+def _edge_values(key: EdgeKey, evidence: Sequence[Any], stored_props: dict[str, Any]) -> tuple[Any, ...]:
+    """The edge's row in `_EDGE_COLUMNS` order."""
     doubt = 1.0
     for row in evidence:
         doubt *= 1.0 - max(0.0, min(1.0, float(row.confidence)))
     documents = sorted({row.document_id for row in evidence if row.document_id is not None})
     imported = any(row.extractor == IMPORT_EXTRACTOR for row in evidence)
-    return {
-        "src": key[0], "type": key[1], "dst": key[2], "weight": round(1.0 - doubt, 6),
-        "document_id": None if imported or not documents else documents[0],
-        "props": {**stored_props, "evidence": len(evidence), "documents": len(documents),
-                  "extractors": sorted({row.extractor for row in evidence})},
-    }
+    props = {**stored_props, "evidence": len(evidence), "documents": len(documents),
+             "extractors": sorted({row.extractor for row in evidence})}
+    return (*key, round(1.0 - doubt, 6), None if imported or not documents else documents[0], json_text(props))
