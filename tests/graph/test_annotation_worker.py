@@ -20,6 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from bio_mcp.config import Settings, load_settings
+from bio_mcp.features.corpus import sync as sync_module
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.service import CorpusService
@@ -115,33 +116,41 @@ def graph_rows(service: CorpusService) -> tuple[list, list, list]:
         )
 
 
-async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, data_dir: Path, fakes) -> None:  # noqa: F811
-    """Two syncs of the real records into two homes, one annotated by the worker: the same graph,
-    and the job row says the worker did the work."""
+async def synced(home: Path, data_dir: Path, fakes, min_records: int | None, warm: bool) -> tuple[dict, tuple]:  # noqa: F811
+    """Sync the real records into `home` (the worker started before the sync when `warm`): the
+    job's counts and the graph."""
+    home.mkdir()
+    settings = corpus_settings(home, fakes, BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"))
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False,
+                            sync_options=SyncOptions(until=UNTIL, batch_size=100, worker_min_records=min_records))
+    try:
+        await service.open()
+        if warm:
+            assert service.annotation_worker is not None
+            await started(service.annotation_worker)
+        response = await service.sync_delta(SyncDeltaRequest(query_key="worker", term=TERM))
+        with service.store.read() as tx:
+            job = tx.jobs.get(response.job_id)
+        assert job is not None and response.pmids_processed > 400
+        return {**job.counts, "processed": response.pmids_processed}, graph_rows(service)
+    finally:
+        await service.aclose()
+        await eutils.aclose()
+
+
+async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, data_dir: Path, fakes, monkeypatch) -> None:  # noqa: F811
+    """Three syncs of the real records into three homes, annotated in process, by a running worker
+    and by a worker the sync starts (its batches wait for it, parsed ahead): the same graph, and
+    the job row says the worker did all the work."""
+    # However loaded the machine, the sync waits for the worker it started.
+    monkeypatch.setattr(sync_module, "WORKER_START_TIMEOUT_S", READY_WITHIN_S)
     graphs = []
-    for name, min_records in (("process", None), ("worker", 0)):
-        home = tmp_path / name
-        home.mkdir()
-        settings = corpus_settings(home, fakes, BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"))
-        eutils = EutilsClient(settings)
-        service = CorpusService(settings, eutils, embed_in_background=False,
-                                sync_options=SyncOptions(until=UNTIL, batch_size=100, worker_min_records=min_records))
-        try:
-            await service.open()
-            if min_records is not None:
-                assert service.annotation_worker is not None
-                await started(service.annotation_worker)
-            response = await service.sync_delta(SyncDeltaRequest(query_key="worker", term=TERM))
-            with service.store.read() as tx:
-                job = tx.jobs.get(response.job_id)
-            assert job is not None
-            assert job.counts["worker_documents"] == (response.pmids_processed if min_records is not None else 0)
-            assert response.pmids_processed > 400
-            graphs.append(graph_rows(service))
-        finally:
-            await service.aclose()
-            await eutils.aclose()
-    assert graphs[0] == graphs[1]
+    for name, min_records, warm in (("process", None, False), ("worker", 0, True), ("starting", 0, False)):
+        counts, graph = await synced(tmp_path / name, data_dir, fakes, min_records, warm)
+        assert counts["worker_documents"] == (counts["processed"] if min_records is not None else 0)
+        graphs.append(graph)
+    assert graphs[0] == graphs[1] == graphs[2]
     _nodes, edges, evidence = graphs[0]
     assert any(edge.type == "MENTIONS" for edge in edges) and evidence
 
@@ -159,6 +168,13 @@ async def test_the_worker_never_writes_to_stdout(bio_home: Path, data_dir: Path,
     out, err = capfd.readouterr()
     assert "by the worker" not in out
     assert "printed by the worker" in err and "written to fd 1 by the worker" in err
+
+
+async def test_a_worker_slow_to_start_is_not_waited_for(tmp_path: Path, data_dir: Path, fakes, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setattr(sync_module, "WORKER_START_TIMEOUT_S", 0.0)
+    counts, _graph = await synced(tmp_path / "impatient", data_dir, fakes, 0, warm=False)
+    # The first batch at least was annotated in process: the worker was still loading.
+    assert counts["worker_documents"] <= counts["processed"] - 100
 
 
 def test_the_threshold_is_a_setting(bio_home: Path, data_dir: Path) -> None:

@@ -9,13 +9,15 @@ in-process path makes (a test holds the two equal).
 
 The worker costs a few seconds to start (imports, the MeSH linker from its cache), so it starts in
 the background when a sync has enough records to repay that, and serves the syncs after it for the
-life of the service. Until it is ready, and if it ever fails, batches are annotated in process as
+life of the service. While it loads, the sync that started it parses batches ahead and they wait
+for it (`wait_ready`); if it takes too long, or ever fails, batches are annotated in process as
 without it: the worker can make a sync faster, never fail it or change what it stores.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import multiprocessing
@@ -127,6 +129,19 @@ class AnnotationWorker:
             self._fail(error or "the worker has no linker")
             return False
         return True
+
+    @property
+    def starting(self) -> bool:
+        """Started and still loading its linker."""
+        return not self._failed and self._started is not None and not self._started.done()
+
+    async def wait_ready(self, timeout_s: float) -> bool:
+        """Wait (at most `timeout_s`) for a starting worker; whether it is ready."""
+        if self.starting:
+            assert self._started is not None
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self._started)), timeout_s)
+        return self.ready
 
     async def annotate(self, documents: Sequence[Sequence[Section]]) -> list[Annotations] | None:
         """Each document's annotations, or None if the worker failed (annotate in process instead)."""

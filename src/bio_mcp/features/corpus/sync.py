@@ -14,8 +14,9 @@
    when the embedding writer gets to the new chunks). The four stages overlap across batches
    (fetch, parse, annotate, commit: see `_sync_window`), but batches commit one at a time, in
    order. A sync of `worker_min_records` or more starts the service's annotation worker
-   (`graph/annotation_worker.py`): once it is ready, batches are linked and extracted in that
-   process, on another core, with the same results.
+   (`graph/annotation_worker.py`): batches are linked and extracted in that process, on another
+   core, with the same results; while it starts, parsing runs up to WORKER_START_AHEAD batches
+   ahead of it.
 4. The watermark advances after each window, to the highest EDAT committed so far: windows run in
    date order, so everything at or below it is in the store whatever happens next.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections import deque
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -81,6 +83,10 @@ class SyncOptions:
 
 
 DEFAULT_SYNC_OPTIONS = SyncOptions()
+# While the annotation worker loads its linker (about 1.5 s here), up to this many batches are
+# parsed ahead and wait for it; a worker not ready this long after is not waited for.
+WORKER_START_AHEAD = 10
+WORKER_START_TIMEOUT_S = 20.0
 # Who a term reset through pubmed.sync_delta is audited as.
 SYNC_ACTOR = "pubmed.sync_delta"
 
@@ -215,13 +221,16 @@ def _documents(articles: Sequence[Article], today: date, tally: SyncTally) -> li
 
 
 async def _annotate(run: _Run, documents: list[CorpusDocument]) -> list[CorpusDocument]:
-    """With a graph, the documents with their mentions and relations: by the annotation worker once
-    it is ready, else here (in a thread), with the same results either way."""
+    """With a graph, the documents with their mentions and relations: by the annotation worker when
+    it is ready (a starting one is waited for, within WORKER_START_TIMEOUT_S), else here (in a
+    thread), with the same results either way."""
     if run.graph is None or not documents:
         return documents
     graph = run.graph
     started = time.perf_counter()
     found = None
+    if run.worker is not None and run.worker.starting:
+        await run.worker.wait_ready(WORKER_START_TIMEOUT_S)
     if run.worker is not None and run.worker.ready:
         found = await run.worker.annotate(
             [[Section(chunk.chunk_id, chunk.text) for chunk in document.chunks] for document in documents]
@@ -374,15 +383,15 @@ async def _sync_window(run: _Run, window: Window) -> None:
     )
     batches = [ids[offset : offset + run.options.batch_size] for offset in range(0, len(ids), run.options.batch_size)]
     fetching = asyncio.create_task(_fetch(run, batches[0])) if batches else None
-    annotating: asyncio.Task[list[CorpusDocument]] | None = None
+    # Batches being annotated, oldest first: one, or more while the annotation worker starts.
+    annotating: deque[asyncio.Task[list[CorpusDocument]]] = deque()
     committing: asyncio.Task[tuple[BatchOutcome, float]] | None = None
 
     async def commit_annotated() -> None:
-        """The annotated batch goes to the committer once the one before it has committed."""
-        nonlocal annotating, committing
-        assert annotating is not None
-        documents = await annotating
-        annotating = None
+        """The oldest annotated batch goes to the committer once the one before it has committed."""
+        nonlocal committing
+        documents = await annotating[0]
+        annotating.popleft()
         if committing is not None:
             # Shielded: cancelling the sync does not stop a transaction's thread (see `finally`).
             _count(tally, *await asyncio.shield(committing))
@@ -396,16 +405,19 @@ async def _sync_window(run: _Run, window: Window) -> None:
             body = await fetching
             fetching = asyncio.create_task(_fetch(run, batches[number + 1])) if number + 1 < len(batches) else None
             documents = await _parse(run, batch, body)
-            if annotating is not None:
+            annotating.append(asyncio.create_task(_annotate(run, documents)))
+            # While the worker loads its linker, parsing goes on ahead: those batches wait for it
+            # instead of being annotated here, on the core the sync's own work needs.
+            ahead = WORKER_START_AHEAD if run.worker is not None and run.worker.starting else 1
+            while len(annotating) > ahead:
                 await commit_annotated()
-            annotating = asyncio.create_task(_annotate(run, documents))
-        if annotating is not None:
+        while annotating:
             await commit_annotated()
         if committing is not None:
             _count(tally, *await asyncio.shield(committing))
             committing = None
     finally:
-        for task in (fetching, annotating):
+        for task in (fetching, *annotating):
             if task is not None and not task.cancel() and not task.cancelled():
                 # A stage that ended anyway: its error, if any, is not the one the sync reports.
                 task.exception()
