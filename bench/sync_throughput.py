@@ -13,8 +13,8 @@ home so a cold linker build is not timed. `--database-url` syncs into a fresh sc
 PostgreSQL database instead of SQLite. Besides wall time, the sync's CPU seconds in this process
 (client, parser, linker, SQLite, and the in-process fake E-utilities alike in every setting) are
 reported per record: on a shared machine wall time mostly measures the neighbours. A sync of 1,000
-records or more starts the annotation worker, a second process that links and extracts once it is
-ready: its CPU is reported on its own (`sync_worker_cpu_ms_per_record`, its start included), with
+records or more starts the annotation worker, a second process that links and extracts (while it
+loads, the sync parses batches ahead and they wait for it): its CPU is reported on its own (`sync_worker_cpu_ms_per_record`, its start included), with
 the records it annotated (`sync_worker_documents`); `--warm-worker` starts it before the clock,
 as a server's later syncs find it. `--latency-ms`
 makes the fake E-utilities answer each request that much later, as a real network and NCBI do (the
