@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -131,9 +130,6 @@ class CorpusService:
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
                 if self.graph is None:
                     self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
-                    # The vocabulary and linker live as long as the process: out of the cyclic
-                    # collector's way, whose full collections would otherwise walk them again and again.
-                    gc.freeze()
                     if self.graph.linker is not None:
                         self._annotation_worker = AnnotationWorker(self.settings)
             except BaseException:
