@@ -79,6 +79,20 @@ def test_rows_read_back_as_written(store: MetadataStore, real_graphs: list[Docum
     assert all(created is not None and created.tzinfo is not None and created == updated for created, updated in stamps)
 
 
+def test_missing_reads_back_only_the_ids_not_stored(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
+    with store.transaction() as tx:
+        SqlGraphStore(tx.connection).write_documents(real_graphs)
+    stored = [graph.document.id for graph in real_graphs] + [section.id for graph in real_graphs for section in graph.sections]
+    absent = [f"mesh:D{number:06d}" for number in range(700)]
+    with store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        # More ids than one statement takes (500), stored and not, in no particular order.
+        assert graph.missing([*absent, *stored, *absent[:5]]) == set(absent)
+        assert graph.missing(stored) == set()
+        assert graph.missing([]) == set()
+        assert graph.existing([*absent, *stored]) == set(stored)
+
+
 def test_a_new_version_replaces_exactly_its_rows(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:
     first, second = real_graphs[0], real_graphs[1]
     doc_id = first.document.id

@@ -218,7 +218,7 @@ def write_document_graphs(
     ancestors and actions stored too)."""
     graphs = [document_graph(source) for source in sources]
     referenced = referenced_entities(graphs)
-    missing = referenced - store.existing(referenced)
+    missing = store.missing(referenced)
     claimed = {
         found.entity_id: found.entity_type
         for source in sources

@@ -349,7 +349,7 @@ def import_lines(
             _relation(line, resolver, connection, problems, edges, evidence, mesh_ids)
     problems.raise_if_any(source_name)
     store = SqlGraphStore(connection)
-    missing_mesh = mesh_ids - store.existing(mesh_ids)
+    missing_mesh = store.missing(mesh_ids)
     mesh_nodes, mesh_edges = entity_graph(missing_mesh, catalog, {})
     stored = store.existing(nodes)
     new_nodes = [node for node in nodes.values() if node.id not in stored]
@@ -511,7 +511,7 @@ def restore_imported(connection: Connection, catalog: MeshCatalog, edges: list[E
     ids |= {end for row in connection.execute(
         sa.select(kg_relation_evidence.c.src, kg_relation_evidence.c.dst).where(
             kg_relation_evidence.c.extractor == IMPORT_EXTRACTOR)) for end in row}
-    missing = ids - store.existing(ids)
+    missing = store.missing(ids)
     mesh_nodes, mesh_edges = entity_graph({i for i in missing if i.startswith("mesh:")}, catalog, {})
     named: dict[str, str] = {}
     for name in all_names(connection):

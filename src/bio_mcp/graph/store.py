@@ -93,6 +93,8 @@ class GraphStore(Protocol):
 
     def existing(self, node_ids: Iterable[str]) -> set[str]: ...
 
+    def missing(self, node_ids: Iterable[str]) -> set[str]: ...
+
     def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]: ...
 
     def neighbours(
@@ -276,6 +278,19 @@ class SqlGraphStore:
         found: set[str] = set()
         for batch in in_batches(sorted(set(node_ids))):
             found.update(row[0] for row in self._select(sa.select(kg_nodes.c.id).where(kg_nodes.c.id.in_(batch))))
+        return found
+
+    def missing(self, node_ids: Iterable[str]) -> set[str]:
+        """Those of `node_ids` that are not stored. Only they are read back: most of the entities a
+        sync batch names are stored already, and every row read hands the GIL over and back."""
+        found: set[str] = set()
+        for batch in in_batches(sorted(set(node_ids))):
+            values = ", ".join([f"({self._placeholders(1)})"] * len(batch))
+            sql = (
+                f"WITH k(id) AS (VALUES {values}) "
+                "SELECT k.id FROM k WHERE NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.id = k.id)"
+            )
+            found.update(row[0] for row in self._read(sql, batch))
         return found
 
     def nodes(self, node_ids: Iterable[str]) -> dict[str, Node]:
