@@ -3,6 +3,7 @@ plant names from Dr. Duke's tables, and the evidence rows and edges a document g
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.metadata_store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_nodes, kg_relation_evidence
 from tests.graph.relation_fixtures import indexer  # noqa: F401
+from tests.store.conftest import store_url  # noqa: F401
 
 # Measured on PPR dev: F1 0.6614 (P 0.7167, R 0.614); pairs baseline F1 0.5527. The floor leaves room
 # for small changes of the linker, never for a broken extractor (which falls to the baseline or below).
@@ -107,9 +109,9 @@ def _relation_edges(store: MetadataStore) -> dict:
 
 
 def test_document_graphs_write_one_evidence_row_per_sentence_and_edges_derived_from_them(
-    tmp_path: Path, indexer: GraphIndexer, dev: list[PprDocument]  # noqa: F811
+    store_url: str, indexer: GraphIndexer, dev: list[PprDocument]  # noqa: F811
 ) -> None:
-    store = MetadataStore(f"sqlite:///{tmp_path / 'evidence.db'}")
+    store = MetadataStore(store_url)
     store.create_schema()
     sources = _sources(indexer, dev)
     _write(store, indexer, sources)
@@ -121,9 +123,14 @@ def test_document_graphs_write_one_evidence_row_per_sentence_and_edges_derived_f
     supported = {(row.src, row.type, row.dst) for row in rows}
     assert set(edges) == supported
     for key, edge in edges.items():
-        documents = {row.document_id for row in rows if (row.src, row.type, row.dst) == key}
+        stating = [row for row in rows if (row.src, row.type, row.dst) == key]
+        documents = {row.document_id for row in stating}
         assert 0.0 < edge.weight <= 1.0 and edge.document_id == min(documents)
-        assert edge.props["documents"] == len(documents)
+        assert edge.weight == pytest.approx(1 - math.prod(1 - row.confidence for row in stating), abs=1e-6)
+        assert edge.props["documents"] == len(documents) and edge.props["evidence"] == len(stating)
+        assert edge.props["extractors"] == sorted({row.extractor for row in stating})
+    # Derivation folds several sentences into one edge.
+    assert any(edge.props["evidence"] >= 2 for edge in edges.values())
     with store.read() as tx:
         nodes = set(tx.connection.execute(sa.select(kg_nodes.c.id)).scalars())
     assert {end for key in edges for end in (key[0], key[2])} <= nodes

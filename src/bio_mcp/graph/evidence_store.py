@@ -101,25 +101,35 @@ class SqlEvidenceStore:
         wanted = sorted(set(keys))
         if not wanted:
             return
-        evidence: dict[EdgeKey, list[Any]] = {key: [] for key in wanted}
+        evidence: dict[EdgeKey, Any] = {}
         stored: dict[EdgeKey, dict[str, Any]] = {}
         for batch in in_batches(wanted, _KEYS_PER_QUERY):
-            for row in self._of_keys("kg_relation_evidence", "t.document_id, t.extractor, t.confidence", batch):
-                evidence[(row[0], row[1], row[2])].append(row)
+            for row in self._of_keys("kg_relation_evidence", self._evidence_summary(), batch, grouped=True):
+                evidence[(row[0], row[1], row[2])] = row
             for row in self._of_keys("kg_edges", "t.props", batch):
                 stored[(row[0], row[1], row[2])] = _props(row[3])
-        gone = [key for key in wanted if not evidence[key]]
-        for src, edge_type, dst in gone:
+        for src, edge_type, dst in (key for key in wanted if key not in evidence):
             self._connection.execute(
                 sa.delete(kg_edges).where(kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst)
             )
         BulkRows(self._connection).upsert(
             "kg_edges", _EDGE_COLUMNS, _EDGE_COLUMNS[:3], (),
-            [_edge_values(key, evidence[key], stored.get(key, {})) for key in wanted if evidence[key]],
+            [_edge_values(key, evidence[key], stored.get(key, {})) for key in wanted if key in evidence],
         )
 
-    def _of_keys(self, table: str, columns: str, keys: Sequence[EdgeKey]) -> list[Any]:
-        """(src, type, dst, *columns) of the rows of `table` whose (src, type, dst) is one of `keys`.
+    def _evidence_summary(self) -> str:
+        """What an edge is derived from, one row per key: its evidence rows, documents, first
+        document, and its rows' extractors and confidences as comma-separated text. A key stated by
+        many documents is one row, not one per sentence: every row read hands the GIL over and back."""
+        concat = "group_concat({}, ',')" if dialect_of(self._connection) == "sqlite" else "string_agg({}, ',')"
+        return (
+            f"count(*), count(DISTINCT t.document_id), min(t.document_id), {concat.format('t.extractor')}, "
+            f"{concat.format('CAST(t.confidence AS TEXT)')}"
+        )
+
+    def _of_keys(self, table: str, columns: str, keys: Sequence[EdgeKey], *, grouped: bool = False) -> list[Any]:
+        """(src, type, dst, *columns) of the rows of `table` whose (src, type, dst) is one of `keys`
+        (`grouped`: one row per key, `columns` being aggregates).
 
         The keys join as a VALUES list: one probe of the (src, type, dst) index each. Three IN lists
         would probe every combination of their sources, types and targets (40 times slower), and a
@@ -129,6 +139,7 @@ class SqlEvidenceStore:
         sql = (
             f"WITH k(src, type, dst) AS (VALUES {values}) SELECT t.src, t.type, t.dst, {columns} FROM k "
             f"JOIN {table} t ON t.src = k.src AND t.type = k.type AND t.dst = k.dst"
+            + (" GROUP BY t.src, t.type, t.dst" if grouped else "")
         )
         return list(self._connection.exec_driver_sql(sql, tuple(value for key in keys for value in key)))
 
@@ -149,13 +160,15 @@ def _props(value: Any) -> dict[str, Any]:
     return dict(decoded or {})
 
 
-def _edge_values(key: EdgeKey, evidence: Sequence[Any], stored_props: dict[str, Any]) -> tuple[Any, ...]:
-    """The edge's row in `_EDGE_COLUMNS` order."""
+def _edge_values(key: EdgeKey, summary: Sequence[Any], stored_props: dict[str, Any]) -> tuple[Any, ...]:
+    """The edge's row in `_EDGE_COLUMNS` order, from its `_evidence_summary` (extractor names have
+    no commas; confidences are multiplied in sorted order, so the weight does not depend on the
+    order rows were read in)."""
+    rows, documents, first_document, extractors, confidences = summary[3:8]
     doubt = 1.0
-    for row in evidence:
-        doubt *= 1.0 - max(0.0, min(1.0, float(row.confidence)))
-    documents = sorted({row.document_id for row in evidence if row.document_id is not None})
-    imported = any(row.extractor == IMPORT_EXTRACTOR for row in evidence)
-    props = {**stored_props, "evidence": len(evidence), "documents": len(documents),
-             "extractors": sorted({row.extractor for row in evidence})}
-    return (*key, round(1.0 - doubt, 6), None if imported or not documents else documents[0], json_text(props))
+    for confidence in sorted(float(value) for value in confidences.split(",")):
+        doubt *= 1.0 - max(0.0, min(1.0, confidence))
+    names = set(extractors.split(","))
+    props = {**stored_props, "evidence": int(rows), "documents": int(documents), "extractors": sorted(names)}
+    document_id = None if IMPORT_EXTRACTOR in names else first_document
+    return (*key, round(1.0 - doubt, 6), document_id, json_text(props))
