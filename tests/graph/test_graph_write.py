@@ -59,7 +59,7 @@ def keyed(edges: Iterable[Edge]) -> dict[tuple[str, str, str], Edge]:
     """Edges by key as they read back: MENTIONS properties come as the JSON text linking made of
     them, and read back decoded."""
     return {
-        (edge.src, edge.type, edge.dst): replace(edge, props=json.loads(edge.props)) if isinstance(edge.props, str) else edge
+        (edge.src, edge.type, edge.dst): edge._replace(props=json.loads(edge.props)) if isinstance(edge.props, str) else edge
         for edge in edges
     }
 

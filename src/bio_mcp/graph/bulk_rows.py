@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
@@ -68,7 +69,7 @@ class BulkRows:
             sql = statements.get(len(chunk)) or statements.setdefault(
                 len(chunk), self._insert_sql(table, columns, suffix, len(chunk))
             )
-            self._connection.exec_driver_sql(sql, tuple(value for row in chunk for value in row))
+            self._connection.exec_driver_sql(sql, tuple(chain.from_iterable(chunk)))
 
     def insert_new(self, table: str, columns: Sequence[str], rows: Sequence[tuple[Any, ...]]) -> None:
         """Rows that are not stored yet (a duplicate key fails the statement, as a plain INSERT does)."""

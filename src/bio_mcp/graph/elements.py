@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from bio_mcp.graph.mentions import ENTITY_TYPES
 
@@ -50,8 +50,10 @@ class Node:
     anchor: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):
+    """A row of the edge table, in its column order: a sync writes tens of thousands per batch, and
+    a tuple is built and bound several times faster than a frozen dataclass."""
+
     src: str
     type: str
     dst: str

@@ -41,7 +41,7 @@ _NODE_COLUMNS = (
     "document_id", "chunk_uuid", "level", "order", "anchor",
 )
 _NODE_ROW = (*_NODE_COLUMNS, "created_at", "updated_at")
-_EDGE_ROW = ("src", "type", "dst", "weight", "document_id", "props")
+_EDGE_ROW = Edge._fields
 _EDGE_KEY = ("src", "type", "dst")
 # SQLite calls the progress handler every this many virtual-machine steps (about 0.1 ms of work).
 _PROGRESS_STEPS = 1000
@@ -115,8 +115,8 @@ def _node_values(node: Node, now: Any) -> tuple[Any, ...]:
 
 
 def _edge_values(edge: Edge) -> tuple[Any, ...]:
-    props = edge.props if isinstance(edge.props, str) else json_text(edge.props)
-    return (edge.src, edge.type, edge.dst, edge.weight, edge.document_id, props)
+    """The edge's row (an Edge is one already, once its props are JSON text)."""
+    return edge if isinstance(edge.props, str) else edge._replace(props=json_text(edge.props))
 
 
 _first = itemgetter(0)
