@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
