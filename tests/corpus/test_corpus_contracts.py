@@ -12,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from bio_mcp.features.corpus import models
+from bio_mcp.input_schema import schema_violations
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.corpus import build_corpus_toolset
 
@@ -131,6 +132,14 @@ def test_request_models_accept_and_reject_what_the_seed_schema_does(model, schem
             jsonschema.validate(example, schema)
         with pytest.raises(ValidationError):
             model.model_validate(example)
+
+
+def test_a_blank_sync_term_is_refused_here_not_sent_to_esearch() -> None:
+    blank = {"query_key": "k", "term": " \t "}
+    with pytest.raises(ValidationError, match="term"):
+        models.SyncDeltaRequest.model_validate(blank)
+    assert [(v["loc"], v["type"]) for v in schema_violations(models.SyncDeltaRequest, blank)] == [("term", "schema.pattern")]
+    assert schema_violations(models.SyncDeltaRequest, {"query_key": "k", "term": " aspirin "}) == []
 
 
 def test_defaults_are_the_seeds() -> None:

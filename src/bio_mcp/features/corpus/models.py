@@ -33,7 +33,9 @@ class ContractOutput(ToolOutput):
 
 class SyncDeltaRequest(ToolInput):
     query_key: QueryKey = Field(description="Unique identifier for the query")
-    term: NonEmpty = Field(max_length=MAX_TERM_CHARS, description="PubMed search term")
+    # Blank is refused here: ESearch answers a blank term with an error of its own, which read as an
+    # upstream failure rather than the caller's.
+    term: NonEmpty = Field(max_length=MAX_TERM_CHARS, pattern=r"\S", description="PubMed search term (not blank)")
     overlap_days: int = Field(
         default=5, ge=0, le=MAX_OVERLAP_DAYS, strict=True,
         description="Days to overlap with previous sync to ensure completeness",
