@@ -351,8 +351,8 @@ def import_lines(
     store = SqlGraphStore(connection)
     missing_mesh = store.missing(mesh_ids)
     mesh_nodes, mesh_edges = entity_graph(missing_mesh, catalog, {})
-    stored = store.existing(nodes)
-    new_nodes = [node for node in nodes.values() if node.id not in stored]
+    absent = store.missing(nodes)
+    new_nodes = [node for node in nodes.values() if node.id in absent]
     store.insert([*mesh_nodes, *new_nodes], mesh_edges)
     report.nodes = len(mesh_nodes) + len(new_nodes)
     report.names_added = write_names(connection, names)
