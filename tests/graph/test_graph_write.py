@@ -169,17 +169,27 @@ def test_hops_read_entities_through_the_partial_index_and_documents_by_primary_k
         store.close()
 
 
-def test_an_older_stores_full_out_edge_index_is_dropped_on_open(store_url: str, tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize(
+    ("table", "retired", "columns", "kept"),
+    [
+        ("kg_edges", "kg_edges_out", "src, type, weight DESC, dst", "kg_edges_entity_out"),
+        ("kg_relation_evidence", "kg_relation_evidence_dst", "dst, type", "kg_relation_evidence_edge"),
+    ],
+)
+def test_an_older_stores_unused_index_is_dropped_on_open(
+    store_url: str, tmp_path: Path, table: str, retired: str, columns: str, kept: str  # noqa: F811
+) -> None:
     MetadataStore.open(store_url, lock_dir=tmp_path / "locks").close()
     engine = sa.create_engine(store_url)
     try:
         with engine.begin() as connection:
-            connection.exec_driver_sql("CREATE INDEX kg_edges_out ON kg_edges (src, type, weight DESC, dst)")
+            connection.exec_driver_sql(f"CREATE INDEX {retired} ON {table} ({columns})")
+        assert retired in {index["name"] for index in sa.inspect(engine).get_indexes(table)}
         MetadataStore.open(store_url, lock_dir=tmp_path / "locks").close()
-        indexes = {index["name"] for index in sa.inspect(engine).get_indexes("kg_edges")}
+        indexes = {index["name"] for index in sa.inspect(engine).get_indexes(table)}
     finally:
         engine.dispose()
-    assert "kg_edges_out" not in indexes and "kg_edges_entity_out" in indexes
+    assert retired not in indexes and kept in indexes
 
 
 def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[DocumentGraph]) -> None:

@@ -250,7 +250,9 @@ corpus_changes = sa.Table(
 
 # Indexes earlier versions created that this one does not use: dropped when a store opens (an index
 # only, so the stored rows and what queries return stay as they were; no schema version change).
-RETIRED_INDEXES = ("kg_edges_out",)
+# kg_relation_evidence_dst (dst, type): no query reads evidence by its target (edges are found
+# through kg_edges_in, their evidence by source), yet every sentence a sync extracts paid for it.
+RETIRED_INDEXES = ("kg_edges_out", "kg_relation_evidence_dst")
 
 # The edge types a document version writes from its own node and sections (graph/build.py), and
 # the partial-index predicate that leaves them out; a query must repeat the predicate word for word
@@ -394,7 +396,6 @@ kg_relation_evidence = sa.Table(
     sa.Column("extractor", sa.String(48), nullable=False),
     sa.Column("confidence", sa.Float, nullable=False),
     sa.Index("kg_relation_evidence_edge", "src", "type", "dst"),
-    sa.Index("kg_relation_evidence_dst", "dst", "type"),
     sa.Index("kg_relation_evidence_document", "document_id"),
 )
 
