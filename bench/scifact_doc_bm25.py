@@ -63,13 +63,15 @@ def main() -> None:
     pmid_of = {c.uuid: c.pmid for c in chunks}
     row_of = {c.uuid: row for row, c in enumerate(chunks)}
     chunks_of: dict[str, list[str]] = defaultdict(list)
+    texts_of: dict[str, list[str]] = defaultdict(list)
     for c in chunks:
         chunks_of[c.pmid].append(c.uuid)
+        texts_of[c.pmid].append(c.text)
     chunk_index = BM25Index()
     chunk_index.add(BM25Doc(c.uuid, c.pmid, c.text) for c in chunks)
     chunk_index.commit()
     doc_index = BM25Index()
-    doc_index.add(BM25Doc(d["_id"], d["_id"], f"{d['title']}\n{d['text']}") for d in scifact.docs)
+    doc_index.add(BM25Doc(p, p, "\n".join(texts_of[p])) for p in chunks_of)
     doc_index.commit()
 
     depth = DEFAULT_FUSION.candidate_depth(10)
