@@ -32,9 +32,8 @@ def folder_mb(path: Path) -> float:
 
 
 def pip_cache_mb() -> float:
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "cache", "dir"], check=False, capture_output=True, text=True
-    )
+    done = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True,
+                          check=False)
     cache = Path(done.stdout.strip()) if done.returncode == 0 else None
     return folder_mb(cache) if cache and cache.is_dir() else 0.0
 
@@ -54,20 +53,19 @@ _EMBED = (
 
 # The largest packages of the default install: the venv's size moves with their releases.
 HEAVY = ("onnxruntime", "numpy", "pythainlp", "sqlalchemy", "tantivy", "cryptography")
+_VERSIONS = (
+    "import importlib.metadata as m, json, sys\n"
+    "found = {}\n"
+    "for name in sys.argv[1:]:\n"
+    "    try: found[name] = m.version(name)\n"
+    "    except m.PackageNotFoundError: pass\n"
+    "print(json.dumps(found))\n"
+)
 
 
 def heavy_versions(venv: Path) -> dict[str, str]:
-    probe = (
-        "import importlib.metadata as m, json, sys\n"
-        "found = {}\n"
-        "for name in sys.argv[1:]:\n"
-        "    try: found[name] = m.version(name)\n"
-        "    except m.PackageNotFoundError: pass\n"
-        "print(json.dumps(found))\n"
-    )
-    done = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", probe, *HEAVY], capture_output=True, text=True, check=True
-    )
+    python = str(venv / "bin" / "python")
+    done = subprocess.run([python, "-c", _VERSIONS, *HEAVY], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
@@ -79,15 +77,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--extras", default="", help="comma-separated extras, e.g. local or test")
     parser.add_argument("--keep", action="store_true", help="keep the venv and print its path")
-    parser.add_argument(
-        "--wheel", action="store_true", help="install a built wheel, not an editable checkout"
-    )
+    parser.add_argument("--wheel", action="store_true", help="install a built wheel, not an editable checkout")
     parser.add_argument("--embed", action="store_true", help="also embed with the shipped model, offline")
     args = parser.parse_args()
     params = {
-        "extras": args.extras or "none",
-        "pip_cache_mb": pip_cache_mb(),
-        "python": sys.version.split()[0],
+        "extras": args.extras or "none", "pip_cache_mb": pip_cache_mb(), "python": sys.version.split()[0],
         "mode": "wheel" if args.wheel else "editable",
     }
     scratch = Path(tempfile.mkdtemp(prefix="bio-mcp-install-"))
@@ -96,17 +90,7 @@ def main() -> None:
         source = str(REPO)
         if args.wheel:
             subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "wheel",
-                    "-q",
-                    "--no-deps",
-                    "-w",
-                    str(scratch / "dist"),
-                    str(REPO),
-                ],
+                [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(scratch / "dist"), str(REPO)],
                 check=True,
             )
             (wheel,) = (scratch / "dist").glob("bio_mcp-*.whl")
@@ -114,43 +98,23 @@ def main() -> None:
         target = f"{source}[{args.extras}]" if args.extras else source
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
-            [str(venv / "bin" / "pip"), "install", "-q", *([] if args.wheel else ["-e"]), target], check=True
-        )
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *([] if args.wheel else ["-e"]), target], check=True)
         seconds = time.perf_counter() - started
         emit("install_seconds", round(seconds, 1), "s", **params)
         emit("venv_size", folder_mb(venv), "MB", **params, versions=heavy_versions(venv))
         for module in ("torch", "onnx", "faiss"):
             probe = f"import importlib.util as u; print(int(u.find_spec({module!r}) is not None))"
-            found = subprocess.run(
-                [str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True
-            )
+            found = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, check=True)
             emit(f"{module}_installed", int(found.stdout.strip()), "bool", **params)
         if args.embed:
             env = {**os.environ, "BIO_MCP_HOME": str(scratch / "home"), "PIP_NO_INDEX": "1"}
             env.pop("PYTHONPATH", None)
             started = time.perf_counter()
             done = subprocess.run(
-                [
-                    str(venv / "bin" / "python"),
-                    "-c",
-                    _EMBED,
-                    "Aspirin reduces the risk of stroke.",
-                    "Aspirin lowers stroke risk.",
-                ],
-                check=True,
-                env=env,
-                capture_output=True,
-                text=True,
-                cwd=scratch,
+                [str(venv / "bin" / "python"), "-c", _EMBED, "Aspirin reduces the risk of stroke.", "Aspirin lowers stroke risk."],
+                check=True, env=env, capture_output=True, text=True, cwd=scratch,
             )
-            emit(
-                "first_embed_seconds",
-                round(time.perf_counter() - started, 1),
-                "s",
-                **params,
-                result=done.stdout.strip(),
-            )
+            emit("first_embed_seconds", round(time.perf_counter() - started, 1), "s", **params, result=done.stdout.strip())
         if args.keep:
             sys.stderr.write(f"kept {venv}\n")
     finally:
