@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,7 +33,7 @@ from bio_mcp.search.chunking import ChunkPolicy
 from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "bench" / "scifact"
+DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def best_per_doc(scores: Mapping[str, float], pmid_of: Mapping[str, str]) -> dict[str, float]:
@@ -50,7 +51,7 @@ def top10(scores: Mapping[str, float]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scratch", type=Path, required=True, help="folder for cached vectors")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "bench" / "scifact")
     args = parser.parse_args()
     args.scratch.mkdir(parents=True, exist_ok=True)
 
