@@ -5,8 +5,9 @@
 Everything runs through `HybridIndex`, the corpus's own index, with the shipped defaults
 (`ChunkPolicy()`, `DEFAULT_FUSION`) and the metrics of `bio-mcp eval beir`; "bm25" and "vector"
 are its searches with one retriever alone. Chunk vectors are cached in the scratch folder (the
-first run embeds the corpus: several minutes on two cores). The last lines compare the `onnx`
-provider's hybrid nDCG@10 with the full model's. `bio-mcp eval beir` gives the same figures
+first run embeds the corpus: several minutes on two cores). The last lines give the `onnx`
+provider's hybrid nDCG@10, over all queries and over those with even and odd ids, and compare it
+with the full model's. `bio-mcp eval beir` gives the same figures
 through the whole corpus path (SQL store, sync commit, embedding writer).
 """
 
@@ -83,6 +84,9 @@ def main() -> None:
         "fusion": dataclasses.asdict(DEFAULT_FUSION),
     }
     emit("scifact_ndcg@10", onnx_ndcg, "ratio", params)
+    for parity, half in ((0, "even"), (1, "odd")):
+        ndcg = evaluate_index(onnx_index, scifact, parity=parity)["ndcg@10"]
+        emit("scifact_ndcg@10", ndcg, "ratio", {**params, "query_ids": half})
     delta = onnx_ndcg - hybrid_ndcg
     emit(
         "scifact_onnx_minus_local_ndcg@10",

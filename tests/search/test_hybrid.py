@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.chunking import chunk_record
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
@@ -264,3 +266,107 @@ def test_rebuild_replaces_everything(tmp_path: Path, on_disk: bool) -> None:
     assert all(h.bm25 is not None for h in hits)
     if on_disk:
         assert HybridIndex(EMBEDDINGS, tmp_path).count == len(keep)
+
+
+# A structured abstract long enough for three chunks: "lactic acidosis" only in its last section,
+# "metformin" only in its first.
+LONG_ABSTRACT = " ".join(
+    [
+        (
+            "BACKGROUND: Metformin is the first drug prescribed for type 2 diabetes in most guidelines."
+            " Its use in patients with reduced kidney function has long been restricted."
+        ),
+        *(
+            f"METHODS: Cohort {n} followed adults with chronic kidney disease stage {n} for five years,"
+            " recording admissions, laboratory values, prescriptions and deaths in each registry."
+            for n in range(1, 13)
+        ),
+        "RESULTS: Lactic acidosis was rare and did not rise with declining kidney function.",
+    ]
+)
+
+
+def _long_document() -> list[IndexedChunk]:
+    chunks = chunk_record("201", "Kidney function and diabetes drugs", LONG_ABSTRACT)
+    assert len(chunks) >= 3 and not any("Metformin" in c.text and "Lactic" in c.text for c in chunks)
+    return [
+        IndexedChunk(c.uuid, "201", c.text, 2020, (), 5, EMBEDDINGS.embed_array([c.text])[0]) for c in chunks
+    ]
+
+
+def test_a_document_s_bm25_is_that_of_the_whole_document(index: HybridIndex) -> None:
+    long = _long_document()
+    sepsis = chunk_record("202", "Lactic acidosis in sepsis", "Lactic acidosis predicts death in septic shock.")
+    index.upsert([*long, *(IndexedChunk(c.uuid, "202", c.text) for c in sepsis)])
+    query = "metformin lactic acidosis"
+    hits = index.search(query, 10, mode="bm25")
+    assert {"201", "202"} <= {h.pmid for h in hits}
+    # Each document's BM25 is that of an index holding every document whole (the join of its chunks).
+    whole = BM25Index()
+    texts = {"201": [c.text for c in sorted(long, key=lambda c: c.uuid)], "202": [c.text for c in sepsis]}
+    texts.update((pmid, [c.text for c in _chunks() if c.pmid == pmid]) for pmid in RECORDS)
+    whole.add(BM25Doc(pmid, pmid, "\n".join(found)) for pmid, found in texts.items())
+    whole.commit()
+    expected = whole.scores(query, texts)
+    assert {h.pmid: h.bm25 for h in hits} == pytest.approx({h.pmid: expected[h.pmid] for h in hits})
+
+
+def _whole_documents_with(index: HybridIndex, word: str) -> set[str]:
+    """The documents whose whole-document entry contains `word`."""
+    return set(index._documents.scores(word, [*RECORDS, "201"]))
+
+
+def test_whole_documents_follow_every_chunk_write(index: HybridIndex) -> None:
+    long = _long_document()
+    index.upsert(long)
+    assert _whole_documents_with(index, "lactic") == {"201"}
+    assert _whole_documents_with(index, "metformin") == {"101", "102", "201"}
+    # The section that names lactic acidosis goes; the rest of the document stays.
+    last = next(c for c in long if "Lactic" in c.text)
+    index.delete([last.uuid])
+    assert _whole_documents_with(index, "lactic") == set()
+    assert _whole_documents_with(index, "metformin") == {"101", "102", "201"}
+    index.upsert([last])
+    assert _whole_documents_with(index, "lactic") == {"201"}
+    # The whole document goes with its last chunk.
+    index.delete([c.uuid for c in long])
+    assert _whole_documents_with(index, "kidney") == set()
+    assert all(h.pmid != "201" for h in index.search("kidney function cohort", 10))
+
+
+def test_whole_documents_agree_with_the_chunks_left_after_a_crash(tmp_path: Path) -> None:
+    chunks, long = _chunks(), _long_document()
+    first = HybridIndex(EMBEDDINGS, tmp_path)
+    first.upsert([*chunks, *long[:-1]])
+    first.flush()
+    first.upsert(long[-1:])
+    first.delete([long[0].uuid])
+    assert _whole_documents_with(first, "lactic") == {"201"}
+    assert _whole_documents_with(first, "metformin") == {"101", "102"}
+    # Crash before a flush: the journal rolls the last two writes back in both halves, and the
+    # whole document is what its chunks left in the index make of it.
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert reopened.recovered_uuids == sorted([long[0].uuid, long[-1].uuid])
+    assert _whole_documents_with(reopened, "lactic") == set()
+    assert _whole_documents_with(reopened, "metformin") == {"101", "102"}
+    assert _whole_documents_with(reopened, "kidney") == {"201"}
+    # The caller re-adds what the store holds; the document is whole again.
+    reopened.upsert([long[0], long[-1]])
+    reopened.flush()
+    assert _whole_documents_with(reopened, "lactic") == {"201"}
+    assert _whole_documents_with(reopened, "metformin") == {"101", "102", "201"}
+
+
+def test_an_unreadable_whole_document_half_is_rederived_from_the_chunks(tmp_path: Path) -> None:
+    with HybridIndex(EMBEDDINGS, tmp_path) as index:
+        index.upsert([*_chunks(), *_long_document()])
+        expected = [h.as_contract() for h in index.search("metformin lactic acidosis", 5)]
+    (tmp_path / "documents" / "bm25.json").write_text('{"schema": "bm25-v0"}')
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert not reopened.discarded
+    assert [h.as_contract() for h in reopened.search("metformin lactic acidosis", 5)] == expected
+    del reopened
+    shutil.rmtree(tmp_path / "documents")
+    again = HybridIndex(EMBEDDINGS, tmp_path)
+    assert _whole_documents_with(again, "lactic") == {"201"}
+    assert [h.as_contract() for h in again.search("metformin lactic acidosis", 5)] == expected

@@ -1,8 +1,9 @@
-"""BM25 over chunk texts with tantivy, on disk or in memory.
+"""BM25 over chunk texts (or whole documents) with tantivy, on disk or in memory.
 
 Fields: ``uuid`` and ``pmid`` (raw, stored: the UUID is the delete key), ``year`` (integer fast
 field, for range filters), ``pub_types`` (raw, multi-valued, for filters) and ``text`` (the chunk
-text, title included, analysed by `ANALYZER_NAME`: tantivy's simple tokenizer, tokens over 40
+text, title included, stored only in an index opened with `stored_text`, from which `texts` reads
+a document's chunks back; analysed by `ANALYZER_NAME`: tantivy's simple tokenizer, tokens over 40
 characters dropped, lower-cased, English Snowball stemming), after Thai runs are cut into words
 (`thai_words.spaced_thai`, on documents and queries alike). On SciFact (train, BM25 alone over
 230-token chunks, nDCG@10) one field holding title and body scored 0.687 against 0.661 and 0.606
@@ -24,6 +25,7 @@ or twice. One process owns the writer of an on-disk index (tantivy holds a lock 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,32 +66,34 @@ def build_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
-def _schema() -> tantivy.Schema:
+def _schema(stored_text: bool) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("uuid", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("pmid", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field("year", indexed=True, fast=True)
     builder.add_text_field("pub_types", tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("text", tokenizer_name=ANALYZER_NAME, index_option="freq")
+    builder.add_text_field("text", stored=stored_text, tokenizer_name=ANALYZER_NAME, index_option="freq")
     return builder.build()
 
 
 class BM25Index:
-    """A tantivy index in `folder`, or in memory when `folder` is None."""
+    """A tantivy index in `folder`, or in memory when `folder` is None; with `stored_text` it keeps
+    each entry's text for `texts`."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, *, stored_text: bool = False) -> None:
         self.folder = Path(folder) if folder is not None else None
-        self._schema = _schema()
+        self._schema = _schema(stored_text)
+        schema = f"{SCHEMA_VERSION}+text" if stored_text else SCHEMA_VERSION
         self._analyzer = build_analyzer()
         if self.folder is None:
             self._index = tantivy.Index(self._schema)
         else:
             self.folder.mkdir(parents=True, exist_ok=True)
             marker = self.folder / "bm25.json"
-            if marker.is_file() and json.loads(marker.read_text()).get("schema") != SCHEMA_VERSION:
+            if marker.is_file() and json.loads(marker.read_text()).get("schema") != schema:
                 raise ValueError(f"the BM25 index in {self.folder} has another schema; rebuild it")
             self._index = tantivy.Index(self._schema, path=str(self.folder), reuse=True)
-            marker.write_text(json.dumps({"schema": SCHEMA_VERSION}))
+            marker.write_text(json.dumps({"schema": schema}))
         self._index.register_tokenizer(ANALYZER_NAME, self._analyzer)
         self._writer: tantivy.IndexWriter | None = None
 
@@ -143,12 +147,36 @@ class BM25Index:
 
     def uuids(self) -> list[str]:
         """Every committed UUID (reads every stored document: for reconciliation, not hot paths)."""
+        return sorted(self._stored("uuid"))
+
+    def pmids(self) -> set[str]:
+        """Every committed entry's document key (reads every stored document, as `uuids` does)."""
+        return set(self._stored("pmid"))
+
+    def _stored(self, field: str) -> list[str]:
         searcher = self._index.searcher()
         total = searcher.num_docs
         if total == 0:
             return []
         hits = searcher.search(tantivy.Query.all_query(), limit=total, count=False).hits
-        return sorted(searcher.doc(address)["uuid"][0] for _, address in hits)
+        return [searcher.doc(address)[field][0] for _, address in hits]
+
+    def texts(self, pmids: Iterable[str]) -> dict[str, list[str]]:
+        """The committed texts of each of these documents' entries, in UUID order (documents with
+        none are absent). Needs an index opened with `stored_text`."""
+        wanted = list(dict.fromkeys(pmids))
+        if not wanted:
+            return {}
+        searcher = self._index.searcher()
+        query = tantivy.Query.term_set_query(self._schema, "pmid", wanted)
+        total = searcher.search(query, limit=1, count=True).count
+        if not total:
+            return {}
+        entries: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for _, address in searcher.search(query, limit=total, count=False).hits:
+            stored = searcher.doc(address)
+            entries[stored["pmid"][0]].append((stored["uuid"][0], stored["text"][0]))
+        return {pmid: [text for _, text in sorted(found)] for pmid, found in entries.items()}
 
     def _filters(
         self, year_range: tuple[int | None, int | None] | None, pub_types: Iterable[str] | None

@@ -4,10 +4,11 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
 
 1. **Candidates.** Each retriever returns its top chunks; `merge_candidates` joins them by UUID,
    keeping `bm25` and `sim` (None when that retriever did not return the chunk).
-2. **Roll-up.** A document is as relevant as its best chunk *per retriever*: each list is rolled up
-   to documents (a document's BM25 is its best chunk's BM25, likewise its cosine) before fusing,
-   so a document whose BM25 evidence is in one chunk and whose semantic match is in another still
-   gets both. The representative chunk of a document is its best chunk by fused chunk score.
+2. **Roll-up.** Each list is rolled up to documents before fusing: a document's cosine is its best
+   chunk's, and its BM25 that of the whole document when the caller has it (`HybridIndex` does),
+   else its best chunk's. So a document whose BM25 evidence is in one chunk and whose semantic
+   match is in another still gets both. The representative chunk of a document is its best chunk
+   by fused chunk score.
 3. **Fusion**, one of:
    - ``"rrf"``: reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)``
      with 1-based ranks among documents; a missing rank adds nothing.
@@ -184,13 +185,25 @@ def fuse_scores(
     }
 
 
-def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION) -> list[FusedDoc]:
+def fuse(
+    candidates: Iterable[Candidate],
+    config: FusionConfig = DEFAULT_FUSION,
+    document_bm25: Mapping[str, float] | None = None,
+) -> list[FusedDoc]:
     """Documents ranked by fused relevance: the fused score over the best any document could get, so
-    1.0 means the best match both retrievers can express, not merely the best of this query."""
+    1.0 means the best match both retrievers can express, not merely the best of this query.
+
+    `document_bm25` (pmid -> the BM25 of the whole document) stands in for each candidate
+    document's best chunk BM25, and is the `bm25` its FusedDoc reports; a candidate document absent
+    from it contains no query term."""
     items = list(candidates)
     if not items:
         return []
-    doc_scores = fuse_scores(_best_per_doc(items, "bm25"), _best_per_doc(items, "sim"), config)
+    if document_bm25 is None:
+        bm25 = _best_per_doc(items, "bm25")
+    else:
+        bm25 = {c.pmid: document_bm25[c.pmid] for c in items if c.pmid in document_bm25}
+    doc_scores = fuse_scores(bm25, _best_per_doc(items, "sim"), config)
     chunk_scores = fuse_scores(
         {c.uuid: c.bm25 for c in items if c.bm25 is not None},
         {c.uuid: c.sim for c in items if c.sim is not None},
@@ -207,7 +220,7 @@ def fuse(candidates: Iterable[Candidate], config: FusionConfig = DEFAULT_FUSION)
         FusedDoc(
             pmid=pmid,
             uuid=representative[pmid].uuid,
-            bm25=representative[pmid].bm25,
+            bm25=representative[pmid].bm25 if document_bm25 is None else bm25.get(pmid),
             sim=representative[pmid].sim,
             relevance=score / ceiling,
         )

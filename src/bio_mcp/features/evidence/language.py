@@ -253,7 +253,7 @@ def cross_lingual(
     tail = query[position:]
     tokens += _LATIN_WORD.findall(tail)
     pieces.append(tail)
-    latin_text = " ".join(" ".join(pieces).split())
+    latin_text = _each_word_once(" ".join(pieces))
     for _, key in _english_matches(" ".join(p for p in _latin_only(query)), lexicon):
         matches += [NameMatch(key, entity, "en") for entity in lexicon.english[key]]
     entity_ids = tuple(dict.fromkeys(m.entity_id for m in matches))
@@ -263,6 +263,19 @@ def cross_lingual(
         search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
         translated=translated,
     )
+
+
+def _each_word_once(text: str) -> str:
+    """The words of `text`, each at its first appearance (`fold`ed: case aside). A herb's names
+    share words (Panax ginseng, Ginseng, Panax), and repeating them would make the query's
+    embedding mostly the herb and drown the rest of the question."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for word in text.split():
+        if fold(word) not in seen:
+            seen.add(fold(word))
+            kept.append(word)
+    return " ".join(kept)
 
 
 def _latin_only(text: str) -> list[str]:
