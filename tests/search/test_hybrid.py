@@ -11,7 +11,8 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.chunking import chunk_record
 from bio_mcp.search.embeddings import HashEmbeddings
-from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
+from bio_mcp.search.hybrid import WHOLE_DOCUMENT_MAX_CHUNKS, HybridIndex, IndexedChunk
+from bio_mcp.store.document_keys import file_document_key
 
 EMBEDDINGS = HashEmbeddings()
 RECORDS = {
@@ -370,3 +371,22 @@ def test_an_unreadable_whole_document_half_is_rederived_from_the_chunks(tmp_path
     again = HybridIndex(EMBEDDINGS, tmp_path)
     assert _whole_documents_with(again, "lactic") == {"201"}
     assert [h.as_contract() for h in again.search("metformin lactic acidosis", 5)] == expected
+
+
+def test_a_long_document_keeps_its_best_chunk_s_bm25(index: HybridIndex) -> None:
+    body = " ".join(
+        f"Chapter {n}: the registry of cohort {n} recorded admissions, laboratory values and prescriptions"
+        f" of adults with kidney disease in region {n}, year after year, with every death reviewed."
+        for n in range(1, 120)
+    )
+    report = file_document_key("file:///reports/kidney-registry.pdf")
+    long = [
+        IndexedChunk(c.uuid, report, c.text)
+        for c in chunk_record(report, "A regional kidney registry", body + " Metformin was never stopped.")
+    ]
+    assert len(long) > WHOLE_DOCUMENT_MAX_CHUNKS
+    index.upsert(long)
+    assert index._documents.scores("kidney", [report]) == {}
+    query = "metformin stopped"
+    [hit] = [h for h in index.search(query, 10, mode="bm25") if h.pmid == report]
+    assert hit.bm25 == pytest.approx(max(index._bm25.scores(query, [c.uuid for c in long]).values()))

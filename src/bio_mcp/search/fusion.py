@@ -5,8 +5,8 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
 1. **Candidates.** Each retriever returns its top chunks; `merge_candidates` joins them by UUID,
    keeping `bm25` and `sim` (None when that retriever did not return the chunk).
 2. **Roll-up.** Each list is rolled up to documents before fusing: a document's cosine is its best
-   chunk's, and its BM25 that of the whole document when the caller has it (`HybridIndex` does),
-   else its best chunk's. So a document whose BM25 evidence is in one chunk and whose semantic
+   chunk's, and its BM25 that of the whole document when the caller has it (`HybridIndex` does
+   for documents of up to 16 chunks), else its best chunk's. So a document whose BM25 evidence is in one chunk and whose semantic
    match is in another still gets both. The representative chunk of a document is its best chunk
    by fused chunk score.
 3. **Fusion**, one of:
@@ -193,16 +193,14 @@ def fuse(
     """Documents ranked by fused relevance: the fused score over the best any document could get, so
     1.0 means the best match both retrievers can express, not merely the best of this query.
 
-    `document_bm25` (pmid -> the BM25 of the whole document) stands in for each candidate
-    document's best chunk BM25, and is the `bm25` its FusedDoc reports; a candidate document absent
-    from it contains no query term."""
+    `document_bm25` (pmid -> the BM25 of the whole document) stands in for a candidate document's
+    best chunk BM25 where it has one, and is then the `bm25` its FusedDoc reports."""
     items = list(candidates)
     if not items:
         return []
-    if document_bm25 is None:
-        bm25 = _best_per_doc(items, "bm25")
-    else:
-        bm25 = {c.pmid: document_bm25[c.pmid] for c in items if c.pmid in document_bm25}
+    bm25 = _best_per_doc(items, "bm25")
+    if document_bm25 is not None:
+        bm25.update((c.pmid, document_bm25[c.pmid]) for c in items if c.pmid in document_bm25)
     doc_scores = fuse_scores(bm25, _best_per_doc(items, "sim"), config)
     chunk_scores = fuse_scores(
         {c.uuid: c.bm25 for c in items if c.bm25 is not None},

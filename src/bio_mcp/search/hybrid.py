@@ -15,7 +15,8 @@ and publication type inside the retriever; then both scores are completed for ev
 reranked by quality (see `fusion`). A candidate document's BM25 is that of the whole document,
 from a third half (``documents/``) holding each document as the join of its chunks' texts and
 derived from the chunk half alone: every write rederives the documents it touched, from the chunk
-texts the BM25 half stores. On SciFact train this lifted the hybrid from 0.7416 to 0.7455 and BM25
+texts the BM25 half stores. A document of more than WHOLE_DOCUMENT_MAX_CHUNKS chunks (a long
+ingested file) keeps its best chunk's BM25. On SciFact train this lifted the hybrid from 0.7416 to 0.7455 and BM25
 alone from 0.687 to 0.703 (`bench/scifact_eval.py`), over scoring a document by its best chunk. One
 hit per document, carried by its best chunk; `bm25` is the document's, `sim` its chunk's. `sim`
 is None only for a chunk without a vector, `bm25` only for a document that contains no query term.
@@ -62,6 +63,10 @@ from bio_mcp.store.document_keys import is_document_key, is_pubmed_key
 _REBUILD_BATCH = 10_000
 # Documents whose whole-document BM25 entry is rederived per step (one tantivy query each step).
 _DERIVE_BATCH = 500
+# Longer documents (an ingested report or book) are scored by their best chunk: BM25 over a whole
+# book would bury the one passage a question is about under its length. Every SciFact abstract
+# has at most 16 chunks; a PubMed abstract rarely more than 6.
+WHOLE_DOCUMENT_MAX_CHUNKS = 16
 # A journal line naming a document key rather than a chunk UUID.
 _DOCUMENT_MARK = "doc\t"
 
@@ -285,13 +290,17 @@ class HybridIndex:
     def _derive_documents(self, keys: Iterable[str]) -> None:
         """Stage each document's whole-document entry as the join of its committed chunks' texts
         (each chunk repeats the title and overlaps the one before: the bench measured this join),
-        or its removal when it has no chunk left."""
+        or its removal when it has no chunk left or more than WHOLE_DOCUMENT_MAX_CHUNKS."""
         ordered = sorted(set(keys))
         for start in range(0, len(ordered), _DERIVE_BATCH):
             batch = ordered[start : start + _DERIVE_BATCH]
             texts = self._bm25.texts(batch)
             self._documents.delete(batch)
-            self._documents.add(BM25Doc(key, key, "\n".join(texts[key])) for key in batch if key in texts)
+            self._documents.add(
+                BM25Doc(key, key, "\n".join(texts[key]))
+                for key in batch
+                if 0 < len(texts.get(key, ())) <= WHOLE_DOCUMENT_MAX_CHUNKS
+            )
 
     def set_vectors(self, uuids: Sequence[str], vectors: np.ndarray | Sequence[Sequence[float]]) -> None:
         with self.lock:
