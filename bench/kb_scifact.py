@@ -90,8 +90,10 @@ def main() -> None:
                 hits = by_pool[max(POOLS)]
                 entities = list(dict.fromkeys(m.entity_id for m in linker.link(text)))
                 linked_queries += bool(entities)
-                nodes = {hit.pmid: document_node_id(pubmed_source_uri(hit.pmid)) for hit in hits}
-                matched = _matched_entities(context, [_Candidate(hit, hit.score) for hit in hits], entities) if entities else {}
+                uris = {hit.pmid: pubmed_source_uri(hit.pmid) for hit in hits}
+                nodes = {pmid: document_node_id(uri) for pmid, uri in uris.items()}
+                candidates = [_Candidate(hit, hit.score, uris[hit.pmid]) for hit in hits]
+                matched = _matched_entities(context, candidates, entities) if entities else {}
                 counts = {pmid: matched.get(node, 0) for pmid, node in nodes.items()}
                 for pool, weight in per_weight:
                     scored = [(hit.pmid, hit.score) for hit in by_pool[pool]]

@@ -5,10 +5,10 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
 1. **Candidates.** Each retriever returns its top chunks; `merge_candidates` joins them by UUID,
    keeping `bm25` and `sim` (None when that retriever did not return the chunk).
 2. **Roll-up.** Each list is rolled up to documents before fusing: a document's cosine is its best
-   chunk's, and its BM25 that of the whole document when the caller has it (`HybridIndex` does
-   for documents of up to 16 chunks), else its best chunk's. So a document whose BM25 evidence is in one chunk and whose semantic
-   match is in another still gets both. The representative chunk of a document is its best chunk
-   by fused chunk score.
+   chunk's, and its BM25 that of the whole document when the caller has it (`HybridIndex` does for
+   documents of up to 16 chunks), else its best chunk's. So a document whose BM25 evidence is in
+   one chunk and whose semantic match is in another still gets both. The representative chunk of
+   a document is its best chunk by fused chunk score.
 3. **Fusion**, one of:
    - ``"rrf"``: reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)``
      with 1-based ranks among documents; a missing rank adds nothing.
