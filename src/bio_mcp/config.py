@@ -157,10 +157,12 @@ class Settings(BaseSettings):
     cohere_base_url: str = Field(default="https://api.cohere.com", validation_alias="COHERE_BASE_URL")
     cohere_rerank_model: str = Field(default="rerank-english-v3.0", validation_alias="COHERE_RERANK_MODEL")
     # How much documents whose sections mention the query's entities are lifted (features.kb.ranking),
-    # per retrieval mode. BM25 alone: SciFact train +0.006 nDCG@10 at 0.2 when a document's BM25 was
-    # its best chunk's, +0.0005 (halves +0.002 and -0.001) now that it is the whole document's, which
-    # already rewards naming more of the query (bench/kb_scifact.py); kept for the synonyms BM25 misses. Hybrid: it lowers nDCG@10 at every weight (0.7408 -> 0.7362 at 0.2, both
-    # halves agreeing: bench/results/kb_scifact_train_hybrid.jsonl), so it is off there by default.
+    # per retrieval mode (SciFact train nDCG@10, bench/kb_scifact.py). BM25 alone: +0.006 at 0.2 when
+    # a document's BM25 was its best chunk's, +0.0005 (halves +0.002 and -0.001) now that it is the
+    # whole document's, which already rewards naming more of the query; kept for the synonyms BM25
+    # misses. Hybrid: it lowers nDCG@10 at every weight (0.7455 -> 0.7381 at 0.2, 0.7408 -> 0.7362
+    # before whole-document BM25; both halves agreeing: bench/results/kb_scifact_train_hybrid.jsonl),
+    # so it is off there by default.
     kb_entity_boost: float = Field(default=0.2, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST")
     kb_entity_boost_hybrid: float = Field(
         default=0.0, ge=0.0, le=5.0, validation_alias="BIO_MCP_KB_ENTITY_BOOST_HYBRID"
