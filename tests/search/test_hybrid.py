@@ -390,3 +390,24 @@ def test_a_long_document_keeps_its_best_chunk_s_bm25(index: HybridIndex) -> None
     query = "metformin stopped"
     [hit] = [h for h in index.search(query, 10, mode="bm25") if h.pmid == report]
     assert hit.bm25 == pytest.approx(max(index._bm25.scores(query, [c.uuid for c in long]).values()))
+
+
+def test_a_rebuild_cut_short_leaves_whole_documents_that_agree_with_the_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with HybridIndex(EMBEDDINGS, tmp_path) as index:
+        index.upsert([*_chunks(), *_long_document()])
+    interrupted = HybridIndex(EMBEDDINGS, tmp_path)
+
+    def killed(keys: object) -> None:
+        raise RuntimeError("killed after the chunks were committed")
+
+    # The rebuild leaves the long document out and dies once the new chunks are committed.
+    monkeypatch.setattr(interrupted, "_derive_documents", killed)
+    with pytest.raises(RuntimeError):
+        interrupted.rebuild(iter(_chunks()))
+    del interrupted
+    reopened = HybridIndex(EMBEDDINGS, tmp_path)
+    assert reopened.bm25_uuids() == sorted(c.uuid for c in _chunks())
+    assert _whole_documents_with(reopened, "lactic") == set()
+    assert _whole_documents_with(reopened, "metformin") == {"101", "102"}

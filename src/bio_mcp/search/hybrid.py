@@ -322,7 +322,10 @@ class HybridIndex:
         """Replaces the whole content with `chunks`, then flushes."""
         with self.lock:
             self._bm25.clear()
+            # Emptied at once: a rebuild cut short leaves no document of the old content, and the
+            # next open rederives them all from whichever chunks the chunk half then holds.
             self._documents.clear()
+            self._documents.commit()
             self._vectors.clear()
             batch: list[IndexedChunk] = []
             for chunk in chunks:
