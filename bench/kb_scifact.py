@@ -95,12 +95,10 @@ def main() -> None:
                 candidates = [_Candidate(hit, hit.score, uris[hit.pmid]) for hit in hits]
                 matched = _matched_entities(context, candidates, entities) if entities else {}
                 counts = {pmid: matched.get(node, 0) for pmid, node in nodes.items()}
-                for pool, weight in per_weight:
+                for (pool, weight), values in per_weight.items():
                     scored = [(hit.pmid, hit.score) for hit in by_pool[pool]]
                     ranked = entity_boost(scored, counts, len(entities), weight)[:10]
-                    per_weight[(pool, weight)].append(
-                        ndcg_at([beir_ids[pmid] for pmid, _ in ranked], dataset.qrels[query_id])
-                    )
+                    values.append(ndcg_at([beir_ids[pmid] for pmid, _ in ranked], dataset.qrels[query_id]))
             with store.read() as tx:
                 edge_counts = SqlGraphStore(tx.connection).counts().edges
         finally:
