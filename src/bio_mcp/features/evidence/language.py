@@ -272,8 +272,9 @@ def _each_word_once(text: str) -> str:
     seen: set[str] = set()
     kept: list[str] = []
     for word in text.split():
-        if fold(word) not in seen:
-            seen.add(fold(word))
+        key = fold(word)
+        if key not in seen:
+            seen.add(key)
             kept.append(word)
     return " ".join(kept)
 
