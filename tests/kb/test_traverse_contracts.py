@@ -3,6 +3,7 @@ after a sync of the real records from the fake E-utilities."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jsonschema
@@ -111,6 +112,17 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
         assert best["id"] == "mesh:D000082" and best["name"] == "Acetaminophen" and best["type"] == "Chemical"
         assert "Tylenol" in best["synonyms"] and best["tree_numbers"] and best["mentions"] >= 1
         assert "mesh:D000082" in text and "Acetaminophen" in text
+
+        # The seed's default direction is out, and MENTIONS runs from sections to entities: the
+        # walk stops at the seed, and says which direction would have found its documents.
+        error, body, text = await call(client, "graph.traverse", {"seed_ids": [best["id"]]})
+        assert not error
+        jsonschema.validate(body, TRAVERSE_RESPONSE)
+        assert [node["id"] for node in body["nodes"]] == [best["id"]] and body["edges"] == []
+        hint = body["diagnostics"]["hint"]
+        reached = re.search(r"direction 'in' reaches (\d+) nodes", hint)
+        assert reached and int(reached.group(1)) >= best["mentions"]
+        assert f"Hint: {hint}" in text
 
         arguments = {"seed_ids": [best["id"]], "direction": "in", "max_depth": 2}
         results = []

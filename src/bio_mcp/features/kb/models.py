@@ -287,6 +287,10 @@ class TraverseDiagnostics(KbOutput):
     rows_read: Count
     timed_out: bool
     missing_seeds: list[str] = Field(description="Seed ids that are not nodes of the graph")
+    hint: str | None = Field(
+        default=None,
+        description="Additive: when the walk found no edge but the other direction has some, how to call again",
+    )
 
 
 class TraverseResponse(KbOutput):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
@@ -104,7 +104,7 @@ async def walk(store: MetadataStore, spec: TraversalSpec, limits: GraphLimits) -
     return result
 
 
-def response_of(subgraph: Subgraph, spec: TraversalSpec, limits: GraphLimits) -> TraverseResponse:
+def response_of(subgraph: Subgraph, spec: TraversalSpec, limits: GraphLimits, hint: str | None = None) -> TraverseResponse:
     return TraverseResponse(
         nodes=[
             TraverseNode(
@@ -127,14 +127,34 @@ def response_of(subgraph: Subgraph, spec: TraversalSpec, limits: GraphLimits) ->
         diagnostics=TraverseDiagnostics(
             expanded=subgraph.expanded, pruned=subgraph.pruned, reason=subgraph.reason,
             depth_reached=subgraph.depth_reached, rows_read=subgraph.rows_read, timed_out=subgraph.timed_out,
-            missing_seeds=subgraph.missing_seeds,
+            missing_seeds=subgraph.missing_seeds, hint=hint,
         ),
     )
 
 
+_OPPOSITE = {"out": "in", "in": "out"}
+
+
+async def _direction_hint(store: MetadataStore, spec: TraversalSpec, limits: GraphLimits, subgraph: Subgraph) -> str | None:
+    """When a one-way walk from seeds that exist found no edge, what one hop the other way finds.
+
+    MENTIONS runs from a section to an entity, so a walk out of an entity (the seed's default
+    direction) stops at once; an agent told only `delta<τ` would conclude the entity is isolated."""
+    other = _OPPOSITE.get(spec.direction)
+    if other is None or subgraph.edges or len(subgraph.missing_seeds) == len(spec.seeds):
+        return None
+    reverse = await walk(store, replace(spec, direction=other, max_depth=1), limits)
+    if not reverse.edges:
+        return None
+    return (f"no {'/'.join(spec.relationships)} edge leaves the seeds in direction '{spec.direction}'; one hop in "
+            f"direction '{other}' reaches {len(reverse.nodes) - len(subgraph.nodes)} nodes: call again with "
+            f"direction '{other}' or 'both'")
+
+
 async def traverse_relationships(request: TraverseRequest, store: MetadataStore, limits: GraphLimits) -> TraverseResponse:
     spec = spec_of(request, limits)
-    return response_of(await walk(store, spec, limits), spec, limits)
+    subgraph = await walk(store, spec, limits)
+    return response_of(subgraph, spec, limits, await _direction_hint(store, spec, limits, subgraph))
 
 
 def summarize(response: TraverseResponse) -> str:
@@ -147,6 +167,8 @@ def summarize(response: TraverseResponse) -> str:
     ]
     if diagnostics.missing_seeds:
         lines.append(f"Not in the graph: {', '.join(diagnostics.missing_seeds)}")
+    if diagnostics.hint:
+        lines.append(f"Hint: {diagnostics.hint}")
     lines.append("")
     lines += [
         f"- {node.score:.3f} {node.label}{f' ({node.type})' if node.type else ''} `{node.id}` {node.title[:100]}"
