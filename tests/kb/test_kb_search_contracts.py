@@ -156,7 +156,7 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         assert {"kb_search", "kb_retrieve_evidence"} <= listed and "search_documentation" not in listed
-        bodies = {}
+        bodies, texts = {}, {}
         for verbosity in ("snippet", "full", "graph"):
             error, body, text = await call(
                 client, "kb.search", {"query": "drug-induced hepatotoxicity", "verbosity": verbosity}
@@ -164,7 +164,14 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
             assert not error, body
             jsonschema.validate(body, search_response(verbosity))
             bodies[verbosity] = body
+            texts[verbosity] = text
             assert body["diagnostic_id"] in text and body["evidence"][0]["metadata"]["doc_uri"] in text
+            # A client that reads only the text gets every section's id (what kb.retrieve_evidence
+            # takes) and whole snippet, and in full and graph modes its text.
+            for item in body["evidence"]:
+                assert f"section `{item['section_id']}`" in text and item["snippet"] in text
+                assert ("full_text" in item) == (verbosity != "snippet")
+                assert "full_text" not in item or item["full_text"] in text
     snippet, full, graph = bodies["snippet"], bodies["full"], bodies["graph"]
     # One ranking, whatever the verbosity; scores best first, the best at 1.
     assert [e["section_id"] for e in snippet["evidence"]] == [e["section_id"] for e in graph["evidence"]]
@@ -185,6 +192,9 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     assert {e["section_id"] for e in graph["evidence"]} <= set(nodes)
     assert nodes[LIVER_INJURY]["label"] == "Entity" and nodes[LIVER_INJURY]["title"] == "Chemical and Drug Induced Liver Injury"
     assert {"Chunk", "Document", "Entity"} <= {node["label"] for node in nodes.values()}
+    # The text names every entity and document of the subgraph (its sections and edges are counted).
+    assert all(f"`{node_id}`" in texts["graph"] for node_id, node in nodes.items() if node["label"] in ("Entity", "Document"))
+    assert f"**{len(graph['graph']['edges'])} edges**" in texts["graph"]
     assert len(nodes) <= 200 and graph["graph"]["budget"]["depth_reached"] <= 3
     assert all(edge["path"][-1] in (edge["src"], edge["dst"]) for edge in graph["graph"]["edges"])
 
@@ -210,6 +220,15 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
     assert whole == first.text and whole.startswith(section.text)
 
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
+        # The text alone carries each section whole: its full id, every entity, all of its text,
+        # and where a section cut at max_chars is kept whole.
+        error, body, text = await call(client, "kb.retrieve_evidence", {"section_ids": ids})
+        assert not error
+        for item in body["sections"]:
+            assert f"section `{item['section_id']}`" in text and item["text"] in text
+            assert all(entity["id"] in text for entity in item["entities"])
+        error, body, text = await call(client, "kb.retrieve_evidence", {"section_ids": ids[:1], "max_chars": 200})
+        assert not error and body["sections"][0]["scratch_uri"] in text and body["sections"][0]["text"] in text
         error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": ["f" * 64]})
         assert error and body["error"]["code"] == "NOT_FOUND"
         error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": []})

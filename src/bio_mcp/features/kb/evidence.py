@@ -104,17 +104,21 @@ def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> R
 
 
 def summarize(response: RetrieveEvidenceResponse) -> str:
+    """Markdown of the whole result, for clients that read only the text: each section's document,
+    id, entities and text (as long as the structured content's; a longer one names its scratch copy)."""
     lines = [f"**{len(response.sections)} sections**" + (f"; not found: {', '.join(response.missing)}" if response.missing else "")]
     for section in response.sections:
         doc = section.document
-        entities = ", ".join(f"{e.id} {e.name or ''}".strip() for e in section.entities[:8])
-        lines.append(
-            f"- **{doc.title or doc.doc_id}** — {section.title} ({doc.source_uri}, section `{section.section_id[:12]}`)"
-            + (f"; entities: {entities}" if entities else "")
-        )
-        lines.append(f"  {section.text[:300]}" + ("…" if len(section.text) > 300 else ""))
+        entities = ", ".join(f"{e.id} {e.name or ''}".strip() for e in section.entities)
+        lines += [
+            "",
+            (f"- **{doc.title or doc.doc_id}** — {section.title} ({doc.source_uri}, section `{section.section_id}`)"
+             + (f"; entities: {entities}" if entities else "")),
+            "",
+            section.text,
+        ]
         if section.scratch_uri:
-            lines.append(f"  full text: {section.scratch_uri}")
+            lines.append(f"(cut at {len(section.text):,} characters; the whole section: {section.scratch_uri})")
     if response.diagnostic_id:
         lines.append(f"diagnostic_id: {response.diagnostic_id}")
     return "\n".join(lines)

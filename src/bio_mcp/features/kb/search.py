@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -366,44 +367,55 @@ def search_kb(
     )
 
 
-# The text content's budget (the server cuts text content at 1,500 characters): snippets shrink to fit.
-SUMMARY_BUDGET = 1450
-
-
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
 def summarize(response: KbSearchResponse) -> str:
-    """Compact Markdown: every evidence item (title, score, doc_uri, snippet), graph counts."""
+    """Markdown of the whole answer, for clients that read only the text: every evidence item with
+    its section id (what `kb.retrieve_evidence` takes), snippet and, in full and graph modes, its
+    text; in graph mode the subgraph's entities and documents. The server's text budget still
+    applies (an answer over it is cut, the whole kept as a scratch resource)."""
     retrieval = response.diagnostics.retrieval
-    head = [
+    lines = [
         (f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
         f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})")
     ]
     if retrieval.query_entities:
-        head.append("Query entities: " + ", ".join(retrieval.query_entities))
-    tail: list[str] = []
-    if response.graph is not None:
-        graph = response.graph
-        labels: dict[str, int] = {}
-        for node in graph.nodes:
-            labels[node.label] = labels.get(node.label, 0) + 1
-        counts = ", ".join(f"{count} {label}" for label, count in sorted(labels.items()))
-        reason = response.diagnostics.graph.reason if response.diagnostics.graph else ""
-        tail.append(
-            f"Graph: {len(graph.nodes)} nodes ({counts}), {len(graph.edges)} edges; expanded "
-            f"{graph.budget.expanded}, skipped {graph.budget.skipped}, depth {graph.budget.depth_reached} ({reason})"
-        )
-        entities = [node for node in graph.nodes if node.label == "Entity"][:6]
-        if entities:
-            tail.append(_clip("Entities: " + "; ".join(f"{n.id} {n.title}" for n in entities), 300))
+        lines.append("Query entities: " + ", ".join(retrieval.query_entities))
     if not response.evidence:
-        return "\n".join([*head, "No matching sections in the local corpus.", *tail])
-    fixed = sum(len(line) + 1 for line in [*head, *tail])
-    per_item = max(80, (SUMMARY_BUDGET - fixed) // len(response.evidence))
-    items = []
+        lines.append("No matching sections in the local corpus.")
     for rank, item in enumerate(response.evidence, start=1):
-        label = f"{rank}. **{_clip(item.title, 70)}** ({item.metadata.score:.3f}, {item.metadata.doc_uri}): "
-        items.append(label + _clip(item.snippet, max(20, per_item - len(label))))
-    return "\n".join([*head, *items, *tail])
+        lines += [
+            "",
+            (f"{rank}. **{_clip(item.title, 160)}** ({item.metadata.score:.3f}, {item.metadata.doc_uri}, "
+             f"section `{item.section_id}`)"),
+            f"   {item.snippet}",
+        ]
+        if item.full_text:
+            lines += ["", item.full_text]
+    if response.graph is not None:
+        lines += ["", *_graph_lines(response)]
+    return "\n".join(lines)
+
+
+def _graph_lines(response: KbSearchResponse) -> list[str]:
+    """The subgraph's counts, then its entities and documents best first. Its sections and edges
+    are counted only: listing them with their 64-character ids took about 25,000 characters for 8
+    sections, more than the rest of the answer; the structured content holds every one."""
+    assert response.graph is not None
+    graph = response.graph
+    labels = Counter(node.label for node in graph.nodes)
+    types = Counter(edge.type for edge in graph.edges)
+    reason = response.diagnostics.graph.reason if response.diagnostics.graph else ""
+    lines = [
+        (f"**Graph: {len(graph.nodes)} nodes** ({', '.join(f'{n} {label}' for label, n in sorted(labels.items()))}), "
+         f"**{len(graph.edges)} edges** ({', '.join(f'{n} {kind}' for kind, n in sorted(types.items()))}); expanded "
+         f"{graph.budget.expanded}, skipped {graph.budget.skipped}, depth {graph.budget.depth_reached}, stopped: {reason}"),
+    ]
+    for label in ("Entity", "Document"):
+        lines += [
+            f"- {node.score:.3f} {label}{f' ({node.type})' if node.type else ''} `{node.id}` {_clip(node.title, 100)}"
+            for node in graph.nodes if node.label == label
+        ]
+    return lines
