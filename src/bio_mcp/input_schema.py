@@ -17,6 +17,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from pydantic import BaseModel
 
+from bio_mcp.models import NON_BLANK_PATTERN
+
 MAX_VIOLATIONS = 10
 _MAX_MESSAGE_CHARS = 200
 
@@ -89,6 +91,12 @@ def _deepest(error: ValidationError) -> ValidationError:
     return _deepest(best) if len(best.absolute_path) > len(error.absolute_path) or best.context else error
 
 
+def _message(error: ValidationError) -> str:
+    if error.validator == "pattern" and error.validator_value == NON_BLANK_PATTERN:
+        return "must not be blank"
+    return error.message
+
+
 def schema_violations(model: type[BaseModel], arguments: Any) -> list[dict[str, Any]]:
     """How `arguments` break `model`'s published input schema (empty when they do not)."""
     validator = _validator(model)
@@ -97,7 +105,7 @@ def schema_violations(model: type[BaseModel], arguments: Any) -> list[dict[str, 
     found: list[dict[str, Any]] = []
     errors = (_deepest(error) for error in validator.iter_errors(cleaned))
     for error in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
-        message = error.message
+        message = _message(error)
         if len(message) > _MAX_MESSAGE_CHARS:
             message = message[: _MAX_MESSAGE_CHARS - 1] + "…"
         found.append(

@@ -9,9 +9,15 @@ if the schema allows it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+
+# A required text that must say something: a blank query or id is the caller's mistake, refused
+# as VALIDATION, not searched for and answered with "no results". The pattern is published in the
+# input schema (unanchored, as JSON Schema's are: the text holds some non-space character).
+NON_BLANK_PATTERN = r"\S"
+NonBlank = Annotated[str, StringConstraints(min_length=1, pattern=NON_BLANK_PATTERN)]
 
 
 def _drop_empty_optionals(model: type[BaseModel], data: Any) -> Any:

@@ -12,6 +12,8 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from bio_mcp.features.corpus import models
+from bio_mcp.features.kb.models import EntitiesRequest, KbSearchRequest, TraverseRequest
+from bio_mcp.features.pubmed.mesh_lookup import MeshLookupRequest
 from bio_mcp.input_schema import schema_violations
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.corpus import build_corpus_toolset
@@ -140,6 +142,23 @@ def test_a_blank_sync_term_is_refused_here_not_sent_to_esearch() -> None:
         models.SyncDeltaRequest.model_validate(blank)
     assert [(v["loc"], v["type"]) for v in schema_violations(models.SyncDeltaRequest, blank)] == [("term", "schema.pattern")]
     assert schema_violations(models.SyncDeltaRequest, {"query_key": "k", "term": " aspirin "}) == []
+
+
+@pytest.mark.parametrize(
+    ("model", "arguments", "field"),
+    [
+        (models.RagSearchRequest, {"query": "   "}, "query"),
+        (KbSearchRequest, {"query": " \n "}, "query"),
+        (EntitiesRequest, {"query": "  "}, "query"),
+        (TraverseRequest, {"seed_ids": ["mesh:D000082", " "]}, "seed_ids.1"),
+        (MeshLookupRequest, {"query": "\t"}, "query"),
+    ],
+)
+def test_a_blank_query_or_id_is_a_validation_error_saying_so(model, arguments, field) -> None:
+    # Searched for, it came back as "no results": the caller's mistake read as an empty corpus.
+    assert schema_violations(model, arguments) == [{"loc": field, "msg": "must not be blank", "type": "schema.pattern"}]
+    with pytest.raises(ValidationError):
+        model.model_validate(arguments)
 
 
 def test_defaults_are_the_seeds() -> None:

@@ -13,11 +13,10 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from bio_mcp.models import ToolInput, ToolOutput
+from bio_mcp.models import NonBlank, ToolInput, ToolOutput
 
 DOC_ID_PATTERN = r"^pmid:[0-9]+$"
 DocId = Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
-NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 QueryKey = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 # An Entrez query far past this is refused by NCBI anyway (and would not fit a GET).
 MAX_TERM_CHARS = 4000
@@ -33,9 +32,9 @@ class ContractOutput(ToolOutput):
 
 class SyncDeltaRequest(ToolInput):
     query_key: QueryKey = Field(description="Unique identifier for the query")
-    # Blank is refused here: ESearch answers a blank term with an error of its own, which read as an
-    # upstream failure rather than the caller's.
-    term: NonEmpty = Field(max_length=MAX_TERM_CHARS, pattern=r"\S", description="PubMed search term (not blank)")
+    # Blank is refused (NonBlank): ESearch answers a blank term with an error of its own, which read
+    # as an upstream failure rather than the caller's.
+    term: NonBlank = Field(max_length=MAX_TERM_CHARS, description="PubMed search term (not blank)")
     overlap_days: int = Field(
         default=5, ge=0, le=MAX_OVERLAP_DAYS, strict=True,
         description="Days to overlap with previous sync to ensure completeness",
@@ -66,7 +65,7 @@ class SyncDeltaResponse(ContractOutput):
 
 
 class RagSearchRequest(ToolInput):
-    query: NonEmpty = Field(max_length=MAX_QUERY_CHARS, description="Search query text")
+    query: NonBlank = Field(max_length=MAX_QUERY_CHARS, description="Search query text")
     top_k: int = Field(default=20, ge=1, le=100, strict=True, description="Maximum number of results to return")
     quality_bias: bool = Field(default=True, strict=True, description="Whether to apply quality-based reranking")
 

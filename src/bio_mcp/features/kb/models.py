@@ -11,9 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from bio_mcp.models import ToolInput, ToolOutput
+from bio_mcp.models import NonBlank, ToolInput, ToolOutput
 
-NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = Annotated[int, Field(ge=0)]
 
@@ -58,7 +57,7 @@ class SearchLimits(ToolInput):
 
 
 class KbSearchRequest(ToolInput):
-    query: NonEmpty = Field(description="What to search for")
+    query: NonBlank = Field(description="What to search for")
     top_k: int = Field(default=8, ge=1, le=20, strict=True, description="Evidence sections to return")
     verbosity: Verbosity = Field(
         default="snippet", description="snippet (200-char snippets), full (+ full_text), graph (+ the subgraph)"
@@ -156,7 +155,7 @@ INLINE_TEXT_MAX_CHARS = 16 * 1024
 
 
 class RetrieveEvidenceRequest(ToolInput):
-    section_ids: Annotated[list[NonEmpty], Field(min_length=1, max_length=20)] = Field(
+    section_ids: Annotated[list[NonBlank], Field(min_length=1, max_length=20)] = Field(
         description="Section ids (SHA-256) from kb.search evidence or graph nodes"
     )
     max_chars: int = Field(
@@ -218,26 +217,26 @@ class TraverseFrontier(ToolInput):
 
 
 class TraverseFilters(ToolInput):
-    topic: list[NonEmpty] | None = Field(
+    topic: list[NonBlank] | None = Field(
         default=None, description="Only documents (and their sections) indexed with one of these MeSH ids (HAS_TOPIC)"
     )
-    entity: list[NonEmpty] | None = Field(
+    entity: list[NonBlank] | None = Field(
         default=None, description="Only documents (and their sections) whose sections mention one of these entity ids"
     )
 
 
 class TraverseRequest(ToolInput):
-    seed_ids: Annotated[list[NonEmpty], Field(min_length=1, max_length=200)] = Field(
+    seed_ids: Annotated[list[NonBlank], Field(min_length=1, max_length=200)] = Field(
         description="Node ids to start from: entity ids (mesh:D000082, nct:NCT..., gene:...), section or "
         "document ids (SHA-256), or pmid:N for a document"
     )
     direction: Literal["out", "in", "both"] = Field(default="out", description="Edge direction to follow")
     max_depth: int = Field(default=3, ge=1, le=5, strict=True, description="Hops from the seeds (hard cap 5)")
     max_nodes: int = Field(default=150, ge=1, le=200, strict=True, description="Nodes returned (hard cap 200)")
-    rel_whitelist: list[NonEmpty] = Field(
+    rel_whitelist: list[NonBlank] = Field(
         default_factory=lambda: list(TRAVERSE_DEFAULT_RELS), description="Relationship types to follow"
     )
-    label_whitelist: list[NonEmpty] = Field(
+    label_whitelist: list[NonBlank] = Field(
         default_factory=lambda: list(TRAVERSE_DEFAULT_LABELS), description="Node labels a walk may enter"
     )
     frontier: TraverseFrontier = Field(
@@ -301,7 +300,7 @@ class TraverseResponse(KbOutput):
 
 
 class EntitiesRequest(ToolInput):
-    query: NonEmpty = Field(description="A name, synonym or id, e.g. 'tylenol', 'Acetaminophen', 'mesh:D000082'")
+    query: NonBlank = Field(description="A name, synonym or id, e.g. 'tylenol', 'Acetaminophen', 'mesh:D000082'")
     limit: int = Field(default=10, ge=1, le=50, strict=True, description="Entities to return, best match first")
 
 

@@ -17,13 +17,13 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.pubmed.models import SeedInput
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
-from bio_mcp.models import ToolOutput
+from bio_mcp.models import NonBlank, ToolOutput
 
 NO_SCOPE_NOTES = "The local MeSH file has names, entry terms and tree numbers but no scope notes."
 
 
 class MeshLookupRequest(SeedInput):
-    query: str = Field(min_length=1, max_length=300,
+    query: NonBlank = Field(max_length=300,
                        description="A MeSH id (D000082 or mesh:D000082), a heading, an entry term or a brand name, "
                        "e.g. 'tylenol'; prefixes and small typos are matched too")
     limit: int = Field(default=10, ge=1, le=50, description="How many descriptors to return, best match first")
