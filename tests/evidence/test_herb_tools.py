@@ -13,6 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from bio_mcp.audit import sha256_hex
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
+from bio_mcp.features.evidence.herbs import herb_named
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
@@ -206,3 +207,27 @@ async def test_find_contraindications_of_herbs_and_formulations(herb_graph) -> N
         assert error and body["error"]["code"] == "VALIDATION" and body["audit"]["status"] == "error"
         error, body, _ = await call(client, "tool.find_contraindications", {"herb_ids": "mesh:D005737"})
         assert error and body["error"]["code"] == "VALIDATION"
+
+
+async def test_a_herb_by_name_imported_or_mesh(herb_graph, mesh_catalog) -> None:  # noqa: F811
+    vocabulary = mesh_catalog.vocabulary
+    with herb_graph.store.read() as tx:
+        # Imported names first (Thai, English, scientific), then MeSH plants' headings and entry terms.
+        assert herb_named(tx.connection, "กระเทียม", vocabulary) == "mesh:D005737"
+        assert herb_named(tx.connection, "St. John's wort", vocabulary) == "mesh:D020902"  # Hypericum: imported by nobody
+        assert herb_named(tx.connection, "ginkgo", vocabulary) == "mesh:D020441"
+        # "Tea" is the imported English name of Camellia sinensis (MeSH's Tea is the beverage);
+        # MeSH names no plant "aspirin".
+        assert herb_named(tx.connection, "Tea", vocabulary) == "mesh:D028241"
+        assert herb_named(tx.connection, "aspirin", vocabulary) is None
+        assert herb_named(tx.connection, "no such herb", vocabulary) is None
+    async with Client(server(herb_graph)) as client:
+        error, body, _ = await call(client, "tool.find_contraindications", {"herb_ids": ["st john's wort"]})
+        assert not error and [checked["entity_id"] for checked in body["checked"]] == ["mesh:D020902"]
+        error, by_id, _ = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": "mesh:D005737"}})
+        assert not error and by_id["paths"]
+        for name in ("garlic", "Allium sativum", "กระเทียม"):
+            error, by_name, _ = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": name}})
+            assert not error and by_name["paths"] == by_id["paths"]
+        error, body, _ = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": "aspirin"}})
+        assert error and body["error"]["code"] == "NOT_FOUND"

@@ -7,8 +7,9 @@ and as each of its herbs (HAS_INGREDIENT): its results carry the formulation's i
 document and span, and the strength of all the evidence behind the edge (`strength.py`).
 
 Ids may be entity ids (`mesh:D005737`, `D005737`, `herb:...`; `formulation:triphala` or `triphala`)
-or an exact imported name (Thai, English or scientific) that names one herb; a MeSH plant the graph
-has no node for yet is known too (with nothing recorded). An id that names none of these is a
+or an exact imported name (Thai, English or scientific) that names one herb, or a MeSH plant's
+heading or entry term ("garlic"); a MeSH plant the graph has no node for yet is known too (with
+nothing recorded). An id that names none of these is a
 VALIDATION error naming the field and the ids: a misspelt herb must never read as "no
 contraindications". A known herb without findings is listed in `checked` with 0.
 """
@@ -19,7 +20,7 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.herbs import is_herb
+from bio_mcp.features.evidence.herbs import herb_named, is_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -96,8 +97,9 @@ def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: 
     found = known_entities(connection, [candidate], vocabulary).get(candidate)
     if found is not None and (formulation or is_herb(candidate, found.type, vocabulary)):
         return candidate
-    named = [entity for entity in entities_named(connection, value)
-             if entity.startswith("formulation:") == formulation]
+    if not formulation:
+        return herb_named(connection, value, vocabulary)
+    named = [entity for entity in entities_named(connection, value) if entity.startswith("formulation:")]
     return named[0] if len(named) == 1 else None
 
 

@@ -33,6 +33,7 @@ from bio_mcp.graph.elements import HAS_CONSTITUENT, HAS_INGREDIENT, TREATS
 from bio_mcp.graph.herb_catalog import is_plant
 from bio_mcp.graph.icd10 import Icd10Index
 from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.names import entities_named
 from bio_mcp.graph.vocabulary import Vocabulary, search_key
 
 HERB_URI = "kg://herb/{id}"
@@ -79,6 +80,20 @@ def is_herb(entity_id: str, entity_type: str | None, vocabulary: Vocabulary | No
         return False
     concept = vocabulary.get(entity_id) if vocabulary is not None else None
     return concept is None or is_plant(concept)
+
+
+def herb_named(connection: Connection, name: str, vocabulary: Vocabulary | None) -> str | None:
+    """The one herb `name` names: an imported name (Thai, English, scientific), else a MeSH plant's
+    heading or entry term ('garlic', 'Allium sativum'), so a store with nothing imported still knows
+    MeSH's plants by name. None when no herb, or more than one, has that name."""
+    imported = [entity for entity in entities_named(connection, name) if not entity.startswith("formulation:")]
+    if imported:
+        return imported[0] if len(imported) == 1 else None
+    if vocabulary is None:
+        return None
+    plants = {match.concept.id for match in vocabulary.search(name, limit=5)
+              if match.how in ("name", "synonym") and is_plant(match.concept)}
+    return plants.pop() if len(plants) == 1 else None
 
 
 def herb_record(

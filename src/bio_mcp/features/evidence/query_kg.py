@@ -11,7 +11,8 @@ the paths of exactly those node types; without one, every path that cannot be ex
 max_depth) is returned. `filters.relations` narrows the edge types, `filters.min_strength` drops
 edges whose evidence is weaker. A node is never visited twice on a path.
 
-The start is a graph node or, with no paths, a MeSH descriptor the graph has no node for; anything
+The start is a graph node or, with no paths, a MeSH descriptor the graph has no node for; a herb may
+be named instead (`herbs.herb_named`: an imported name, or a MeSH plant's heading or entry term); anything
 else is NOT_FOUND, and a start of another type than `start.type` says is VALIDATION.
 
 Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
@@ -29,6 +30,7 @@ from pydantic import Field, field_validator
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.evidence.herbs import herb_named
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -67,7 +69,8 @@ _SEPARATORS = re.compile(r"\s*(?:->|>|→)\s*")
 
 class QueryStart(ToolInput):
     type: Literal["herb", "constituent", "indication", "formulation"] = Field(description="What the start node is")
-    id: str = Field(min_length=1, description="Its entity id: mesh:D030024 (a herb), mesh:D003474 (a chemical), ...")
+    id: str = Field(min_length=1, description="Its entity id: mesh:D030024 (a herb), mesh:D003474 (a chemical), ...; "
+                    "a herb may also be given by an exact name (Thai, English, scientific or MeSH: 'garlic')")
 
 
 class QueryFilters(ToolInput):
@@ -143,6 +146,11 @@ def query_kg(
     start_id = resolve_alias(request.start.id)
     start_type = request.start.type
     start = known_entities(connection, [start_id], vocabulary).get(start_id)
+    if start is None and start_type == "herb":
+        # A herb by name, as tool.find_contraindications takes it ("garlic", "ขมิ้นชัน").
+        named = herb_named(connection, request.start.id, vocabulary)
+        if named is not None:
+            start_id, start = named, known_entities(connection, [named], vocabulary).get(named)
     if start is None:
         raise BioMcpError(ErrorCode.NOT_FOUND, f"{request.start.id!r} is neither in the knowledge graph nor in MeSH",
                           {"field": "start.id"})
