@@ -230,4 +230,4 @@ async def test_a_herb_by_name_imported_or_mesh(herb_graph, mesh_catalog) -> None
             error, by_name, _ = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": name}})
             assert not error and by_name["paths"] == by_id["paths"]
         error, body, _ = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": "aspirin"}})
-        assert error and body["error"]["code"] == "NOT_FOUND"
+        assert error and body["error"]["code"] == "NOT_FOUND" and "graph.entities" in body["error"]["message"]

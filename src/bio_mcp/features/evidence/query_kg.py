@@ -152,7 +152,10 @@ def query_kg(
         if named is not None:
             start_id, start = named, known_entities(connection, [named], vocabulary).get(named)
     if start is None:
-        raise BioMcpError(ErrorCode.NOT_FOUND, f"{request.start.id!r} is neither in the knowledge graph nor in MeSH",
+        or_name = " nor the name of a herb" if start_type == "herb" else ""
+        raise BioMcpError(ErrorCode.NOT_FOUND,
+                          f"{request.start.id!r} is neither an id of the knowledge graph or MeSH{or_name}; graph.entities "
+                          "finds ids by name",
                           {"field": "start.id"})
     actual = _node_type(start, start_id)
     if actual != start_type:
