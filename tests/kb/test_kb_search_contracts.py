@@ -235,6 +235,16 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
         assert error and body["error"]["code"] == "VALIDATION"
 
 
+async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph_service) -> None:  # noqa: F811
+    service = await synced(make_graph_service, None)
+    title = "Optimizing antihypertensive therapy in patients with diabetes mellitus."  # PMID 36577847: no abstract
+    found = await KbRetrieval(service).search(KbSearchRequest(query=title, top_k=3, verbosity="full"))
+    [item] = [item for item in found.evidence if item.metadata.doc_uri == "pubmed:36577847"]
+    assert item.full_text == title and item.snippet == title
+    # Where there is more than the title, the snippet leaves the title (shown beside it) out.
+    assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
+
+
 async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:  # noqa: F811
     service = make_graph_service()
     retrieval = KbRetrieval(service)

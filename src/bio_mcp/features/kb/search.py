@@ -120,11 +120,12 @@ def query_entities(linker: QueryLinker | None, query: str) -> list[str]:
 
 
 def _body(chunk: StoredChunk, title: str | None) -> str:
-    """The chunk text without the title every chunk starts with."""
+    """The chunk text without the title every chunk starts with; the title itself when that is all
+    the chunk holds (a record without an abstract), which is then the evidence."""
     text = chunk.text
     if title and text.startswith(title):
         text = text[len(title) :]
-    return text.strip()
+    return text.strip() or chunk.text.strip()
 
 
 def make_snippet(text: str, query: str, limit: int = SNIPPET_MAX_CHARS) -> str:
