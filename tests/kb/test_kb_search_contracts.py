@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from pydantic import ValidationError
 
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
 from bio_mcp.features.kb.models import KbSearchRequest, RetrieveEvidenceRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.ids import section_node_id
@@ -243,6 +244,14 @@ async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph
     assert item.full_text == title and item.snippet == title
     # Where there is more than the title, the snippet leaves the title (shown beside it) out.
     assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
+
+
+async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:  # noqa: F811
+    service = make_graph_service()
+    async with Client(build_server([build_kb_toolset(KbRetrieval(service), service.settings)])) as client:
+        error, body, text = await call(client, "kb.search", {"query": "aspirin"})
+    assert not error and body["evidence"] == [] and body["note"] == EMPTY_CORPUS_NOTE
+    assert "pubmed.sync_delta" in text
 
 
 async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:  # noqa: F811

@@ -147,7 +147,7 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
         assert error and body["error"]["code"] == "VALIDATION"
 
         error, body, _ = await call(client, "graph.traverse", {"seed_ids": ["nct:NCT00000000"]})
-        assert error and body["error"]["code"] == "NOT_FOUND"
+        assert error and body["error"]["code"] == "NOT_FOUND" and "graph.entities" in body["error"]["message"]
 
         error, body, _ = await call(client, "graph.entities", {"query": "NCT02149199"})
         assert not error and body["entities"][0]["id"] == "nct:NCT02149199" and body["entities"][0]["type"] == "Trial"

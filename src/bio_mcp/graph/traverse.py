@@ -158,7 +158,12 @@ def traverse(store: GraphStore, spec: TraversalSpec) -> Subgraph:
     found = store.nodes(seeds)
     missing = [seed for seed in seeds if seed not in found]
     if not found:
-        raise BioMcpError(ErrorCode.NOT_FOUND, "none of the seed ids is a node of the graph", {"seed_ids": seeds})
+        raise BioMcpError(
+            ErrorCode.NOT_FOUND,
+            "none of the seed ids is a node of the graph: entity ids come from graph.entities, section and "
+            "document ids from kb.search (a graph with no documents yet is filled by pubmed.sync_delta)",
+            {"seed_ids": seeds},
+        )
     taken: dict[str, WalkNode] = {}
     paths: dict[str, tuple[str, ...]] = {}
     for seed in sorted(found)[: spec.max_nodes]:

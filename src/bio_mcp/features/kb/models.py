@@ -147,6 +147,9 @@ class KbSearchResponse(KbOutput):
     graph: SearchGraph | None = None
     diagnostics: SearchDiagnostics
     diagnostic_id: str | None = Field(default=None, description="Additive: the stored diagnostics record")
+    note: str | None = Field(
+        default=None, description="Additive: why there is no evidence (an empty corpus says how to fill it)"
+    )
 
 
 # ---- kb.retrieve_evidence (kbtools) ---------------------------------------------------------------

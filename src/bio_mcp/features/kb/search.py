@@ -29,6 +29,7 @@ import numpy as np
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
@@ -363,8 +364,13 @@ def search_kb(
                            "pruned": walk.pruned, "depth_reached": walk.depth_reached, "reason": walk.reason,
                            "rows_read": walk.rows_read, "timed_out": walk.timed_out}
     diagnostic_id = record_diagnostics(context.store, "kb.search", record, context.settings.diagnostics_ttl_hours)
+    note = None
+    if not evidence:
+        with context.store.read() as tx:
+            documents = tx.documents.count()
+        note = EMPTY_CORPUS_NOTE if documents == 0 else f"No section of the local corpus ({documents} documents) matches this query."
     return KbSearchResponse(
-        evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id,
+        evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
     )
 
 
@@ -384,8 +390,8 @@ def summarize(response: KbSearchResponse) -> str:
     ]
     if retrieval.query_entities:
         lines.append("Query entities: " + ", ".join(retrieval.query_entities))
-    if not response.evidence:
-        lines.append("No matching sections in the local corpus.")
+    if response.note:
+        lines.append(response.note)
     for rank, item in enumerate(response.evidence, start=1):
         lines += [
             "",
