@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
+from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.language import build_lexicon, cross_lingual, detect_lang, segment
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools
-from tests.evidence.conftest import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, herb_names
+from bio_mcp.sources.ncbi.client import EutilsClient
+from tests.evidence.conftest import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, evidence_settings, herb_names
 
 pytestmark = pytest.mark.anyio
 
@@ -178,3 +181,16 @@ async def test_bad_arguments_are_validation_errors_naming_the_field(
     assert failed
     assert body["error"]["code"] == "VALIDATION" and body["audit"]["status"] == "error"
     assert field in json.dumps(body["error"], ensure_ascii=False)
+
+
+async def test_an_empty_corpus_says_so_and_how_to_fill_it(tmp_path, herb_graph) -> None:
+    settings = evidence_settings(tmp_path)
+    eutils = EutilsClient(settings)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    await service.open()
+    try:
+        failed, body = await _search(KbRetrieval(service), {"query": "aspirin stroke"})
+    finally:
+        await service.aclose()
+        await eutils.aclose()
+    assert not failed and body["hits"] == [] and body["note"] == EMPTY_CORPUS_NOTE

@@ -94,6 +94,9 @@ class HybridSearchResponse(AuditedOutput):
     query_en: str = Field(description="Additive: the English text the corpus was searched with")
     entity_ids: list[str] = Field(description="Additive: entities the query names (Thai, English or MeSH names)")
     untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
+    note: str | None = Field(
+        default=None, description="Additive: why no paper matched (an empty corpus says how to fill it)"
+    )
 
 
 def _is_plant(catalog: MeshCatalog | None, entity_id: str) -> bool:
@@ -138,6 +141,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
     filters = request.filters or SearchFilters()
     types = set(filters.types or HIT_TYPES)
     hits: list[SearchHit] = []
+    note = None
     if "herb" in types:
         linked: dict[str, float] = {}
         if context.linker is not None:
@@ -157,6 +161,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
             pub_types=filters.pub_types,
             mode="hybrid" if query.translated else "bm25",
         )
+        note = found.note
         pmids = [item.metadata.doc_uri.removeprefix("pubmed:") for item in found.evidence]
         with context.store.read() as tx:
             documents = tx.documents.get_many(sorted(set(pmids)))
@@ -177,7 +182,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
                 ))
     return HybridSearchResponse(
         hits=hits, lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
-        untranslated=list(query.untranslated),
+        untranslated=list(query.untranslated), note=note,
     )
 
 
@@ -204,7 +209,7 @@ def summarize(response: HybridSearchResponse) -> str:
                     + ". A Thai herb name the graph does not hold is cut into words; load Thai names with "
                     "`bio-mcp kg import FILE` (e.g. examples/kg/thai_herb_names.tsv)")
     if not any(hit.type != "herb" for hit in response.hits):
-        head.append("No matching papers in the local corpus.")
+        head.append(response.note or "No matching papers in the local corpus.")
     lines = [
         f"{rank}. [{hit.type}] **{hit.title[:120]}** ({hit.score:.3f}, {hit.source}): {hit.snippet}"
         for rank, hit in enumerate(response.hits, start=1)
