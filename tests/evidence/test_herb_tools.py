@@ -102,10 +102,15 @@ async def test_turmeric_resource_has_names_parts_constituents_and_coded_indicati
         assert formulations == ["formulation:triphala"]
         plain = json.loads((await client.read_resource("kg://herb/herb:zingiber-montanum")).contents[0].text)
         assert plain["names"]["th"] == "ไพล" and plain["constituents"] == [] and plain["indications"] == []
-        # Not in the graph; a chemical; a bacterium (an Organism, not under Plants); no such herb.
+        # A MeSH plant with no node in the graph yet is known, with nothing recorded, by id or name.
+        for uri in ("kg://herb/mesh:D017360", "kg://herb/arabidopsis"):
+            arabidopsis = json.loads((await client.read_resource(uri)).contents[0].text)
+            assert arabidopsis["id"] == "mesh:D017360" and arabidopsis["names"] == {"th": "", "en": "Arabidopsis", "scientific": []}
+            assert arabidopsis["constituents"] == arabidopsis["indications"] == arabidopsis["sources"] == []
+        # Not in MeSH; a chemical; a bacterium (an Organism, not under Plants); no such herb.
         for missing in ("kg://herb/mesh:D999999", "kg://herb/mesh:D003474", "kg://herb/mesh:D004926",
                         "kg://herb/herb:no-such-plant"):
-            with pytest.raises(MCPError, match="is not a herb of the knowledge graph"):
+            with pytest.raises(MCPError, match="is neither a herb of the knowledge graph, a MeSH plant nor a herb's name"):
                 await client.read_resource(missing)
 
 
@@ -214,7 +219,7 @@ async def test_a_herb_by_name_imported_or_mesh(herb_graph, mesh_catalog) -> None
     with herb_graph.store.read() as tx:
         # Imported names first (Thai, English, scientific), then MeSH plants' headings and entry terms.
         assert herb_named(tx.connection, "กระเทียม", vocabulary) == "mesh:D005737"
-        assert herb_named(tx.connection, "St. John's wort", vocabulary) == "mesh:D020902"  # Hypericum: imported by nobody
+        assert herb_named(tx.connection, "St. John's wort", vocabulary) == "mesh:D020902"  # a MeSH entry term of Hypericum
         assert herb_named(tx.connection, "ginkgo", vocabulary) == "mesh:D020441"
         # "Tea" is the imported English name of Camellia sinensis (MeSH's Tea is the beverage);
         # MeSH names no plant "aspirin".

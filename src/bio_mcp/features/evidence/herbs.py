@@ -25,6 +25,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.evidence.relations import (
     entities,
     evidence_of,
+    known_entities,
     relation_edges,
     strength_of,
     supporting_documents,
@@ -101,9 +102,16 @@ def herb_record(
     vocabulary: Vocabulary | None,
 ) -> HerbRecord:
     entity_id = resolve_alias(herb_id)
-    herb = entities(connection, [entity_id]).get(entity_id)
+    # As tool.find_contraindications takes a herb: a graph node, a MeSH plant the graph has no node
+    # for yet (known, with nothing recorded), or a name.
+    herb = known_entities(connection, [entity_id], vocabulary).get(entity_id)
+    if herb is None:
+        named = herb_named(connection, herb_id, vocabulary)
+        if named is not None:
+            entity_id, herb = named, known_entities(connection, [named], vocabulary).get(named)
     if herb is None or not is_herb(entity_id, herb.type, vocabulary):
-        raise BioMcpError(ErrorCode.NOT_FOUND, f"{herb_id!r} is not a herb of the knowledge graph", {"id": herb_id})
+        raise BioMcpError(ErrorCode.NOT_FOUND, f"{herb_id!r} is neither a herb of the knowledge graph, a MeSH plant "
+                          "nor a herb's name", {"id": herb_id})
     own = relation_edges(connection, [entity_id], (HAS_CONSTITUENT, TREATS))
     constituent_ids = [edge.dst for edge in own if edge.type == HAS_CONSTITUENT]
     via = relation_edges(connection, constituent_ids, (TREATS,)) if constituent_ids else []
