@@ -88,6 +88,10 @@ async def test_get_study_and_not_found(data_dir: Path) -> None:
     with pytest.raises(BioMcpError) as bad:
         await client.get_study("12345")
     assert bad.value.code == ErrorCode.VALIDATION
+    # The same 404 from the search endpoint is no study's absence: the endpoint is not there.
+    with pytest.raises(BioMcpError) as missing:
+        await client.search(StudyQuery(term="aspirin"))
+    assert missing.value.code == ErrorCode.UPSTREAM and f"{BASE}/studies" in missing.value.message
     await client.aclose()
 
 

@@ -110,7 +110,19 @@ class CtgovClient:
 
     async def search(self, query: StudyQuery, *, timeout_s: float | None = None) -> UpstreamResponse:
         """One `/studies` page; parse it with `parse_study_page`, follow `next_page_token` for more."""
-        return await self.http.request("studies", self.search_params(query), timeout_s=timeout_s)
+        try:
+            return await self.http.request("studies", self.search_params(query), timeout_s=timeout_s)
+        except BioMcpError as error:
+            if error.code is not ErrorCode.NOT_FOUND:
+                raise
+            # A search that finds nothing is a 200 with no studies: a 404 says the endpoint is not
+            # where the client looked (CTGOV_BASE_URL, or the API moved), never "no such study".
+            raise BioMcpError(
+                ErrorCode.UPSTREAM,
+                f"ClinicalTrials.gov has no search endpoint at {self.settings.ctgov_base_url}/studies (HTTP 404): "
+                "check CTGOV_BASE_URL",
+                error.details,
+            ) from None
 
     async def get_study(self, nct_id: str, *, timeout_s: float | None = None) -> UpstreamResponse:
         return await self.http.request(f"studies/{require_nct_id(nct_id)}", {"format": "json"}, timeout_s=timeout_s)
