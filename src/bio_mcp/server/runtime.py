@@ -121,14 +121,20 @@ class Runtime:
         return [factories[name](self) for name in chosen]
 
     async def warm_up(self, toolsets: list[Toolset]) -> None:
-        """Open the corpus (store, index, MeSH linker) before the first call needs it.
+        """Open the corpus (store, index, MeSH linker) and build the analyst's MeSH index before the
+        first call needs them.
 
         Loading the linker can take longer than the 60 s a TypeScript-SDK client (Claude Desktop,
         the Inspector) waits for a tool result, so it starts when the server does. A failure is
         logged here and met again, typed, by the first call that needs the corpus.
         """
-        if not {"corpus", "kb", "evidence"} & {toolset.name for toolset in toolsets}:
-            return
+        names = {toolset.name for toolset in toolsets}
+        if {"corpus", "kb", "evidence"} & names:
+            await self._open_corpus(names)
+        if "analyst" in names:
+            await self._warm_analyst()
+
+    async def _open_corpus(self, names: set[str]) -> None:
         try:
             await self.corpus.open()
         except BioMcpError as error:
@@ -137,8 +143,17 @@ class Runtime:
             log.log(WARNING, "corpus warm-up failed unexpectedly", exc_info=exc)
         else:
             log_event(log, INFO, "corpus ready")
-            if "evidence" in {toolset.name for toolset in toolsets}:
+            if "evidence" in names:
                 await self._resume_ingestion()
+
+    async def _warm_analyst(self) -> None:
+        """The analyst's MeSH index, built on the first question otherwise: about half a second
+        that held the event loop and was spent outside that question's time budget."""
+        analyst = self.analyst
+        try:
+            await asyncio.to_thread(analyst.mesh)
+        except BioMcpError as error:
+            log_event(log, WARNING, "analyst warm-up failed", code=error.code.value, message=error.message)
 
     async def _resume_ingestion(self) -> None:
         """Run again the ingestion jobs a previous server left queued or running."""

@@ -60,7 +60,8 @@ def source_limiters(registry: Registry, redis_url: str | None) -> dict[str, Rate
 
 
 async def orchestrate(request: AskRequest, analyst: Analyst, *, today: date) -> AskResponse:
-    mesh = analyst.mesh()
+    # Off the event loop: the first call builds the index (the server's warm-up usually has).
+    mesh = await asyncio.to_thread(analyst.mesh)
     frame = parse_frame(
         request.question, mesh=mesh, fetch_policy=request.fetch_policy, time_budget_ms=request.time_budget_ms
     )
