@@ -205,6 +205,15 @@ async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:
     assert "Invalid uid 0" in error["details"]["ncbiMessages"][0]
 
 
+async def test_a_wrong_eutils_address_is_an_upstream_error_not_a_missing_record(fakes, bio_home) -> None:
+    runtime = Runtime(load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url + "/moved", NCBI_MAX_RETRIES=0))
+    async with runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
+    error = result.meta["error"]
+    assert result.is_error and error["code"] == "UPSTREAM" and "NCBI_EUTILS_BASE_URL" in error["message"]
+    assert error["details"]["status"] == 404 and "/moved/efetch.fcgi" in error["details"]["url"]
+
+
 async def test_slow_upstream_times_out_with_upstream_error(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.slow(3.0), times=None)
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=1, NCBI_MAX_RETRIES=3) as runtime:

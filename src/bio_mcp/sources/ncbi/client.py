@@ -15,7 +15,7 @@ from typing import Literal
 import httpx2
 
 from bio_mcp.config import Settings
-from bio_mcp.errors import BioMcpError
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ncbi.xml import truncated_xml
 from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.upstream import Params, UpstreamClient, UpstreamResponse
@@ -26,7 +26,14 @@ SOURCE = "ncbi"
 def _translate_error(status: int, body: bytes) -> BioMcpError | None:
     from bio_mcp.sources.ncbi.parsers.errors import error_from_body
 
-    return error_from_body(body, status)
+    found = error_from_body(body, status)
+    if found is None and status == 404:
+        # The E-utilities answer a missing record with 200 and an error in the body: a 404 says the
+        # utility is not at this address, which "not found" would pass off as an absent record.
+        return BioMcpError(
+            ErrorCode.UPSTREAM, "ncbi: no E-utility at this address (HTTP 404): check NCBI_EUTILS_BASE_URL"
+        )
+    return found
 
 
 @dataclass(frozen=True)
