@@ -87,6 +87,10 @@ def _deepest(error: ValidationError) -> ValidationError:
     candidates = [e for e in error.context or () if not (e.validator == "type" and e.validator_value == "null")]
     if not candidates:
         return error
+    if len(candidates) == 1:
+        # An optional value: the one branch that is not null says what is wrong ("is not of type
+        # 'string'"), where the anyOf said only "is not valid under any of the given schemas".
+        return _deepest(candidates[0])
     best = max(candidates, key=lambda e: len(e.absolute_path))
     return _deepest(best) if len(best.absolute_path) > len(error.absolute_path) or best.context else error
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from bio_mcp.features.corpus import models
 from bio_mcp.features.kb.models import EntitiesRequest, KbSearchRequest, TraverseRequest
 from bio_mcp.features.pubmed.mesh_lookup import MeshLookupRequest
+from bio_mcp.features.pubmed.models import FullTextRequest
 from bio_mcp.input_schema import schema_violations
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.corpus import build_corpus_toolset
@@ -159,6 +160,13 @@ def test_a_blank_query_or_id_is_a_validation_error_saying_so(model, arguments, f
     assert schema_violations(model, arguments) == [{"loc": field, "msg": "must not be blank", "type": "schema.pattern"}]
     with pytest.raises(ValidationError):
         model.model_validate(arguments)
+
+
+def test_a_wrong_type_for_an_optional_field_says_which_type() -> None:
+    # fetchFullText's pmid is an optional string; a client sent the number.
+    assert schema_violations(FullTextRequest, {"pmid": 30311380}) == [
+        {"loc": "pmid", "msg": "30311380 is not of type 'string'", "type": "schema.type"}
+    ]
 
 
 def test_defaults_are_the_seeds() -> None:
