@@ -20,7 +20,7 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.herbs import herb_named, is_herb
+from bio_mcp.features.evidence.herbs import find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -90,15 +90,13 @@ class FindContraindicationsResponse(AuditedOutput):
 
 
 def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: Vocabulary | None) -> str | None:
-    candidate = value.strip()
-    if formulation and not candidate.startswith("formulation:"):
-        candidate = f"formulation:{candidate}"
-    candidate = resolve_alias(candidate)
-    found = known_entities(connection, [candidate], vocabulary).get(candidate)
-    if found is not None and (formulation or is_herb(candidate, found.type, vocabulary)):
-        return candidate
     if not formulation:
-        return herb_named(connection, value, vocabulary)
+        herb = find_herb(connection, value, vocabulary)
+        return herb[0] if herb is not None else None
+    candidate = value.strip()
+    candidate = resolve_alias(candidate if candidate.startswith("formulation:") else f"formulation:{candidate}")
+    if candidate in known_entities(connection, [candidate], vocabulary):
+        return candidate
     named = [entity for entity in entities_named(connection, value) if entity.startswith("formulation:")]
     return named[0] if len(named) == 1 else None
 

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.evidence.relations import (
+    EntityInfo,
     entities,
     evidence_of,
     known_entities,
@@ -97,21 +98,29 @@ def herb_named(connection: Connection, name: str, vocabulary: Vocabulary | None)
     return plants.pop() if len(plants) == 1 else None
 
 
+def find_herb(connection: Connection, value: str, vocabulary: Vocabulary | None) -> tuple[str, EntityInfo] | None:
+    """The herb `value` stands for, as every herb tool takes one, with what the graph knows of it: an
+    entity id (a graph node, or a MeSH plant the graph has no node for yet: known, with nothing
+    recorded), else a name (`herb_named`). None when it is no herb."""
+    entity_id = resolve_alias(value.strip())
+    found = known_entities(connection, [entity_id], vocabulary).get(entity_id)
+    if found is None or not is_herb(entity_id, found.type, vocabulary):
+        named = herb_named(connection, value, vocabulary)
+        if named is None:
+            return None
+        entity_id, found = named, known_entities(connection, [named], vocabulary).get(named)
+    return (entity_id, found) if found is not None and is_herb(entity_id, found.type, vocabulary) else None
+
+
 def herb_record(
     connection: Connection, herb_id: str, icd10: Icd10Index, activities: Mapping[str, tuple[str, ...]],
     vocabulary: Vocabulary | None,
 ) -> HerbRecord:
-    entity_id = resolve_alias(herb_id)
-    # As tool.find_contraindications takes a herb: a graph node, a MeSH plant the graph has no node
-    # for yet (known, with nothing recorded), or a name.
-    herb = known_entities(connection, [entity_id], vocabulary).get(entity_id)
-    if herb is None:
-        named = herb_named(connection, herb_id, vocabulary)
-        if named is not None:
-            entity_id, herb = named, known_entities(connection, [named], vocabulary).get(named)
-    if herb is None or not is_herb(entity_id, herb.type, vocabulary):
+    herb_found = find_herb(connection, herb_id, vocabulary)
+    if herb_found is None:
         raise BioMcpError(ErrorCode.NOT_FOUND, f"{herb_id!r} is neither a herb of the knowledge graph, a MeSH plant "
                           "nor a herb's name", {"id": herb_id})
+    entity_id, herb = herb_found
     own = relation_edges(connection, [entity_id], (HAS_CONSTITUENT, TREATS))
     constituent_ids = [edge.dst for edge in own if edge.type == HAS_CONSTITUENT]
     via = relation_edges(connection, constituent_ids, (TREATS,)) if constituent_ids else []

@@ -12,7 +12,7 @@ max_depth) is returned. `filters.relations` narrows the edge types, `filters.min
 edges whose evidence is weaker. A node is never visited twice on a path.
 
 The start is a graph node or, with no paths, a MeSH descriptor the graph has no node for; a herb may
-be named instead (`herbs.herb_named`: an imported name, or a MeSH plant's heading or entry term); anything
+be named instead (`herbs.find_herb`: an imported name, or a MeSH plant's heading or entry term); anything
 else is NOT_FOUND, and a start of another type than `start.type` says is VALIDATION.
 
 Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
@@ -30,7 +30,7 @@ from pydantic import Field, field_validator
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.herbs import herb_named
+from bio_mcp.features.evidence.herbs import find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -148,9 +148,9 @@ def query_kg(
     start = known_entities(connection, [start_id], vocabulary).get(start_id)
     if start is None and start_type == "herb":
         # A herb by name, as tool.find_contraindications takes it ("garlic", "ขมิ้นชัน").
-        named = herb_named(connection, request.start.id, vocabulary)
-        if named is not None:
-            start_id, start = named, known_entities(connection, [named], vocabulary).get(named)
+        herb = find_herb(connection, request.start.id, vocabulary)
+        if herb is not None:
+            start_id, start = herb
     if start is None:
         or_name = " nor the name of a herb" if start_type == "herb" else ""
         raise BioMcpError(ErrorCode.NOT_FOUND,

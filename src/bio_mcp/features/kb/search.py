@@ -29,7 +29,7 @@ import numpy as np
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
@@ -49,6 +49,7 @@ from bio_mcp.features.kb.models import (
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.ranking import entity_boost, unit_scores
+from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
@@ -368,7 +369,7 @@ def search_kb(
     if not evidence:
         with context.store.read() as tx:
             documents = tx.documents.count()
-        note = EMPTY_CORPUS_NOTE if documents == 0 else f"No section of the local corpus ({documents} documents) matches this query."
+        note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
     return KbSearchResponse(
         evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
     )
@@ -421,8 +422,5 @@ def _graph_lines(response: KbSearchResponse) -> list[str]:
          f"{graph.budget.expanded}, skipped {graph.budget.skipped}, depth {graph.budget.depth_reached}, stopped: {reason}"),
     ]
     for label in ("Entity", "Document"):
-        lines += [
-            f"- {node.score:.3f} {label}{f' ({node.type})' if node.type else ''} `{node.id}` {_clip(node.title, 100)}"
-            for node in graph.nodes if node.label == label
-        ]
+        lines += [node_line(node) for node in graph.nodes if node.label == label]
     return lines

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
@@ -157,6 +158,27 @@ async def traverse_relationships(request: TraverseRequest, store: MetadataStore,
     return response_of(subgraph, spec, limits, await _direction_hint(store, spec, limits, subgraph))
 
 
+class ShownNode(Protocol):
+    """What the text shows of a node: a walk's (`TraverseNode`) or kb.search's subgraph's."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def type(self) -> str | None: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+
+
+def node_line(node: ShownNode) -> str:
+    """A node as a Markdown list item: score, label (and entity type), id, title cut at 100 characters."""
+    title = node.title if len(node.title) <= 100 else node.title[:99].rstrip() + "…"
+    return f"- {node.score:.3f} {node.label}{f' ({node.type})' if node.type else ''} `{node.id}` {title}"
+
+
 def summarize(response: TraverseResponse) -> str:
     """Compact Markdown: the stop reason and budget, the nodes best first, then the edges."""
     diagnostics = response.diagnostics
@@ -170,10 +192,7 @@ def summarize(response: TraverseResponse) -> str:
     if diagnostics.hint:
         lines.append(f"Hint: {diagnostics.hint}")
     lines.append("")
-    lines += [
-        f"- {node.score:.3f} {node.label}{f' ({node.type})' if node.type else ''} `{node.id}` {node.title[:100]}"
-        for node in response.nodes
-    ]
+    lines += [node_line(node) for node in response.nodes]
     if response.edges:
         lines.append("")
         lines.append("Edges: " + "; ".join(f"{e.src[:12]}-{e.type}->{e.dst[:12]}" for e in response.edges))
