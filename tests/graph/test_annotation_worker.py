@@ -29,7 +29,7 @@ from bio_mcp.graph.annotation_worker import AnnotationWorker, Section
 from bio_mcp.graph.indexer import build_graph_indexer
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
-from bio_mcp.store.schema import kg_edges, kg_nodes, kg_relation_evidence
+from bio_mcp.store.schema import kg_edges, kg_mentions, kg_nodes, kg_relation_evidence
 from tests.corpus.conftest import TERM, UNTIL, corpus_settings, fakes, fakes_app  # noqa: F401
 
 pytestmark = pytest.mark.anyio
@@ -109,8 +109,11 @@ def graph_rows(service: CorpusService) -> tuple[list, list, list]:
         read = tx.connection.execute
         return (
             sorted(read(sa.select(kg_nodes.c.id, kg_nodes.c.label, kg_nodes.c.type, kg_nodes.c.title)).all()),
-            sorted(read(sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst, kg_edges.c.weight,
-                                  kg_edges.c.props)).all()),
+            sorted([
+                *read(sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst, kg_edges.c.weight, kg_edges.c.props)),
+                *read(sa.select(kg_mentions.c.src, sa.literal("MENTIONS").label("type"), kg_mentions.c.dst, kg_mentions.c.weight,
+                                kg_mentions.c.props)),
+            ]),
             sorted(read(sa.select(kg_relation_evidence.c.src, kg_relation_evidence.c.type, kg_relation_evidence.c.dst,
                                   kg_relation_evidence.c.section_id, kg_relation_evidence.c.start)).all()),
         )

@@ -25,7 +25,7 @@ from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore, open_metadata_store
-from bio_mcp.store.schema import chunks, documents, kg_edges, kg_nodes
+from bio_mcp.store.schema import chunks, documents, kg_edges, kg_mentions, kg_nodes
 from bio_mcp.testing.faults import Fault
 from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
 from tests.graph.graph_sync_fixtures import fakes, fakes_app, graph_indexer, make_graph_service, mesh_cache  # noqa: F401
@@ -62,7 +62,7 @@ def agreement(store: MetadataStore) -> tuple[int, int]:
             row.id: row.chunk_uuid
             for row in connection.execute(sa.select(kg_nodes.c.id, kg_nodes.c.chunk_uuid).where(kg_nodes.c.label == "Section"))
         }
-        mention_sources = set(connection.execute(sa.select(kg_edges.c.src).where(kg_edges.c.type == "MENTIONS")).scalars())
+        mention_sources = set(connection.execute(sa.select(kg_mentions.c.src)).scalars())
         has_section = connection.execute(sa.select(sa.func.count()).where(kg_edges.c.type == "HAS_SECTION")).scalar_one()
     assert graph_docs == {document_node_id(pubmed_source_uri(pmid)) for pmid in pmids}
     assert graph_sections == {section_node_id(pubmed_source_uri(r.pmid), r.chunk_id): r.uuid for r in chunk_rows}
@@ -105,7 +105,7 @@ async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_g
         assert total == len(fakes.eutils.records)
         with service.store.read() as tx:
             mentioned = tx.connection.execute(
-                sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(kg_edges.c.type == "MENTIONS")
+                sa.select(sa.func.count(sa.distinct(kg_mentions.c.document_id)))
             ).scalar_one()
         # The rerun linked what it wrote; the killed run's documents are skipped as unchanged.
         assert 0 < mentioned <= total - stored
@@ -137,7 +137,7 @@ async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_fli
         [job] = tx.jobs.recent(query_key="failing")
         watermark = tx.checkpoints.get("failing")
         mentioned = tx.connection.execute(
-            sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(kg_edges.c.type == "MENTIONS")
+            sa.select(sa.func.count(sa.distinct(kg_mentions.c.document_id)))
         ).scalar_one()
     # The batch whose transaction was in flight committed, with its graph, and the job row counts it;
     # the one not yet committed is the next sync's (the watermark did not move).
@@ -174,7 +174,7 @@ def test_a_new_version_replaces_the_documents_sections_and_mentions(store_url, t
             after = set(tx.connection.execute(sa.select(kg_nodes.c.id).where(kg_nodes.c.document_id == doc_id)).scalars())
             mentioned = set(
                 tx.connection.execute(
-                    sa.select(kg_edges.c.dst).where(kg_edges.c.type == "MENTIONS", kg_edges.c.document_id == doc_id)
+                    sa.select(kg_mentions.c.dst).where(kg_mentions.c.document_id == doc_id)
                 ).scalars()
             )
             version = tx.connection.execute(sa.select(kg_nodes.c.version).where(kg_nodes.c.id == doc_id)).scalar_one()

@@ -10,7 +10,7 @@ from bio_mcp.features.kb.rebuild import rebuild_graph
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import TraversalSpec, traverse
-from bio_mcp.store.schema import chunks, documents, kg_edges, kg_nodes
+from bio_mcp.store.schema import chunks, documents, kg_edges, kg_mentions, kg_nodes
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
     database_url,
     fakes,
@@ -75,7 +75,7 @@ async def test_traversing_from_acetaminophen_reaches_the_documents_that_mention_
         mentioning = {
             row[0]
             for row in tx.connection.execute(
-                sa.select(kg_edges.c.document_id).where(kg_edges.c.type == "MENTIONS", kg_edges.c.dst == ACETAMINOPHEN)
+                sa.select(kg_mentions.c.document_id).where(kg_mentions.c.dst == ACETAMINOPHEN)
             )
         }
         walk = traverse(SqlGraphStore(tx.connection), TraversalSpec(seeds=[ACETAMINOPHEN], direction="in", max_depth=2))

@@ -18,12 +18,28 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.features.corpus.sync import graph_sources
 from bio_mcp.graph.build import document_graph
-from bio_mcp.graph.elements import HAS_SECTION, HAS_TOPIC, MENTIONS, RELATED_TO, TREATS, DocumentGraph, Edge
+from bio_mcp.graph.elements import (
+    HAS_SECTION,
+    HAS_TOPIC,
+    MENTIONS,
+    RELATED_TO,
+    TREATS,
+    DocumentGraph,
+    Edge,
+    Node,
+)
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.store import SqlGraphStore, _neighbour_sql
 from bio_mcp.sources.ncbi.parsers import parse_efetch
-from bio_mcp.store import MetadataStore
-from bio_mcp.store.schema import KG_DOCUMENT_OWN_EDGE_TYPES, KG_EDGES_NOT_DOCUMENT_OWN, kg_edges, kg_nodes
+from bio_mcp.store import SCHEMA_VERSION, MetadataStore
+from bio_mcp.store.schema import (
+    KG_DOCUMENT_OWN_EDGE_TYPES,
+    KG_EDGES_NOT_DOCUMENT_OWN,
+    kg_edges,
+    kg_mentions,
+    kg_nodes,
+    schema_version,
+)
 from tests.graph.graph_sync_fixtures import graph_indexer, mesh_cache  # noqa: F401
 from tests.store.conftest import store_url  # noqa: F401
 
@@ -49,10 +65,15 @@ def store(store_url: str, tmp_path: Path):  # noqa: F811
 
 
 def stored_edges(connection: sa.Connection) -> dict[tuple[str, str, str], Edge]:
-    return {
+    edges = {
         (row.src, row.type, row.dst): Edge(row.src, row.type, row.dst, row.weight, row.document_id, row.props)
         for row in connection.execute(sa.select(kg_edges))
     }
+    edges.update(
+        ((row.src, MENTIONS, row.dst), Edge(row.src, MENTIONS, row.dst, row.weight, row.document_id, row.props))
+        for row in connection.execute(sa.select(kg_mentions))
+    )
+    return edges
 
 
 def keyed(edges: Iterable[Edge]) -> dict[tuple[str, str, str], Edge]:
@@ -152,19 +173,24 @@ def test_document_delete_searches_by_source_and_by_the_partial_index(tmp_path: P
 
 
 def test_hops_read_entities_through_the_partial_index_and_documents_by_primary_key(tmp_path: Path) -> None:
-    """Only entities' out-edges are indexed best first (hubs); a document's and a section's own
-    edges, a few dozen each, are read by primary key and sorted."""
+    """Only entities' out-edges are indexed best first (hubs); a document's own edges, a few dozen
+    each, are read by primary key and sorted. MENTIONS are read by section from `kg_mentions_out`
+    and by entity from `kg_mentions_in`, best first without a sort, so LIMIT stops a hub's scan."""
     store = MetadataStore.open(f"sqlite:///{tmp_path / 'plan.db'}", lock_dir=tmp_path / "locks")
     try:
         with store.read() as tx:
             def plan(edge_type: str, side: str) -> str:
                 sql = _neighbour_sql("?", (edge_type,), (side,), 1, 10)
-                rows = tx.connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", ("a", edge_type)).all()
+                params = ("a",) if edge_type == MENTIONS else ("a", edge_type)
+                rows = tx.connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params).all()
                 return " | ".join(str(row[-1]) for row in rows)
 
             assert "INDEX kg_edges_entity_out (src=? AND type=?)" in plan(RELATED_TO, "out")
-            assert "USING PRIMARY KEY (src=? AND type=?)" in plan(MENTIONS, "out")
-            assert "INDEX kg_edges_in (dst=? AND type=?)" in plan(MENTIONS, "in")
+            assert "USING PRIMARY KEY (src=? AND type=?)" in plan(HAS_SECTION, "out")
+            assert "INDEX kg_edges_in (dst=? AND type=?)" in plan(HAS_SECTION, "in")
+            assert "INDEX kg_mentions_out (src=?)" in plan(MENTIONS, "out")
+            by_entity = plan(MENTIONS, "in")
+            assert "INDEX kg_mentions_in (dst=?)" in by_entity and "TEMP B-TREE" not in by_entity
     finally:
         store.close()
 
@@ -202,3 +228,67 @@ def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[D
     with store.read() as tx:
         assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_nodes)).scalar_one() == 0
         assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_edges)).scalar_one() == 0
+        assert tx.connection.execute(sa.select(sa.func.count()).select_from(kg_mentions)).scalar_one() == 0
+
+
+def test_a_version_1_store_moves_its_mentions_to_their_table_on_open(
+    store_url: str, tmp_path: Path, real_graphs: list[DocumentGraph]  # noqa: F811
+) -> None:
+    """Schema 1 kept MENTIONS in kg_edges: opening such a store moves them to kg_mentions, once,
+    and the graph reads back the same, neighbours and mention counts included."""
+    store = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")
+    entity = "mesh:D000082"
+    try:
+        with store.transaction() as tx:
+            SqlGraphStore(tx.connection).write_documents(real_graphs)
+        with store.read() as tx:
+            written = stored_edges(tx.connection)
+            graph = SqlGraphStore(tx.connection)
+            sections = graph.neighbours([entity], "in", [MENTIONS], 100)
+            counts = graph.mention_counts([entity])
+        assert sections and counts[entity] > 0
+        # The store as schema 1 left it.
+        with store.transaction() as tx:
+            tx.connection.exec_driver_sql(
+                "INSERT INTO kg_edges (src, type, dst, weight, document_id, props) "
+                "SELECT src, 'MENTIONS', dst, weight, document_id, props FROM kg_mentions"
+            )
+            tx.connection.execute(sa.delete(kg_mentions))
+            tx.connection.execute(sa.update(schema_version).values(version=1))
+    finally:
+        store.close()
+    reopened = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")
+    try:
+        with reopened.read() as tx:
+            assert tx.connection.execute(sa.select(schema_version.c.version)).scalar_one() == SCHEMA_VERSION == 2
+            assert tx.connection.execute(
+                sa.select(sa.func.count()).select_from(kg_edges).where(kg_edges.c.type == MENTIONS)
+            ).scalar_one() == 0
+            assert stored_edges(tx.connection) == written
+            graph = SqlGraphStore(tx.connection)
+            assert graph.neighbours([entity], "in", [MENTIONS], 100) == sections
+            assert graph.mention_counts([entity]) == counts
+        assert reopened.create_schema() == SCHEMA_VERSION
+    finally:
+        reopened.close()
+
+
+def test_inserted_mentions_go_to_their_table_once(store: MetadataStore) -> None:
+    """A bulk insert (benchmarks build graphs so) stores MENTIONS where reads find them, and leaves
+    one already stored as it is; replacing every MENTIONS edge at once is refused."""
+    section = Node("section-1", "Section", title="Abstract", document_id="document-1")
+    entity = Node("mesh:D000082", "Entity", type="Chemical", title="Acetaminophen")
+    mention = Edge(section.id, MENTIONS, entity.id, 0.9, "document-1", {"spans": [[0, 7, "Tylenol"]]})
+    with store.transaction() as tx:
+        graph = SqlGraphStore(tx.connection)
+        graph.insert([section, entity], [mention])
+        graph.insert([], [mention._replace(weight=0.5)])
+    with store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        assert stored_edges(tx.connection) == {(section.id, MENTIONS, entity.id): mention}
+        [found] = graph.neighbours([entity.id], "in", [MENTIONS], 10)
+        assert (found.other, found.weight, found.node_document_id) == (section.id, 0.9, "document-1")
+        assert graph.mention_counts([entity.id]) == {entity.id: 1}
+        assert graph.counts().edges == {MENTIONS: 1}
+    with pytest.raises(ValueError, match="write_documents"), store.transaction() as tx:
+        SqlGraphStore(tx.connection).replace_edges_of_type(MENTIONS, [])

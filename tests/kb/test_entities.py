@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from bio_mcp.features.kb.entities import find_entities
 from bio_mcp.features.kb.models import EntitiesRequest
-from bio_mcp.store.schema import kg_edges
+from bio_mcp.store.schema import kg_mentions
 from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
 
 
@@ -15,9 +15,7 @@ def documents_mentioning(store, entity_id: str) -> int:
     with store.read() as tx:
         return int(
             tx.connection.execute(
-                sa.select(sa.func.count(sa.distinct(kg_edges.c.document_id))).where(
-                    kg_edges.c.type == "MENTIONS", kg_edges.c.dst == entity_id
-                )
+                sa.select(sa.func.count(sa.distinct(kg_mentions.c.document_id))).where(kg_mentions.c.dst == entity_id)
             ).scalar_one()
         )
 

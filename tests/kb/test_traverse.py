@@ -13,7 +13,7 @@ from bio_mcp.features.kb.traverse import GraphLimits, spec_of, traverse_relation
 from bio_mcp.graph.elements import RELATIONSHIP_TYPES
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import TraversalSpec, traverse
-from bio_mcp.store.schema import kg_edges
+from bio_mcp.store.schema import kg_edges, kg_mentions
 from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
 
 pytestmark = pytest.mark.anyio
@@ -21,14 +21,13 @@ pytestmark = pytest.mark.anyio
 LIMITS = GraphLimits()
 
 
-def hub(store, edge_type: str = "MENTIONS") -> tuple[str, int]:
-    """The entity with the most incoming edges of `edge_type`, and how many."""
+def hub(store) -> tuple[str, int]:
+    """The entity with the most incoming MENTIONS edges, and how many."""
     with store.read() as tx:
         row = tx.connection.execute(
-            sa.select(kg_edges.c.dst, sa.func.count().label("n"))
-            .where(kg_edges.c.type == edge_type)
-            .group_by(kg_edges.c.dst)
-            .order_by(sa.desc("n"), kg_edges.c.dst)
+            sa.select(kg_mentions.c.dst, sa.func.count().label("n"))
+            .group_by(kg_mentions.c.dst)
+            .order_by(sa.desc("n"), kg_mentions.c.dst)
             .limit(1)
         ).one()
     return row[0], int(row[1])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Connection
 
-from bio_mcp.graph.elements import MENTIONS, RELATED_TO, Edge
+from bio_mcp.graph.elements import RELATED_TO, Edge
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.schema import utc_now
 from bio_mcp.store.timestamps import format_iso_utc
@@ -39,15 +39,12 @@ def related_edges(connection: Connection) -> tuple[list[Edge], int, int]:
     marker = "?" if connection.dialect.name == "sqlite" else "%s"
     singles = {
         row[0]: int(row[1])
-        for row in connection.exec_driver_sql(
-            f"SELECT dst, COUNT(*) FROM kg_edges WHERE type = {marker} GROUP BY dst", (MENTIONS,)
-        )
+        for row in connection.exec_driver_sql("SELECT dst, COUNT(*) FROM kg_mentions GROUP BY dst")
     }
     pairs = connection.exec_driver_sql(
-        "SELECT a.dst, b.dst, COUNT(*) FROM kg_edges a JOIN kg_edges b "
-        f"ON b.src = a.src AND b.type = {marker} AND b.dst > a.dst WHERE a.type = {marker} "
+        "SELECT a.dst, b.dst, COUNT(*) FROM kg_mentions a JOIN kg_mentions b ON b.src = a.src AND b.dst > a.dst "
         f"GROUP BY a.dst, b.dst HAVING COUNT(*) >= {marker}",
-        (MENTIONS, MENTIONS, MIN_SECTIONS),
+        (MIN_SECTIONS,),
     ).fetchall()
     edges: list[Edge] = []
     for left, right, together in pairs:

@@ -2,10 +2,10 @@
 
 `GraphStore` is all the rest of the code knows of where the graph lives: write a document's graph,
 bulk-insert nodes and edges, read a hop's neighbours in one batched query, look nodes and entity
-mentions up, count. `SqlGraphStore` keeps it in the `kg_nodes` / `kg_edges` tables of the metadata
-store (SQLite or PostgreSQL), bound to one transaction, so a sync writes the graph in the same
-transaction as the documents and chunks. A Neo4j implementation can be added behind the same
-interface once one can run and be tested here.
+mentions up, count. `SqlGraphStore` keeps it in the `kg_nodes`, `kg_edges` and `kg_mentions` (the
+MENTIONS edges) tables of the metadata store (SQLite or PostgreSQL), bound to one transaction, so a
+sync writes the graph in the same transaction as the documents and chunks. A Neo4j implementation
+can be added behind the same interface once one can run and be tested here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.graph.bulk_rows import BulkRows, json_text
-from bio_mcp.graph.elements import DocumentGraph, Edge, Node
+from bio_mcp.graph.elements import MENTIONS, DocumentGraph, Edge, Node
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.store.database import dialect_of, in_batches, upsert_insert
 from bio_mcp.store.schema import (
@@ -29,6 +29,7 @@ from bio_mcp.store.schema import (
     KG_EDGES_NOT_DOCUMENT_OWN,
     kg_document_facts,
     kg_edges,
+    kg_mentions,
     kg_meta,
     kg_nodes,
     utc_now,
@@ -43,6 +44,7 @@ _NODE_COLUMNS = (
 _NODE_ROW = (*_NODE_COLUMNS, "created_at", "updated_at")
 _EDGE_ROW = Edge._fields
 _EDGE_KEY = ("src", "type", "dst")
+_MENTION_ROW = ("src", "dst", "weight", "document_id", "props")
 # SQLite calls the progress handler every this many virtual-machine steps (about 0.1 ms of work).
 _PROGRESS_STEPS = 1000
 # Compound SELECTs per statement: SQLite's default limit is 500 terms.
@@ -117,6 +119,12 @@ def _node_values(node: Node, now: Any) -> tuple[Any, ...]:
 def _edge_values(edge: Edge) -> tuple[Any, ...]:
     """The edge's row (an Edge is one already, once its props are JSON text)."""
     return edge if isinstance(edge.props, str) else edge._replace(props=json_text(edge.props))
+
+
+def _mention_values(edge: Edge) -> tuple[Any, ...]:
+    """A MENTIONS edge's `kg_mentions` row."""
+    props = edge.props if isinstance(edge.props, str) else json_text(edge.props)
+    return (edge.src, edge.dst, edge.weight, edge.document_id, props)
 
 
 _first = itemgetter(0)
@@ -194,9 +202,13 @@ class SqlGraphStore:
         self._rows.insert_new("kg_nodes", _NODE_ROW, sorted(
             (_node_values(section, now) for graph in graphs for section in graph.sections), key=_first
         ))
-        self._rows.insert_new("kg_edges", _EDGE_ROW, sorted(
-            (_edge_values(edge) for graph in graphs for edge in graph.edges), key=_edge_key
-        ))
+        edges = [edge for graph in graphs for edge in graph.edges]
+        self._rows.insert_new(
+            "kg_edges", _EDGE_ROW, sorted((_edge_values(edge) for edge in edges if edge.type != MENTIONS), key=_edge_key)
+        )
+        self._rows.insert_new(
+            "kg_mentions", _MENTION_ROW, sorted(_mention_values(edge) for edge in edges if edge.type == MENTIONS)
+        )
 
     def _delete_documents(self, document_ids: Sequence[str]) -> None:
         """Delete these stored documents' sections and every edge they wrote: their own edges from
@@ -215,6 +227,10 @@ class SqlGraphStore:
                     f"DELETE FROM kg_edges WHERE src IN ({self._placeholders(len(sources))}) AND type IN ({own})",
                     tuple(sources),
                 )
+            for sources in in_batches(sections):
+                self._connection.exec_driver_sql(
+                    f"DELETE FROM kg_mentions WHERE src IN ({self._placeholders(len(sources))})", tuple(sources)
+                )
             self._connection.exec_driver_sql(
                 f"DELETE FROM kg_nodes WHERE label = 'Section' AND document_id IN ({marks})", tuple(batch)
             )
@@ -223,13 +239,25 @@ class SqlGraphStore:
         """Add nodes and edges; any already stored (same id, same src/type/dst) are left as they are."""
         now = self._bound_now()
         node_rows = {node.id: _node_values(node, now) for node in nodes}
-        edge_rows = {(e.src, e.type, e.dst): _edge_values(e) for e in edges}
+        edge_rows: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+        mention_rows: dict[tuple[str, str], tuple[Any, ...]] = {}
+        for edge in edges:
+            if edge.type == MENTIONS:
+                mention_rows[edge.src, edge.dst] = _mention_values(edge)
+            else:
+                edge_rows[edge.src, edge.type, edge.dst] = _edge_values(edge)
         # In key order: sorted rows append to the key B-trees (the edge table is clustered on its
         # key) instead of splitting pages all over them.
         self._rows.insert_missing("kg_nodes", _NODE_ROW, ("id",), [node_rows[key] for key in sorted(node_rows)])
         self._rows.insert_missing("kg_edges", _EDGE_ROW, _EDGE_KEY, [edge_rows[key] for key in sorted(edge_rows)])
+        self._rows.insert_missing(
+            "kg_mentions", _MENTION_ROW, ("src", "dst"), [mention_rows[key] for key in sorted(mention_rows)]
+        )
 
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
+        """Every edge of a derived type (RELATED_TO); MENTIONS are replaced with their documents."""
+        if edge_type == MENTIONS:
+            raise ValueError("MENTIONS are replaced with their document's graph (write_documents)")
         self._connection.exec_driver_sql(f"DELETE FROM kg_edges WHERE type = {self._placeholders(1)}", (edge_type,))
         self._rows.insert_new("kg_edges", _EDGE_ROW, sorted((_edge_values(edge) for edge in edges), key=_edge_key))
 
@@ -240,6 +268,7 @@ class SqlGraphStore:
         return process(now) if process is not None else now
 
     def clear(self) -> None:
+        self._connection.execute(sa.delete(kg_mentions))
         self._connection.execute(sa.delete(kg_edges))
         self._connection.execute(sa.delete(kg_nodes))
 
@@ -304,9 +333,10 @@ class SqlGraphStore:
     def neighbours(
         self, origins: Sequence[str], direction: Direction, types: Sequence[str], per_origin: int
     ) -> list[Neighbour]:
-        """Each origin's edges of each type, best first (weight, then id), at most `per_origin` per
-        origin, type and direction: one statement of index range scans, so a hub costs `per_origin`
-        rows, not its degree."""
+        """Each origin's edges of each type, best first (weight, then the other end's id; an
+        entity's MENTIONS sections of equal weight in the order they were stored), at most
+        `per_origin` per origin, type and direction: one statement of index range scans, so a hub
+        costs `per_origin` rows, not its degree."""
         sides: tuple[Literal["out", "in"], ...] = ("out", "in") if direction == "both" else (direction,)
         per_origin_terms = len(types) * len(sides)
         # Whole origins per statement, within SQLite's limit on compound SELECT terms.
@@ -315,7 +345,11 @@ class SqlGraphStore:
         for start in range(0, len(origins), step):
             batch = origins[start : start + step]
             sql = _neighbour_sql(self._placeholders(1), tuple(types), sides, len(batch), int(per_origin))
-            params = [value for origin in batch for edge_type in types for _ in sides for value in (origin, edge_type)]
+            # Each select binds its origin, and its type unless it reads `kg_mentions`.
+            params = [
+                value for origin in batch for edge_type in types for _ in sides
+                for value in ((origin,) if edge_type == MENTIONS else (origin, edge_type))
+            ]
             for row in self._read(sql, params):
                 found.append(
                     Neighbour(
@@ -332,20 +366,23 @@ class SqlGraphStore:
         and with a section mentioning one of `entities` when entities are given."""
         matching = set(document_ids)
         if topics and matching:
-            matching &= self._documents_with("src", "HAS_TOPIC", sorted(matching), topics)
+            matching &= self._documents_with("kg_edges", "src", sorted(matching), topics)
         if entities and matching:
-            matching &= self._documents_with("document_id", "MENTIONS", sorted(matching), entities)
+            matching &= self._documents_with("kg_mentions", "document_id", sorted(matching), entities)
         return matching
 
-    def _documents_with(self, column: str, edge_type: str, document_ids: Sequence[str], targets: Sequence[str]) -> set[str]:
+    def _documents_with(self, table: str, column: str, document_ids: Sequence[str], targets: Sequence[str]) -> set[str]:
+        """Those of `document_ids` in `column` of a `table` row pointing at one of `targets` (of
+        kg_edges, the HAS_TOPIC rows)."""
         found: set[str] = set()
         wanted = sorted(set(targets))
+        topic = f"type = {self._placeholders(1)} AND " if table == "kg_edges" else ""
         for batch in in_batches(document_ids, 250):
             sql = (
-                f"SELECT DISTINCT {column} FROM kg_edges WHERE type = {self._placeholders(1)} "
-                f"AND {column} IN ({self._placeholders(len(batch))}) AND dst IN ({self._placeholders(len(wanted))})"
+                f"SELECT DISTINCT {column} FROM {table} WHERE {topic}"
+                f"{column} IN ({self._placeholders(len(batch))}) AND dst IN ({self._placeholders(len(wanted))})"
             )
-            found.update(row[0] for row in self._read(sql, [edge_type, *batch, *wanted]))
+            found.update(row[0] for row in self._read(sql, [*(["HAS_TOPIC"] if topic else []), *batch, *wanted]))
         return found
 
     def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
@@ -353,9 +390,9 @@ class SqlGraphStore:
         counts: dict[str, int] = {}
         for batch in in_batches(sorted(set(entity_ids))):
             query = (
-                sa.select(kg_edges.c.dst, sa.func.count(sa.distinct(kg_edges.c.document_id)))
-                .where(kg_edges.c.type == "MENTIONS", kg_edges.c.dst.in_(batch))
-                .group_by(kg_edges.c.dst)
+                sa.select(kg_mentions.c.dst, sa.func.count(sa.distinct(kg_mentions.c.document_id)))
+                .where(kg_mentions.c.dst.in_(batch))
+                .group_by(kg_mentions.c.dst)
             )
             counts.update({row[0]: int(row[1]) for row in self._select(query)})
         return counts
@@ -369,6 +406,9 @@ class SqlGraphStore:
             str(row[0]): int(row[1])
             for row in self._select(sa.select(kg_edges.c.type, sa.func.count()).group_by(kg_edges.c.type))
         }
+        mentions = int(self._select(sa.select(sa.func.count()).select_from(kg_mentions))[0][0])
+        if mentions:
+            edges[MENTIONS] = mentions
         return GraphCounts(nodes=nodes, edges=edges)
 
     def ids(self) -> tuple[set[str], set[tuple[str, str, str]]]:
@@ -378,6 +418,9 @@ class SqlGraphStore:
             (row[0], row[1], row[2])
             for row in self._connection.execute(sa.select(kg_edges.c.src, kg_edges.c.type, kg_edges.c.dst))
         }
+        edge_ids.update(
+            (row[0], MENTIONS, row[1]) for row in self._connection.execute(sa.select(kg_mentions.c.src, kg_mentions.c.dst))
+        )
         return node_ids, edge_ids
 
 
@@ -391,14 +434,20 @@ def _neighbour_sql(mark: str, types: tuple[str, ...], sides: tuple[str, ...], or
         for edge_type in types:
             for side in sides:
                 near, far = ("src", "dst") if side == "out" else ("dst", "src")
-                # The partial index of entities' out-edges serves a query that repeats its predicate.
-                hub = f" AND e.{KG_EDGES_NOT_DOCUMENT_OWN}" if side == "out" and edge_type not in KG_DOCUMENT_OWN_EDGE_TYPES else ""
+                if edge_type == MENTIONS:
+                    # An entity's sections in `kg_mentions_in` order: ties by rowid, which the index holds.
+                    table, kind, ties = "kg_mentions", f"'{MENTIONS}'", "e.id" if side == "in" else "e.dst"
+                    where = f"e.{near} = {mark}"
+                else:
+                    table, kind, ties = "kg_edges", "e.type", f"e.{far}"
+                    # The partial index of entities' out-edges serves a query that repeats its predicate.
+                    hub = f" AND e.{KG_EDGES_NOT_DOCUMENT_OWN}" if side == "out" and edge_type not in KG_DOCUMENT_OWN_EDGE_TYPES else ""
+                    where = f"e.{near} = {mark} AND e.type = {mark}{hub}"
                 selects.append(
-                    f"SELECT * FROM (SELECT e.{near} AS origin, e.{far} AS other, e.type AS type, e.weight AS weight, "
+                    f"SELECT * FROM (SELECT e.{near} AS origin, e.{far} AS other, {kind} AS type, e.weight AS weight, "
                     f"'{side}' AS direction, n.label AS label, n.type AS node_type, n.title AS title, "
-                    f"n.document_id AS document_id FROM kg_edges e JOIN kg_nodes n ON n.id = e.{far} "
-                    f"WHERE e.{near} = {mark} AND e.type = {mark}{hub} ORDER BY e.weight DESC, e.{far} "
-                    f"LIMIT {per_origin}) AS t{len(selects)}"
+                    f"n.document_id AS document_id FROM {table} e JOIN kg_nodes n ON n.id = e.{far} "
+                    f"WHERE {where} ORDER BY e.weight DESC, {ties} LIMIT {per_origin}) AS t{len(selects)}"
                 )
     return " UNION ALL ".join(selects)
 

@@ -31,6 +31,7 @@ from bio_mcp.store.diagnostics import DiagnosticsRepository
 from bio_mcp.store.documents import DocumentRepository
 from bio_mcp.store.ingest import IngestedFileRepository, IngestJobRepository
 from bio_mcp.store.jobs import SyncJobRepository
+from bio_mcp.store.migrations import MIGRATIONS
 from bio_mcp.store.schema import RETIRED_INDEXES, SCHEMA_VERSION, metadata, schema_version, utc_now
 from bio_mcp.store.scratch import ScratchRepository
 from bio_mcp.store.sync_lock import advisory_key, file_sync_lock, postgres_sync_lock
@@ -111,6 +112,11 @@ class MetadataStore:
                 connection.execute(
                     sa.insert(schema_version).values(id=1, version=SCHEMA_VERSION, updated_at=utc_now())
                 )
+                return SCHEMA_VERSION
+            if stored < SCHEMA_VERSION and all(version in MIGRATIONS for version in range(stored, SCHEMA_VERSION)):
+                for version in range(stored, SCHEMA_VERSION):
+                    MIGRATIONS[version](connection)
+                connection.execute(sa.update(schema_version).values(version=SCHEMA_VERSION, updated_at=utc_now()))
                 return SCHEMA_VERSION
         if stored != SCHEMA_VERSION:
             raise BioMcpError(

@@ -17,7 +17,8 @@ from sqlalchemy.types import TypeDecorator
 
 # Bump on any change to existing tables; a later migration reads the stored value to know where to
 # start. A new table needs no bump: `create_all` adds it to an existing database on open.
-SCHEMA_VERSION = 1
+# 2: MENTIONS edges moved from `kg_edges` to `kg_mentions` (`metadata_store.MIGRATIONS`).
+SCHEMA_VERSION = 2
 
 Json = sa.JSON().with_variant(JSONB(), "postgresql")
 
@@ -256,7 +257,8 @@ RETIRED_INDEXES = ("kg_edges_out", "kg_relation_evidence_dst")
 
 # The edge types a document version writes from its own node and sections (graph/build.py), and
 # the partial-index predicate that leaves them out; a query must repeat the predicate word for word
-# for SQLite to use the index.
+# for SQLite to use the index. MENTIONS rows live in `kg_mentions` now, but the predicate stays as
+# the indexes of existing databases were created with it.
 KG_DOCUMENT_OWN_EDGE_TYPES = ("HAS_SECTION", "HAS_TOPIC", "MENTIONS")
 KG_EDGES_NOT_DOCUMENT_OWN = "type NOT IN ({})".format(", ".join(f"'{t}'" for t in KG_DOCUMENT_OWN_EDGE_TYPES))
 
@@ -307,11 +309,10 @@ kg_nodes = sa.Table(
     _label_index("kg_nodes_chunk_uuid", "Section", "chunk_uuid"),
 )
 
-# One row per (src, type, dst). `weight` in [0, 1] orders a node's edges best first, so a hub is
-# read through an index range with LIMIT instead of in full; `document_id` names the document whose
-# sync wrote the edge (NULL for vocabulary and co-occurrence edges), so a new version replaces
-# exactly its own edges. MENTIONS keeps every span in `props` (offsets, surface text, linker,
-# confidence).
+# One row per (src, type, dst), for every edge type but MENTIONS (`kg_mentions`). `weight` in [0, 1]
+# orders a node's edges best first, so a hub is read through an index range with LIMIT instead of
+# in full; `document_id` names the document whose sync wrote the edge (NULL for vocabulary and
+# co-occurrence edges), so a new version replaces exactly its own edges.
 kg_edges = sa.Table(
     "kg_edges",
     metadata,
@@ -321,23 +322,42 @@ kg_edges = sa.Table(
     sa.Column("weight", sa.Float, nullable=False),
     sa.Column("document_id", sa.String(80)),
     sa.Column("props", Json),
-    # Out-edges best first, for the nodes that can be hubs (entities). A document's and a section's
-    # own edges (HAS_SECTION, HAS_TOPIC, MENTIONS: a few dozen per source) are read through the
-    # primary key and sorted: indexing them again (the 17 MENTIONS rows of an average abstract)
-    # made a sync with linking about 5% slower on SQLite.
+    # Out-edges best first, for the nodes that can be hubs (entities). A document's own edges
+    # (HAS_SECTION, HAS_TOPIC: a few dozen per source) are read through the primary key and sorted.
     sa.Index(
         "kg_edges_entity_out", "src", "type", sa.desc("weight"), "dst",
         sqlite_where=sa.text(KG_EDGES_NOT_DOCUMENT_OWN), postgresql_where=sa.text(KG_EDGES_NOT_DOCUMENT_OWN),
     ),
     sa.Index("kg_edges_in", "dst", "type", sa.desc("weight"), "src"),
-    # A document version's own edges (HAS_SECTION and HAS_TOPIC from its node, MENTIONS from its
-    # sections) are found from their sources through the primary key; only the other edges a
-    # document wrote (relation edges) need this index, which is then a fraction of the table.
+    # A document version's own edges (HAS_SECTION and HAS_TOPIC from its node) are found from their
+    # source through the primary key; only the other edges a document wrote (relation edges) need
+    # this index, which is then a fraction of the table.
     sa.Index(
         "kg_edges_document", "document_id",
         sqlite_where=sa.text(KG_EDGES_NOT_DOCUMENT_OWN), postgresql_where=sa.text(KG_EDGES_NOT_DOCUMENT_OWN),
     ),
     sqlite_with_rowid=False,
+)
+
+# The MENTIONS edges, Section -> Entity, one row per (src, dst): about 18 per abstract, half the
+# graph's edges and most of what a sync with linking writes. In `kg_edges` each cost two B-tree
+# inserts at random places, its whole row in the primary key (clustered by the section's SHA-256 id)
+# and again 100 bytes in `kg_edges_in`, and most pages of both were rewritten at every commit. Here
+# a row is appended (rowid order); the index by entity holds no section id (it reaches the row by
+# rowid, and orders ties by it), and the index by section holds the two ids only: a sync with
+# linking stores them in half the time. `props` keeps every span (offsets, surface text), the
+# linker and its confidence; `document_id` is the section's document.
+kg_mentions = sa.Table(
+    "kg_mentions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("src", sa.String(80), nullable=False),
+    sa.Column("dst", sa.String(80), nullable=False),
+    sa.Column("weight", sa.Float, nullable=False),
+    sa.Column("document_id", sa.String(80), nullable=False),
+    sa.Column("props", Json),
+    sa.Index("kg_mentions_in", "dst", sa.desc("weight"), "id"),
+    sa.Index("kg_mentions_out", "src", "dst", unique=True),
 )
 
 # What NLM indexed a document with (MeSH headings with their major-topic flags, DataBankList trial

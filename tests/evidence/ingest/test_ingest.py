@@ -14,7 +14,15 @@ from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.ids import document_node_id
-from bio_mcp.store.schema import chunks, documents, ingest_jobs, ingested_files, kg_edges, kg_nodes
+from bio_mcp.store.schema import (
+    chunks,
+    documents,
+    ingest_jobs,
+    ingested_files,
+    kg_edges,
+    kg_mentions,
+    kg_nodes,
+)
 from tests.evidence.ingest.conftest import IngestEnv, with_names
 from tests.evidence.ingest.documents import SampleDocument, ppr_abstracts, text_pdf
 
@@ -67,7 +75,7 @@ async def test_dry_run_reports_what_it_would_write_and_writes_nothing(
     # PPR abstracts are about plants and phenotypes: the MeSH linker finds entities in each.
     assert all(f.entities > 0 and f.chunks > 0 for f in response.files)
     assert response.counts.files == 3 and response.counts.written == 0
-    for table in (documents, chunks, kg_nodes, kg_edges, ingested_files):
+    for table in (documents, chunks, kg_nodes, kg_edges, kg_mentions, ingested_files):
         assert _rows(service, table) == 0, table.name
     with service.corpus.store.read() as tx:
         assert tx.changes.head() == 0
@@ -98,7 +106,7 @@ async def test_written_file_is_a_graph_document_searchable_by_kb_search_and_rein
         ).scalars().all()
         assert len(sections) == report.chunks > 0
         mentions = tx.connection.execute(
-            sa.select(kg_edges.c.dst).where(kg_edges.c.type == "MENTIONS", kg_edges.c.src.in_(sections))
+            sa.select(kg_mentions.c.dst).where(kg_mentions.c.src.in_(sections))
         ).scalars().all()
         assert len(set(mentions)) == report.entities
         stored = tx.documents.get(report.doc_id)

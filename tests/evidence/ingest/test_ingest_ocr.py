@@ -12,7 +12,7 @@ from bio_mcp.features.evidence.ingest_models import IngestRunRequest
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import read_pdf
 from bio_mcp.graph.ids import document_node_id
-from bio_mcp.store.schema import kg_edges, kg_nodes
+from bio_mcp.store.schema import kg_mentions, kg_nodes
 from tests.evidence.ingest.conftest import IngestEnv, herb_names, with_names
 from tests.evidence.ingest.documents import character_error_rate, image_pdf, ppr_abstracts, thai_herb_document
 
@@ -69,7 +69,7 @@ async def test_image_only_thai_pdf_is_ocrd_and_its_herb_names_become_mentions(
             sa.select(kg_nodes.c.id).where(kg_nodes.c.document_id == doc_node)
         ).scalars().all()
         edges = tx.connection.execute(
-            sa.select(kg_edges.c.dst, kg_edges.c.props).where(kg_edges.c.type == "MENTIONS", kg_edges.c.src.in_(sections))
+            sa.select(kg_mentions.c.dst, kg_mentions.c.props).where(kg_mentions.c.src.in_(sections))
         ).all()
     by_names = {dst for dst, props in edges if props["linker"] == "kg_names"}
     herbs = {name.entity_id for name in herb_names(data_dir)}
