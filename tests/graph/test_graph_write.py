@@ -292,3 +292,21 @@ def test_inserted_mentions_go_to_their_table_once(store: MetadataStore) -> None:
         assert graph.counts().edges == {MENTIONS: 1}
     with pytest.raises(ValueError, match="write_documents"), store.transaction() as tx:
         SqlGraphStore(tx.connection).replace_edges_of_type(MENTIONS, [])
+
+
+def test_a_hubs_equally_weighted_sections_come_newest_first(store: MetadataStore) -> None:
+    """A hop reads a hub's MENTIONS best first within its budget: by weight, then the section
+    stored last, whatever its id."""
+    entity = Node("mesh:D006801", "Entity", type="Organism", title="Humans")
+    sections = [Node(f"section-{name}", "Section", title="Abstract", document_id=f"document-{name}") for name in "zab"]
+    with store.transaction() as tx:
+        graph = SqlGraphStore(tx.connection)
+        graph.insert([entity], [])
+        for section, weight in zip(sections, (0.95, 0.9, 0.9), strict=True):
+            graph.insert([section], [Edge(section.id, MENTIONS, entity.id, weight, section.document_id)])
+    with store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        assert [n.other for n in graph.neighbours([entity.id], "in", [MENTIONS], 2)] == ["section-z", "section-b"]
+        assert [n.other for n in graph.neighbours([entity.id], "in", [MENTIONS], 3)] == [
+            "section-z", "section-b", "section-a"
+        ]

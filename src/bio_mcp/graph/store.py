@@ -334,7 +334,7 @@ class SqlGraphStore:
         self, origins: Sequence[str], direction: Direction, types: Sequence[str], per_origin: int
     ) -> list[Neighbour]:
         """Each origin's edges of each type, best first (weight, then the other end's id; an
-        entity's MENTIONS sections of equal weight in the order they were stored), at most
+        entity's MENTIONS sections of equal weight newest first, as stored), at most
         `per_origin` per origin, type and direction: one statement of index range scans, so a hub
         costs `per_origin` rows, not its degree."""
         sides: tuple[Literal["out", "in"], ...] = ("out", "in") if direction == "both" else (direction,)
@@ -435,8 +435,8 @@ def _neighbour_sql(mark: str, types: tuple[str, ...], sides: tuple[str, ...], or
             for side in sides:
                 near, far = ("src", "dst") if side == "out" else ("dst", "src")
                 if edge_type == MENTIONS:
-                    # An entity's sections in `kg_mentions_in` order: ties by rowid, which the index holds.
-                    table, kind, ties = "kg_mentions", f"'{MENTIONS}'", "e.id" if side == "in" else "e.dst"
+                    # An entity's sections in `kg_mentions_in` order: equal weights newest first.
+                    table, kind, ties = "kg_mentions", f"'{MENTIONS}'", "e.id DESC" if side == "in" else "e.dst"
                     where = f"e.{near} = {mark}"
                 else:
                     table, kind, ties = "kg_edges", "e.type", f"e.{far}"

@@ -344,8 +344,8 @@ kg_edges = sa.Table(
 # inserts at random places, its whole row in the primary key (clustered by the section's SHA-256 id)
 # and again 100 bytes in `kg_edges_in`, and most pages of both were rewritten at every commit. Here
 # a row is appended (rowid order); the index by entity holds no section id (it reaches the row by
-# rowid, and orders ties by it), and the index by section holds the two ids only: a sync with
-# linking stores them in half the time. `props` keeps every span (offsets, surface text), the
+# rowid, and orders an entity's equally weighted sections newest first by it), and the index by
+# section holds the two ids only: a sync with linking stores them in half the time. `props` keeps every span (offsets, surface text), the
 # linker and its confidence; `document_id` is the section's document.
 kg_mentions = sa.Table(
     "kg_mentions",
@@ -356,7 +356,7 @@ kg_mentions = sa.Table(
     sa.Column("weight", sa.Float, nullable=False),
     sa.Column("document_id", sa.String(80), nullable=False),
     sa.Column("props", Json),
-    sa.Index("kg_mentions_in", "dst", sa.desc("weight"), "id"),
+    sa.Index("kg_mentions_in", "dst", sa.desc("weight"), sa.desc("id")),
     sa.Index("kg_mentions_out", "src", "dst", unique=True),
 )
 
