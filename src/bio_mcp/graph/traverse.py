@@ -2,7 +2,7 @@
 
 From the seeds (score 1), each hop reads the frontier's edges of the whitelisted types, best first
 (`GraphStore.neighbours`: at most `top_k` edges per frontier node, type and direction, so a hub is
-never expanded in full). A newly reached node v scores
+never expanded in full; of an entity's equally weighted sections the newest stored). A newly reached node v scores
 
     gain(v) = max over frontier nodes u with an edge u-v of  score(u) * weight(u, v) * DECAY
     score(v) = gain(v) * (1 - novelty_penalty) ** i
@@ -40,7 +40,8 @@ SCORING = (
     "score(seed)=1; gain(v)=max_u score(u)*weight(u,v)*0.85 over frontier nodes u linked to v; "
     "score(v)=gain(v)*(1-novelty_penalty)^i for the i-th node taken this hop under the same best parent; "
     "candidates taken best first (ties by id) while score>=delta_threshold and nodes<max_nodes; "
-    "each hop expands its top_k nodes, reading at most top_k edges per node, type and direction (best weight first)"
+    "each hop expands its top_k nodes, reading at most top_k edges per node, type and direction "
+    "(best weight first; an entity's equally weighted sections newest first)"
 )
 
 
