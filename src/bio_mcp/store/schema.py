@@ -17,7 +17,7 @@ from sqlalchemy.types import TypeDecorator
 
 # Bump on any change to existing tables; a later migration reads the stored value to know where to
 # start. A new table needs no bump: `create_all` adds it to an existing database on open.
-# 2: MENTIONS edges moved from `kg_edges` to `kg_mentions` (`metadata_store.MIGRATIONS`).
+# 2: MENTIONS edges moved from `kg_edges` to `kg_mentions` (`store/migrations.py`).
 SCHEMA_VERSION = 2
 
 Json = sa.JSON().with_variant(JSONB(), "postgresql")
@@ -345,8 +345,8 @@ kg_edges = sa.Table(
 # and again 100 bytes in `kg_edges_in`, and most pages of both were rewritten at every commit. Here
 # a row is appended (rowid order); the index by entity holds no section id (it reaches the row by
 # rowid, and orders an entity's equally weighted sections newest first by it), and the index by
-# section holds the two ids only: a sync with linking stores them in half the time. `props` keeps every span (offsets, surface text), the
-# linker and its confidence; `document_id` is the section's document.
+# section holds the two ids only: storing them takes half the CPU it did. `props` keeps every span
+# (offsets, surface text), the linker and its confidence; `document_id` is the section's document.
 kg_mentions = sa.Table(
     "kg_mentions",
     metadata,
