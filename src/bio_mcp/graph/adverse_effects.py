@@ -219,6 +219,9 @@ _NEGATED_INTERACTION = re.compile(r"\b(no|not|without|lack of|absence of)\b[^.;]
 _LIST_JOIN = re.compile(r"\s*(,\s*and|,\s*or|and|or|,)\s*", re.IGNORECASE)
 _WITH_THIRD = re.compile(r"^\s*with\b", re.IGNORECASE)
 _DRUG_INTERACTION = re.compile(r"\b(herb|drug|herbal)[- ](drug )?interactions?\b", re.IGNORECASE)
+# Every cue above but the record's Herb-Drug Interactions heading has "interact" in the sentence:
+# a sentence without it (most) is passed over before its names are sorted out.
+_INTERACT = re.compile("interact", re.IGNORECASE)
 # Longer "sentences" are lists (meeting abstracts, tables) where co-occurrence says nothing.
 _MAX_INTERACTION_SENTENCE = 400
 
@@ -560,7 +563,7 @@ def find_interactions(text: str, mentions: Sequence[Mention], topics: Sequence[T
     ancestors = lru_cache(maxsize=None)(lambda entity_id: _ancestors(entity_id, broader)) if broader else None
     found: dict[tuple[str, str], StatedRelation] = {}
     for start, end in sentence_spans(text) if sentences is None else sentences:
-        if end - start > _MAX_INTERACTION_SENTENCE:
+        if end - start > _MAX_INTERACTION_SENTENCE or not (herb_drug or _INTERACT.search(text, start, end)):
             continue
         inside = [m for m in mentions if start <= m.start and m.end <= end]
         # A pair needs two names, one of them a chemical.
