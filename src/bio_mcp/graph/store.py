@@ -212,7 +212,8 @@ class SqlGraphStore:
 
     def _delete_documents(self, document_ids: Sequence[str]) -> None:
         """Delete these stored documents' sections and every edge they wrote: their own edges from
-        the document and section nodes (primary key), the others by `document_id` (partial index)."""
+        the document node (primary key) and the sections' MENTIONS (`kg_mentions_out`), the others by
+        `document_id` (partial index)."""
         for batch in in_batches(document_ids):
             marks = self._placeholders(len(batch))
             sections = self._connection.exec_driver_sql(
@@ -222,11 +223,9 @@ class SqlGraphStore:
                 f"DELETE FROM kg_edges WHERE document_id IN ({marks}) AND {KG_EDGES_NOT_DOCUMENT_OWN}", tuple(batch)
             )
             own = ", ".join(f"'{edge_type}'" for edge_type in KG_DOCUMENT_OWN_EDGE_TYPES)
-            for sources in in_batches([*batch, *sections]):
-                self._connection.exec_driver_sql(
-                    f"DELETE FROM kg_edges WHERE src IN ({self._placeholders(len(sources))}) AND type IN ({own})",
-                    tuple(sources),
-                )
+            self._connection.exec_driver_sql(
+                f"DELETE FROM kg_edges WHERE src IN ({marks}) AND type IN ({own})", tuple(batch)
+            )
             for sources in in_batches(sections):
                 self._connection.exec_driver_sql(
                     f"DELETE FROM kg_mentions WHERE src IN ({self._placeholders(len(sources))})", tuple(sources)
@@ -366,23 +365,24 @@ class SqlGraphStore:
         and with a section mentioning one of `entities` when entities are given."""
         matching = set(document_ids)
         if topics and matching:
-            matching &= self._documents_with("kg_edges", "src", sorted(matching), topics)
+            matching &= self._documents_with("kg_edges", "src", "type = 'HAS_TOPIC' AND ", sorted(matching), topics)
         if entities and matching:
-            matching &= self._documents_with("kg_mentions", "document_id", sorted(matching), entities)
+            matching &= self._documents_with("kg_mentions", "document_id", "", sorted(matching), entities)
         return matching
 
-    def _documents_with(self, table: str, column: str, document_ids: Sequence[str], targets: Sequence[str]) -> set[str]:
-        """Those of `document_ids` in `column` of a `table` row pointing at one of `targets` (of
-        kg_edges, the HAS_TOPIC rows)."""
+    def _documents_with(
+        self, table: str, column: str, scope: str, document_ids: Sequence[str], targets: Sequence[str]
+    ) -> set[str]:
+        """Those of `document_ids` in `column` of a `table` row (within `scope`, a condition and
+        AND) pointing at one of `targets`."""
         found: set[str] = set()
         wanted = sorted(set(targets))
-        topic = f"type = {self._placeholders(1)} AND " if table == "kg_edges" else ""
         for batch in in_batches(document_ids, 250):
             sql = (
-                f"SELECT DISTINCT {column} FROM {table} WHERE {topic}"
+                f"SELECT DISTINCT {column} FROM {table} WHERE {scope}"
                 f"{column} IN ({self._placeholders(len(batch))}) AND dst IN ({self._placeholders(len(wanted))})"
             )
-            found.update(row[0] for row in self._read(sql, [*(["HAS_TOPIC"] if topic else []), *batch, *wanted]))
+            found.update(row[0] for row in self._read(sql, [*batch, *wanted]))
         return found
 
     def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
