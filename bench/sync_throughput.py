@@ -13,7 +13,7 @@ home so a cold linker build is not timed. `--database-url` syncs into a fresh sc
 PostgreSQL database instead of SQLite. Besides wall time, the sync's CPU seconds in this process
 (client, parser, linker, SQLite, and the in-process fake E-utilities alike in every setting) are
 reported per record: on a shared machine wall time mostly measures the neighbours. As in a server
-(`bio-mcp serve`), what exists once the service is open is frozen out of the collector's full passes. A sync of 1,000
+(`bio-mcp serve`), the garbage collector is settled once the service is open (`bio_mcp/collector.py`). A sync of 1,000
 records or more starts the annotation worker, a second process that links and extracts (while it
 loads, the sync parses batches ahead and they wait for it): its CPU is reported on its own (`sync_worker_cpu_ms_per_record`, its start included), with
 the records it annotated (`sync_worker_documents`); `--warm-worker` starts it before the clock,
@@ -30,7 +30,6 @@ than the sync's. Prints JSON lines.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import shutil
@@ -43,6 +42,7 @@ from pathlib import Path
 import anyio
 import sqlalchemy as sa
 
+from bio_mcp.collector import settle_collector
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.features.corpus.service import CorpusService
@@ -88,9 +88,9 @@ async def run(
             service.annotation_worker.start()
             while not service.annotation_worker.ready:
                 await anyio.sleep(0.05)
-        # A sync in a server: `bio-mcp serve` leaves what it built at start-up (the MeSH vocabulary
-        # and linker among it) out of the collector's full passes (server/process.py).
-        gc.freeze()
+        # A sync in a server: `bio-mcp serve` settles the collector once it has built what it keeps
+        # (the MeSH vocabulary and linker among it), as `bio-mcp sync` does (bio_mcp/collector.py).
+        settle_collector()
         started, cpu_started, worker_cpu_started = time.perf_counter(), time.process_time(), children_cpu_s()
         response = await service.sync_delta(SyncDeltaRequest(query_key="bench", term="all[sb]"))
         synced, sync_cpu = time.perf_counter(), time.process_time() - cpu_started

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import multiprocessing
 import os
@@ -31,6 +30,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any, NamedTuple
 
+from bio_mcp.collector import settle_collector
 from bio_mcp.config import Settings
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.indexer import Annotations, GraphIndexer, build_graph_indexer
@@ -60,9 +60,8 @@ def _start(settings: Settings) -> None:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     _indexer = build_graph_indexer(settings)
-    # The linker and vocabulary live as long as the process: out of the cyclic collector's way,
-    # whose full collections would otherwise walk their hundreds of thousands of objects.
-    gc.freeze()
+    # The linker and vocabulary live as long as the process.
+    settle_collector()
 
 
 def _linking() -> bool:

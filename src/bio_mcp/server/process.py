@@ -11,7 +11,6 @@ open event stream would otherwise hold it forever; a second signal exits at once
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -23,6 +22,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from bio_mcp import __version__
+from bio_mcp.collector import settle_collector
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.logs import get_logger, log_event
@@ -100,7 +100,7 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
 
 
 async def warm_up_then_freeze(runtime: Runtime, toolsets: list[Toolset]) -> None:
-    """Warm the runtime up, then leave everything alive by now out of the collector's full passes.
+    """Warm the runtime up, then settle the garbage collector (`bio_mcp/collector.py`).
 
     What exists once the server is up (modules, the server, the corpus's index and MeSH linker)
     lives as long as the process, and a full pass over it stops the whole process: 0.45 s of wall
@@ -109,7 +109,7 @@ async def warm_up_then_freeze(runtime: Runtime, toolsets: list[Toolset]) -> None
     bench/ratelimit_replicas.py showed slots pending for up to 1.9 s instead of ~0.1 s).
     """
     await runtime.warm_up(toolsets)
-    gc.freeze()
+    settle_collector()
 
 
 def _exit_now() -> None:

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bio_mcp.collector import settle_collector
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.checkpoints import get_checkpoint, set_checkpoint
@@ -338,6 +339,8 @@ async def sync_once(
     eutils = EutilsClient(settings)
     service = CorpusService(settings, eutils, sync_options=options, embed_in_background=False)
     try:
+        await service.open()
+        settle_collector()
         response = await service.sync_delta(request)
         if embed:
             await service.drain(embed_progress)
