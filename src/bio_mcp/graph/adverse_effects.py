@@ -61,6 +61,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors
+from bio_mcp.graph.cue_words import CueWords
 from bio_mcp.graph.elements import CAUSES, INTERACTS_WITH, StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.mentions import Mention
@@ -197,16 +198,10 @@ _CUE_FAMILIES: dict[str, re.Pattern[str]] = {
 }
 
 
-def _lower_case_twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """`pattern` without IGNORECASE: over an ASCII text's lower-case copy it finds exactly what
-    `pattern` finds in the text (ASCII lowers letter for letter, offsets unchanged), about three
-    times faster. Only for a case-insensitive pattern written in lower case."""
-    if not pattern.flags & re.IGNORECASE or pattern.pattern != pattern.pattern.lower():
-        raise ValueError(f"no lower-case twin for {pattern.pattern!r}")
-    return re.compile(pattern.pattern)
-
-
-_LOWER_CASE_TWINS = {pattern: _lower_case_twin(pattern) for pattern in (_STRONG_CUE, *_CUE_FAMILIES.values())}
+# The cue patterns asked of many stretches of a text, answered from one pass for their words
+# (`graph/cue_words.py`); the protective words before a chemical are asked apart.
+_PAIR_CUES = CueWords((_STRONG_CUE, *_CUE_FAMILIES.values()))
+_PROTECTIVE_CUES = CueWords((_PROTECTIVE,))
 # Cue families looked for in the sentence that names the other end of a pair the lead names one end of.
 _CROSS_CUES = ("induce", "toxic", "associate", "after", "develop", "treat", "protect", "negation")
 # "interaction(s) between|of" just before the first name; "and|with|/|-" between the two names;
@@ -292,27 +287,15 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
     def sentence_of(mention: Mention) -> int:
         return sentence_at[mention.start]
 
-    folded = text.lower() if text.isascii() else None
-
-    def cue_in(pattern: re.Pattern[str], start: int, end: int) -> bool:
-        """`pattern.search(text, start, end)`, on the lower-case copy when there is one."""
-        if folded is None:
-            return pattern.search(text, start, end) is not None
-        return _LOWER_CASE_TWINS[pattern].search(folded, start, end) is not None
-
-    def cue_between(pattern: re.Pattern[str], start: int, end: int) -> bool:
-        """`pattern.search(text[start:end])`: the stretch as a string of its own (its ends are word boundaries)."""
-        if folded is None:
-            return pattern.search(text[start:end]) is not None
-        return _LOWER_CASE_TWINS[pattern].search(folded[start:end]) is not None
-
-    # Which cue families each sentence holds, searched once per sentence (not once per pair in it).
+    pair_cues = _PAIR_CUES.scan(text)
+    # Which cue families each sentence holds, found once per sentence (not once per pair in it).
     sentence_cues: dict[int, dict[str, bool]] = {}
 
     def cues_of(index: int) -> dict[str, bool]:
         if index not in sentence_cues:
             start, end = spans[index] if spans else (0, len(text))
-            sentence_cues[index] = {family: cue_in(pattern, start, end) for family, pattern in _CUE_FAMILIES.items()}
+            found = pair_cues.matching(start, end, sliced=False)
+            sentence_cues[index] = {family: pattern in found for family, pattern in _CUE_FAMILIES.items()}
         return sentence_cues[index]
 
     lead_end = spans[0][1] if spans else len(text)
@@ -324,10 +307,12 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
     protective: Counter[str] = Counter()
     induced: Counter[str] = Counter()
     treated: Counter[str] = Counter()
+    protective_cues = _PROTECTIVE_CUES.scan(text)
     for mention in chemicals:
         sentence_start = spans[sentence_of(mention)][0] if spans else 0
         inducer[mention.entity_id] += bool(_AFTER_CHEMICAL.match(text[mention.end : mention.end + 20]))
-        protective[mention.entity_id] += bool(_PROTECTIVE.search(text[max(sentence_start, mention.start - 40) : mention.start]))
+        protective[mention.entity_id] += bool(protective_cues.matching(max(sentence_start, mention.start - 40),
+                                                                      mention.start))
     for mention in diseases:
         before = text[max(0, mention.start - 40) : mention.start]
         induced[mention.entity_id] += bool(_INDUCED_BEFORE.search(before)
@@ -358,13 +343,15 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
             words = len(between.split())
             nearest = min(nearest, words)
             cue = 0
-            if cue_between(_STRONG_CUE, low, high):
+            # text[low:high] as a string of its own (its ends are word boundaries).
+            found = pair_cues.matching(low, high)
+            if _STRONG_CUE in found:
                 counts["cue_between"] += 1
                 cue += 1
             sentence = spans[sentence_of(chemical)] if spans else (0, len(text))
             in_sentence = cues_of(sentence_of(chemical))
             for family, pattern in _CUE_FAMILIES.items():
-                if cue_between(pattern, low, high):
+                if pattern in found:
                     counts[f"between_{family}"] += 1
                 if in_sentence[family]:
                     counts[f"sentence_{family}"] += 1
