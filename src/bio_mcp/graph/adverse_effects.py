@@ -55,7 +55,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -264,8 +264,9 @@ def _ancestors(entity_id: str, broader: Broader) -> frozenset[str]:
     return frozenset(seen)
 
 
-def _has_descendant_in(entity_id: str, others: Iterable[str], ancestors: Callable[[str], frozenset[str]]) -> bool:
-    return any(other != entity_id and entity_id in ancestors(other) for other in others)
+def _general(entities: Collection[str], ancestors: Callable[[str], frozenset[str]]) -> set[str]:
+    """The `entities` that are an ancestor of another one of them."""
+    return {parent for entity in entities for parent in ancestors(entity) if parent != entity and parent in entities}
 
 
 def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | None = None,
@@ -320,8 +321,7 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
         treated[mention.entity_id] += bool(_TREATED.search(before))
     if broader is not None:
         ancestors = lru_cache(maxsize=None)(lambda entity_id: _ancestors(entity_id, broader))
-        general = {e for e in disease_counts if _has_descendant_in(e, disease_counts, ancestors)}
-        general |= {e for e in chemical_counts if _has_descendant_in(e, chemical_counts, ancestors)}
+        general = _general(disease_counts.keys(), ancestors) | _general(chemical_counts.keys(), ancestors)
     else:
         general = set()
     log_chemicals, log_diseases = math.log(len(chemical_counts)), math.log(len(disease_counts))
@@ -524,7 +524,10 @@ class AdverseEffectExtractor:
     MeSH headings when the caller has them (`topics_of(facts)`)."""
 
     def __init__(self, broader: Broader | None = None, priors: AdversePriors = NO_PRIORS) -> None:
-        self._broader = broader
+        # The tree is read for every text (which of its entities are ancestors of others) and does
+        # not change: its parents are remembered across texts (looking them up was a tenth of the
+        # extractor's time).
+        self._broader = None if broader is None else lru_cache(maxsize=1 << 16)(lambda entity_id: tuple(broader(entity_id)))
         self._priors = priors
 
     def relations(self, text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = ()) -> list[StatedRelation]:
