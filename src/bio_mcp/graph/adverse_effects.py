@@ -202,6 +202,11 @@ _CUE_FAMILIES: dict[str, re.Pattern[str]] = {
 # (`graph/cue_words.py`); the protective words before a chemical are asked apart.
 _PAIR_CUES = CueWords((_STRONG_CUE, *_CUE_FAMILIES.values()))
 _PROTECTIVE_CUES = CueWords((_PROTECTIVE,))
+# Each family's counts of a pair (cue between the names, cue in their sentence) and, in this order,
+# the features made of them (named once here, not per pair).
+_CUE_COUNTS = tuple((family, pattern, f"between_{family}", f"sentence_{family}")
+                    for family, pattern in _CUE_FAMILIES.items())
+_CUE_FEATURES = tuple(f"{where}_{family}" for where in ("between", "sentence") for family in _CUE_FAMILIES)
 # Cue families looked for in the sentence that names the other end of a pair the lead names one end of.
 _CROSS_CUES = ("induce", "toxic", "associate", "after", "develop", "treat", "protect", "negation")
 # "interaction(s) between|of" just before the first name; "and|with|/|-" between the two names;
@@ -350,11 +355,11 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
                 cue += 1
             sentence = spans[sentence_of(chemical)] if spans else (0, len(text))
             in_sentence = cues_of(sentence_of(chemical))
-            for family, pattern in _CUE_FAMILIES.items():
+            for family, pattern, between_name, sentence_name in _CUE_COUNTS:
                 if pattern in found:
-                    counts[f"between_{family}"] += 1
+                    counts[between_name] += 1
                 if in_sentence[family]:
-                    counts[f"sentence_{family}"] += 1
+                    counts[sentence_name] += 1
             if any(low <= m.start and m.end <= high for m in diseases if m.entity_id != disease.entity_id):
                 counts["disease_between"] += 1
             if any(low <= m.start and m.end <= high for m in chemicals if m.entity_id != chemical.entity_id):
@@ -399,8 +404,7 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
             "near": float(nearest <= 5),
             "disease_between": counts["disease_between"] / len(pairs),
             "chemical_between": counts["chemical_between"] / len(pairs),
-            **{f"{where}_{family}": float(counts[f"{where}_{family}"] > 0)
-               for where in ("between", "sentence") for family in _CUE_FAMILIES},
+            **{name: float(counts[name] > 0) for name in _CUE_FEATURES},
         }
         assert best is not None
         candidates.append(PairCandidate(chemical_id, disease_id, features, best[2], best[0]))
@@ -460,7 +464,7 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
 
 def logit(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> float:
     """The first stage's log-odds that the pair is a stated adverse effect."""
-    return weights.get("bias", 0.0) + sum(weights.get(name, 0.0) * value for name, value in features.items())
+    return weights.get("bias", 0.0) + sum([weights.get(name, 0.0) * value for name, value in features.items()])
 
 
 def relative_features(logits: Sequence[float]) -> list[dict[str, float]]:
