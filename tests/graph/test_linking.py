@@ -9,13 +9,14 @@ documents held out (that file holds them too), exactly as `bio-mcp eval linking`
 from __future__ import annotations
 
 import json
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from bio_mcp.cli import app
-from bio_mcp.graph.linking import build_linker, load_linker_from
+from bio_mcp.graph.linking import TrainingPairs, build_linker, head_variants, load_linker_from
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
@@ -66,6 +67,9 @@ GOLDEN = [
     ("6436733", 103, 106, "VPA", "D014635"),  # defined in the text: "Valproic acid (VPA)"
     ("6436733", 237, 240, "VPA", "D014635"),  # ... and every later use
     ("6436733", 124, 133, "epileptic", "D004827"),  # adjective of Epilepsy
+    # Heads the training set never pairs with these modifiers (`head_variants`).
+    ("15858223", 63, 77, "liver toxicity", "D056486"),  # Chemical and Drug Induced Liver Injury
+    ("12739036", 283, 300, "renal involvement", "D007674"),  # Kidney Diseases
 ]
 
 
@@ -88,7 +92,8 @@ def test_mentions_are_well_formed(linker, dev) -> None:
             assert document.text[m.start:m.end] == m.text
             assert 0 < m.confidence <= 1
             assert m.entity_id.startswith(("mesh:D", "mesh:C", "nct:NCT"))
-            assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "abbreviation", "nct"}
+            assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "bc5cdr-train-head", "abbreviation",
+                                "nct"}
         scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
         assert all(a.end <= b.start for a, b in zip(scored, scored[1:])), "chemical/disease spans overlap"
 
@@ -110,6 +115,19 @@ def test_mentions_group_per_entity_as_their_edges_store_them(linker, dev) -> Non
             assert found.weight == round(best.confidence, 6) and found.entity_type == best.entity_type
             grouped_some |= len(own) > 1
     assert grouped_some
+
+
+def test_head_variants_carry_a_modifier_reading_to_the_other_heads_of_its_group() -> None:
+    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter))
+    pairs.ids["renal damage"]["mesh:D007674"] += 2
+    pairs.ids["renal dysfunction"]["mesh:D007674"] += 3
+    pairs.ids["liver injury"]["mesh:D056486"] += 1  # once only: not enough to generalise
+    pairs.ids["cardiac toxicity"].update({"mesh:D066126": 2, "mesh:D006331": 2})  # no reading dominates
+    variants = head_variants(pairs)
+    # Harm done and a state are read apart: "renal damage" says nothing of "renal disease".
+    assert variants["renal injury"] == variants["renal toxicity"] == "mesh:D007674"
+    assert variants["renal disorders"] == variants["renal involvement"] == "mesh:D007674"
+    assert not any(key.startswith(("liver ", "cardiac ")) for key in variants)
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

@@ -11,6 +11,9 @@ starts and ends on a word boundary and keeps the text's offsets. On top of it:
 - plural and adjectival variants of the terms ("seizures", "hypertensive" -> Hypertension);
 - the mention -> MeSH pairs of the BC5CDR training set where MeSH's own terms fall short
   (`BIO_MCP_LINKER_TRAINING`; without the file the linker uses MeSH alone);
+- the same pairs carried over to the other heads of a generic disease phrase: the training set
+  names "renal damage", "renal dysfunction" and "renal toxicity" Kidney Diseases, so "renal
+  injury" and "renal disorders" are read the same way (`head_variants`);
 - terms that were mostly wrong on the training set (a common word that is also a MeSH term) are
   dropped, judged by their precision there;
 - abbreviations the text defines (`long form (SF)`): every later SF names the long form's concept,
@@ -51,10 +54,19 @@ _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
-DICTIONARY, VARIANT, TRAINING, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", "bc5cdr-train", \
-    "abbreviation", "nct"
+DICTIONARY, VARIANT, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
+    "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
 _SCORED = frozenset(("Chemical", "Disease"))
-_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85}
+_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85, TRAINING_HEAD: 0.7}
+
+# The last words of a phrase that names a disease by the organ or function it harms ("renal
+# toxicity", "cardiac dysfunction"), in two groups that BC5CDR reads differently: harm done ("liver
+# injury": drug-induced liver injury) and a state ("liver disease": Liver Diseases).
+GENERIC_HEADS = (
+    ("toxicity", "toxicities", "injury", "injuries", "damage"),
+    ("disease", "diseases", "disorder", "disorders", "dysfunction", "dysfunctions", "abnormality", "abnormalities",
+     "complication", "complications", "impairment", "impairments", "involvement", "deficit", "deficits", "symptoms"),
+)
 
 
 def fold(text: str) -> str:
@@ -254,6 +266,23 @@ def training_pairs(documents: Iterable[PubtatorDocument]) -> TrainingPairs:
     return pairs
 
 
+def head_variants(pairs: TrainingPairs, min_count: int = 2, min_share: float = 0.6) -> dict[str, str]:
+    """Folded key -> MeSH id for every head of a group whose modifier the training set gives one
+    reading with the group's other heads: at least `min_count` mentions, `min_share` of them."""
+    heads = {head: group for group in GENERIC_HEADS for head in group}
+    readings: dict[tuple[str, tuple[str, ...]], Counter[str]] = defaultdict(Counter)
+    for key, counts in pairs.ids.items():
+        modifier, _, head = key.rpartition(" ")
+        if head in heads and len(modifier) > 2:
+            readings[modifier, heads[head]].update(counts)
+    variants: dict[str, str] = {}
+    for (modifier, group), counts in sorted(readings.items()):
+        entity_id, count = counts.most_common(1)[0]
+        if count >= min_count and count >= min_share * sum(counts.values()):
+            variants.update((f"{modifier} {head}", entity_id) for head in group)
+    return variants
+
+
 def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType]) -> EntityLinker:
     automaton = ahocorasick.Automaton()
     entries: list[tuple[Entry, ...]] = []
@@ -303,6 +332,10 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
         # The training pair outranks MeSH's own reading of the same words (rank -1 sorts first).
         option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
         candidates[key].insert(0, option)
+    for key, entity_id in head_variants(pairs).items():
+        if key not in candidates:
+            candidates[key].append(_Candidate(key, entity_id, TRAINING_HEAD, _PRIOR[TRAINING_HEAD], None,
+                                              (-1, 1, entity_id)))
     linker = _compile(candidates, types)
     keys, branches = _imprecise(linker, training, vocabulary, min_precision, min_branch_precision)
     for key in keys:
