@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bio_mcp.cli import app
-from bio_mcp.graph.linking import TrainingPairs, build_linker, head_variants, load_linker_from
+from bio_mcp.graph.linking import TrainingPairs, british_spelling, build_linker, head_variants, load_linker_from
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
@@ -144,6 +144,20 @@ def test_plural_and_adjectival_variants(mesh_only) -> None:
     assert found["ischemic"] == ("mesh:D007511", "mesh-variant")  # Ischemia
     # The organism reading of the longer phrase is kept alongside the disease inside it.
     assert any(m.entity_type == "Organism" and m.start == 0 for m in mesh_only.link(text))
+
+
+def test_british_spellings(mesh_only) -> None:
+    text = "Haemorrhage and oedema after oestrogen; ischaemic patients had diarrhoea and Wilms tumours."
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["Haemorrhage"][0] == "mesh:D006470"  # Hemorrhage
+    assert found["oedema"][0] == "mesh:D004487"  # Edema
+    assert found["oestrogen"][0] == "mesh:D004967"  # Estrogens
+    assert found["ischaemic"] == ("mesh:D007511", "mesh-variant")  # Ischemia: British and adjectival
+    assert found["diarrhoea"] == ("mesh:D003967", "mesh-variant")  # Diarrhea
+    assert found["Wilms tumours"] == ("mesh:D009396", "mesh-variant")  # Wilms Tumor: British and plural
+    # Only a stem at a word's start or a suffix at its end is respelt: not "chemical" or "hemisphere".
+    assert british_spelling("chemical hemisphere") == "chemical hemisphere"
+    assert british_spelling("hemorrhagic anemia") == "haemorrhagic anaemia"
 
 
 def test_an_abbreviation_whose_long_form_names_nothing_is_not_linked(mesh_only) -> None:

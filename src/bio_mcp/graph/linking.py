@@ -8,7 +8,8 @@ and padded with a space on each side, matched against the text folded the same w
 starts and ends on a word boundary and keeps the text's offsets. On top of it:
 - case rules: acronym-like terms (short, several capitals) and very short terms match only as
   written, so "AIDS" is found and "aids" is not;
-- plural and adjectival variants of the terms ("seizures", "hypertensive" -> Hypertension);
+- plural and adjectival variants of the terms ("seizures", "hypertensive" -> Hypertension), and their
+  British spellings ("haemorrhage", "oedema", "oestrogen");
 - the mention -> MeSH pairs of the BC5CDR training set where MeSH's own terms fall short
   (`BIO_MCP_LINKER_TRAINING`; without the file the linker uses MeSH alone);
 - the same pairs carried over to the other heads of a generic disease phrase: the training set
@@ -205,6 +206,27 @@ def _adjective(word: str) -> str | None:
     return None
 
 
+# American spellings of MeSH's terms and their British forms, by word ("haemorrhage", "oedema",
+# "oestrogen", "ischaemic", "diarrhoea", "tumour"): British and Commonwealth authors, Thai ones among
+# them, write these. Anchored to a word's start or end so that other words keep their letters.
+_BRITISH_SPELLINGS = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+    (r"^hem(?=[aot])", "haem"), (r"^edem", "oedem"), (r"^estr", "oestr"), (r"^esophag", "oesophag"),
+    (r"^anesth", "anaesth"), (r"^pediatr", "paediatr"), (r"^orthoped", "orthopaed"), (r"^fet(?=us|al)", "foet"),
+    (r"^celiac", "coeliac"), (r"(?<=[a-z])emi(?=as?$|cs?$)", "aemi"), (r"rrhea(?=s?$)", "rrhoea"),
+    (r"^tumor(?=s?$)", "tumour"), (r"^color", "colour"), (r"^behavior", "behaviour"),
+))
+
+
+def british_spelling(key: str) -> str:
+    """A folded key with each word in its British spelling (the key itself when none differs)."""
+    words = key.split(" ")
+    for index, word in enumerate(words):
+        for pattern, replacement in _BRITISH_SPELLINGS:
+            word = pattern.sub(replacement, word)
+        words[index] = word
+    return " ".join(words)
+
+
 def _case_sensitive(term: str) -> bool:
     """Acronym-like (two or more capitals in a short term) or very short terms match only as written."""
     letters = sum(char.isalpha() for char in term)
@@ -231,14 +253,21 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
             rank = (0 if position == 0 else 1, 0 if entity_type in _SCORED else 1, concept.id)
             found[key].append(_Candidate(key, concept.id, DICTIONARY, _PRIOR[DICTIONARY],
                                          {term, term + "s"} if sensitive else None, rank))
-            if sensitive or (" " in key and entity_type != "Disease"):
+            if sensitive:
                 continue
-            head, _, last = key.rpartition(" ")
-            for variant_last in (_plural(last), _adjective(last) if entity_type == "Disease" else None):
-                if variant_last:
-                    variant = f"{head} {variant_last}".strip()
-                    found[variant].append(_Candidate(variant, concept.id, VARIANT, _PRIOR[VARIANT], None,
-                                                     (2, rank[1], concept.id)))
+            variant_rank = (2, rank[1], concept.id)
+            british = british_spelling(key)
+            if british != key:
+                found[british].append(_Candidate(british, concept.id, VARIANT, _PRIOR[VARIANT], None, variant_rank))
+            if " " in key and entity_type != "Disease":
+                continue
+            for spelling in (key,) if british == key else (key, british):
+                head, _, last = spelling.rpartition(" ")
+                for variant_last in (_plural(last), _adjective(last) if entity_type == "Disease" else None):
+                    if variant_last:
+                        variant = f"{head} {variant_last}".strip()
+                        found[variant].append(_Candidate(variant, concept.id, VARIANT, _PRIOR[VARIANT], None,
+                                                         variant_rank))
     return found
 
 
