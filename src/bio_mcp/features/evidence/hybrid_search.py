@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
+from bio_mcp.features.evidence.citations import pmid_of
 from bio_mcp.features.evidence.language import (
     CrossLingualQuery,
     LangChoice,
@@ -34,11 +36,12 @@ from bio_mcp.features.evidence.language import (
     mesh_describer,
 )
 from bio_mcp.features.evidence.models import AuditedOutput
-from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.models import EvidenceItem, KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, make_snippet, search_kb
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.models import ToolInput, ToolOutput
+from bio_mcp.store.document_keys import is_pubmed_key
 
 HitType = Literal["herb", "paper", "chunk"]
 HIT_TYPES: tuple[HitType, ...] = ("herb", "paper", "chunk")
@@ -79,13 +82,15 @@ class HybridSearchRequest(ToolInput):
 class SearchHit(ToolOutput):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    id: str = Field(description="herb: entity id; paper: pmid:N; chunk: the Section id")
+    id: str = Field(description="herb: entity id; paper: pmid:N (an ingested file: its file: key); chunk: the Section id")
     type: HitType
     title: str
     snippet: str
     score: float = Field(ge=0.0, le=1.0, description="Relevance in [0, 1]")
-    source: str = Field(description="The resource to read: kg://herb/{id}, paper://pmid/{pmid}[#chunk-n]")
-    pmid: str | None = Field(default=None, description="Additive: the paper's PMID (paper and chunk hits)")
+    source: str = Field(
+        description="The resource to read: kg://herb/{id}, paper://pmid/{pmid}[#chunk-n]; an ingested file's file:// URI[#chunk-n]"
+    )
+    pmid: str | None = Field(default=None, description="Additive: the paper's PMID (paper and chunk hits; none for an ingested file)")
 
 
 class HybridSearchResponse(AuditedOutput):
@@ -134,6 +139,27 @@ def _herb_hits(
     return hits
 
 
+@dataclass(frozen=True)
+class _PaperReference:
+    id: str
+    source: str
+    pmid: str | None
+    fallback_title: str
+
+
+def _corpus_key(item: EvidenceItem) -> str:
+    """The corpus document key of an evidence item: a PMID, or an ingested file's `file:` key."""
+    return pmid_of(item.metadata.doc_id or item.metadata.doc_uri.removeprefix("pubmed:"))
+
+
+def _paper_reference(key: str, doc_uri: str) -> _PaperReference:
+    """A PubMed record is read at paper://pmid/{pmid}; an ingested file has no PMID, so its hit is
+    keyed by its `file:` key (what kb.search and tool.rag_answer call it) and points at its file URI."""
+    if is_pubmed_key(key):
+        return _PaperReference(f"pmid:{key}", PAPER_RESOURCE.format(pmid=key), key, f"PubMed {key}")
+    return _PaperReference(key, doc_uri, None, doc_uri)
+
+
 def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: MeshCatalog | None) -> HybridSearchResponse:
     with context.store.read() as tx:
         lexicon = load_lexicon(tx.connection)
@@ -162,23 +188,24 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
             mode="hybrid" if query.translated else "bm25",
         )
         note = found.note
-        pmids = [item.metadata.doc_uri.removeprefix("pubmed:") for item in found.evidence]
+        keys = [_corpus_key(item) for item in found.evidence]
         with context.store.read() as tx:
-            documents = tx.documents.get_many(sorted(set(pmids)))
-        for item, pmid in zip(found.evidence, pmids, strict=True):
-            document = documents.get(pmid)
+            documents = tx.documents.get_many(sorted(set(keys)))
+        for item, key in zip(found.evidence, keys, strict=True):
+            document = documents.get(key)
             score = item.metadata.score
+            paper = _paper_reference(key, item.metadata.doc_uri)
             if "paper" in types:
-                title = (document.title if document else None) or f"PubMed {pmid}"
+                title = (document.title if document else None) or paper.fallback_title
                 abstract = (document.abstract if document else None) or item.snippet
                 hits.append(SearchHit(
-                    id=f"pmid:{pmid}", type="paper", title=title, snippet=make_snippet(abstract, query.search_text_en),
-                    score=score, source=PAPER_RESOURCE.format(pmid=pmid), pmid=pmid,
+                    id=paper.id, type="paper", title=title, snippet=make_snippet(abstract, query.search_text_en),
+                    score=score, source=paper.source, pmid=paper.pmid,
                 ))
             if "chunk" in types:
                 hits.append(SearchHit(
                     id=item.section_id, type="chunk", title=item.title, snippet=item.snippet, score=score,
-                    source=PAPER_RESOURCE.format(pmid=pmid) + f"#{item.metadata.anchor}", pmid=pmid,
+                    source=f"{paper.source}#{item.metadata.anchor}", pmid=paper.pmid,
                 ))
     return HybridSearchResponse(
         hits=hits, lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
