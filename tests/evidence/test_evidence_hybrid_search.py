@@ -84,6 +84,18 @@ async def test_the_text_of_an_untranslated_query_says_how_to_load_thai_names(ret
     assert "not searched): รักษา" in text and "bio-mcp kg import" in text
 
 
+async def test_the_text_names_every_hit_id_a_client_calls_the_next_tool_with(retrieval: KbRetrieval) -> None:
+    # A client that reads only the text passes a chunk hit's Section id to kb.retrieve_evidence.
+    toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
+    spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
+    result = await call_tool(spec, {"query": "ฟ้าทะลายโจร", "top_k": 3})
+    text = result.content[0].text
+    hits = result.structured_content["hits"]
+    assert {hit["type"] for hit in hits} == {"herb", "paper", "chunk"}
+    for hit in hits:
+        assert f"`{hit['id']}`" in text, hit
+
+
 async def test_a_thai_disease_word_is_searched_in_english_and_lifts_the_paper_on_that_disease(
     retrieval: KbRetrieval,
 ) -> None:

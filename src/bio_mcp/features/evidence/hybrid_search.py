@@ -227,7 +227,9 @@ class HybridSearch:
 
 
 def summarize(response: HybridSearchResponse) -> str:
-    """Every hit (type, score, title, source, snippet), with the query's language and English form."""
+    """Every hit (type, id, score, title, source, snippet), with the query's language and English form.
+    The id is what the next call takes (a chunk's Section id for kb.retrieve_evidence, a herb's entity
+    id for tool.find_contraindications); a client reading only the text has no other way to it."""
     head = [f"**{len(response.hits)} hits** (lang {response.lang}; searched as: {response.query_en[:200]})"]
     if response.entity_ids:
         head.append("Entities named: " + ", ".join(response.entity_ids))
@@ -238,7 +240,7 @@ def summarize(response: HybridSearchResponse) -> str:
     if not any(hit.type != "herb" for hit in response.hits):
         head.append(response.note or "No matching papers in the local corpus.")
     lines = [
-        f"{rank}. [{hit.type}] **{hit.title[:120]}** ({hit.score:.3f}, {hit.source}): {hit.snippet}"
+        f"{rank}. [{hit.type}] **{hit.title[:120]}** ({hit.score:.3f}, `{hit.id}`, {hit.source}): {hit.snippet}"
         for rank, hit in enumerate(response.hits, start=1)
     ]
     return "\n".join(head + lines)
