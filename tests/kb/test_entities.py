@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from bio_mcp.features.kb.entities import find_entities
 from bio_mcp.features.kb.models import EntitiesRequest
+from bio_mcp.graph.kg_import import import_file
 from bio_mcp.store.schema import kg_mentions
 from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
 
@@ -39,3 +40,25 @@ def test_names_ids_and_unmentioned_entities(graph_store, real_graph_indexer) -> 
     assert rare.id == "mesh:D000002" and rare.mentions == documents_mentioning(graph_store, "mesh:D000002")
     scores = [entity.score for entity in find_entities(EntitiesRequest(query="hepatitis"), graph_store, real_graph_indexer.catalog).entities]
     assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
+
+
+def test_imported_herb_names_and_ids_find_their_entities(graph_store, real_graph_indexer, data_dir) -> None:  # noqa: F811
+    # The Thai herb table's names (Thai, English, scientific) and herb:/formulation: ids are what the
+    # herb tools take and graph.traverse starts from; graph.entities found none of them.
+    catalog = real_graph_indexer.catalog
+    with graph_store.transaction() as tx:
+        for table in ("thai_herb_names.tsv", "thai_formulations.tsv"):
+            import_file(tx.connection, data_dir / "herbs" / table, catalog)
+
+    def best(query: str):
+        return find_entities(EntitiesRequest(query=query), graph_store, catalog).entities[0]
+
+    turmeric = best("ขมิ้นชัน")
+    assert (turmeric.id, turmeric.name, turmeric.match) == ("mesh:D030024", "Curcuma", "name")
+    assert "ขมิ้นชัน" in turmeric.synonyms and turmeric.tree_numbers
+    # A plant MeSH does not hold: by its scientific name, its Thai name and its id.
+    senna = best("Senna alata")
+    assert (senna.id, senna.match) == ("herb:senna-alata", "name") and senna.type == "Organism"
+    assert best("ชุมเห็ดเทศ").id == best("herb:senna-alata").id == "herb:senna-alata"
+    assert best("herb:senna-alata").match == "id"
+    assert best("formulation:triphala").id == best("ตรีผลา").id == "formulation:triphala"

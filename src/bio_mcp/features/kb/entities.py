@@ -1,52 +1,73 @@
 """`graph.entities`: a name, synonym or id to the graph's entities, best match first.
 
 MeSH descriptors are found by the vocabulary's ranked search (exact id, name, synonym, prefix, all
-words, then close spellings: "tylenol" is a synonym of Acetaminophen, mesh:D000082). Trial and gene
-ids (`nct:NCT...`, `gene:...`) are looked up in the graph itself. `mentions` counts the corpus
-documents whose sections mention the entity, from the graph's MENTIONS edges.
+words, then close spellings: "tylenol" is a synonym of Acetaminophen, mesh:D000082). Trial, gene,
+herb and formulation ids (`nct:NCT...`, `gene:...`, `herb:...`, `formulation:...`) are looked up in
+the graph itself, and so are the names imported into `kg_names` (Thai, English and scientific names
+of herbs and formulations: ขมิ้นชัน is mesh:D030024), exact names ranked before the vocabulary's
+matches. `mentions` counts the corpus documents whose sections mention the entity, from the graph's
+MENTIONS edges.
 """
 
 from __future__ import annotations
 
 from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.elements import Node
 from bio_mcp.graph.ids import resolve_alias, trial_entity_id
+from bio_mcp.graph.names import entities_named, names_of
 from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.vocabulary import Concept
 from bio_mcp.store import MetadataStore
+
+# Ids the vocabulary does not hold: entities that exist only as graph nodes.
+GRAPH_ONLY_PREFIXES = ("nct:", "gene:", "herb:", "formulation:")
 
 
 def _graph_only_ids(query: str) -> list[str]:
     value = resolve_alias(query)
     if value.upper().startswith("NCT"):
         return [trial_entity_id(value)]
-    if value.startswith(("nct:", "gene:")):
+    if value.startswith(GRAPH_ONLY_PREFIXES):
         return [value]
     return []
 
 
+def _item(
+    entity_id: str, node: Node | None, concept: Concept | None, names: list[str], mentions: int, match: str, score: float
+) -> EntityItem:
+    """An entity as the vocabulary describes it (a MeSH descriptor), else as the graph does; its
+    imported names come first among its synonyms."""
+    name = concept.name if concept else (node.title if node and node.title else entity_id)
+    synonyms = [n for n in names if n != name] + [s for s in (concept.synonyms if concept else ()) if s not in names]
+    return EntityItem(
+        id=entity_id, name=name, type=concept.type if concept else (node.type if node and node.type else "Concept"),
+        synonyms=synonyms, tree_numbers=list(concept.tree_numbers) if concept else [], mentions=mentions,
+        match=match, score=score,
+    )
+
+
 def find_entities(request: EntitiesRequest, store: MetadataStore, catalog: MeshCatalog) -> EntitiesResponse:
-    matches = catalog.vocabulary.search(request.query, limit=request.limit) if catalog.vocabulary is not None else []
+    vocabulary = catalog.vocabulary
+    matches = vocabulary.search(request.query, limit=request.limit) if vocabulary is not None else []
     with store.read() as tx:
         graph = SqlGraphStore(tx.connection)
-        direct = graph.nodes(_graph_only_ids(request.query))
-        wanted = [node.id for node in direct.values()] + [match.concept.id for match in matches]
+        found: dict[str, tuple[str, float]] = {node_id: ("id", 1.0) for node_id in graph.nodes(_graph_only_ids(request.query))}
+        for entity_id in entities_named(tx.connection, request.query):
+            found.setdefault(entity_id, ("name", 1.0))
+        for match in matches:
+            found.setdefault(match.concept.id, (match.how, max(0.0, min(1.0, match.score))))
+        wanted = list(found)[: request.limit]
+        nodes = graph.nodes(wanted)
+        names = names_of(tx.connection, wanted)
         mentions = graph.mention_counts(wanted)
-    items = [
-        EntityItem(
-            id=node.id, name=node.title or node.id, type=node.type or "Concept", synonyms=[], tree_numbers=[],
-            mentions=mentions.get(node.id, 0), match="id", score=1.0,
+    return EntitiesResponse(entities=[
+        _item(
+            entity_id, nodes.get(entity_id), vocabulary.get(entity_id) if vocabulary is not None else None,
+            [n.name for n in names.get(entity_id, [])], mentions.get(entity_id, 0), *found[entity_id],
         )
-        for node in direct.values()
-    ]
-    items += [
-        EntityItem(
-            id=match.concept.id, name=match.concept.name, type=match.concept.type,
-            synonyms=list(match.concept.synonyms), tree_numbers=list(match.concept.tree_numbers),
-            mentions=mentions.get(match.concept.id, 0), match=match.how, score=max(0.0, min(1.0, match.score)),
-        )
-        for match in matches
-    ]
-    return EntitiesResponse(entities=items[: request.limit])
+        for entity_id in wanted
+    ])
 
 
 def summarize(response: EntitiesResponse) -> str:
