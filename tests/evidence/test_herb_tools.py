@@ -170,6 +170,22 @@ async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_gra
         assert error and body["error"]["code"] == "NOT_FOUND"
 
 
+async def test_query_kg_takes_a_formulation_by_name_as_find_contraindications_does(herb_graph) -> None:  # noqa: F811
+    # 'triphala' and its Thai name ตรีผลา were NOT_FOUND as a query_kg start, though
+    # tool.find_contraindications takes both.
+    async with Client(server(herb_graph)) as client:
+        error, by_id, _ = await call(client, "tool.query_kg", {"start": {"type": "formulation", "id": "formulation:triphala"},
+                                                               "max_depth": 1})
+        assert not error and by_id["paths"]
+        for name in ("triphala", "ตรีผลา"):
+            error, by_name, _ = await call(client, "tool.query_kg", {"start": {"type": "formulation", "id": name},
+                                                                     "max_depth": 1})
+            assert not error, by_name
+            assert by_name["paths"] == by_id["paths"]
+        error, body, _ = await call(client, "tool.query_kg", {"start": {"type": "formulation", "id": "no such recipe"}})
+        assert error and body["error"]["code"] == "NOT_FOUND" and body["error"]["details"]["field"] == "start.id"
+
+
 async def test_strength_reads_the_quality_of_corpus_records(herb_graph, data_dir) -> None:  # noqa: F811
     arguments = {"start": {"type": "constituent", "id": "mesh:D001241"}, "max_depth": 1}
     async with Client(server(herb_graph)) as client:

@@ -20,7 +20,7 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.herbs import find_herb
+from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -35,8 +35,6 @@ from bio_mcp.features.evidence.relations import (
 )
 from bio_mcp.features.evidence.strength import STRENGTH_ORDER
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
-from bio_mcp.graph.ids import resolve_alias
-from bio_mcp.graph.names import entities_named
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
 
@@ -90,15 +88,10 @@ class FindContraindicationsResponse(AuditedOutput):
 
 
 def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: Vocabulary | None) -> str | None:
-    if not formulation:
-        herb = find_herb(connection, value, vocabulary)
-        return herb[0] if herb is not None else None
-    candidate = value.strip()
-    candidate = resolve_alias(candidate if candidate.startswith("formulation:") else f"formulation:{candidate}")
-    if candidate in known_entities(connection, [candidate], vocabulary):
-        return candidate
-    named = [entity for entity in entities_named(connection, value) if entity.startswith("formulation:")]
-    return named[0] if len(named) == 1 else None
+    if formulation:
+        return find_formulation(connection, value, vocabulary)
+    herb = find_herb(connection, value, vocabulary)
+    return herb[0] if herb is not None else None
 
 
 def _finding_text(edge: RelationEdge, target: str, via: str | None) -> tuple[str, str]:

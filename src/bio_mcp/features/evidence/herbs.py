@@ -112,6 +112,18 @@ def find_herb(connection: Connection, value: str, vocabulary: Vocabulary | None)
     return (entity_id, found) if found is not None and is_herb(entity_id, found.type, vocabulary) else None
 
 
+def find_formulation(connection: Connection, value: str, vocabulary: Vocabulary | None) -> str | None:
+    """The formulation `value` stands for, as every herb tool takes one: its id (`formulation:triphala`),
+    its slug (`triphala`), or an imported name (ตรีผลา, Triphala). None when it is no formulation, or
+    the name is shared by more than one."""
+    candidate = value.strip()
+    candidate = resolve_alias(candidate if candidate.startswith("formulation:") else f"formulation:{candidate}")
+    if candidate in known_entities(connection, [candidate], vocabulary):
+        return candidate
+    named = [entity for entity in entities_named(connection, value) if entity.startswith("formulation:")]
+    return named[0] if len(named) == 1 else None
+
+
 def herb_record(
     connection: Connection, herb_id: str, icd10: Icd10Index, activities: Mapping[str, tuple[str, ...]],
     vocabulary: Vocabulary | None,

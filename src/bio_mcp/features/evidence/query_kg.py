@@ -30,7 +30,7 @@ from pydantic import Field, field_validator
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.herbs import find_herb
+from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
@@ -151,8 +151,13 @@ def query_kg(
         herb = find_herb(connection, request.start.id, vocabulary)
         if herb is not None:
             start_id, start = herb
+    if start is None and start_type == "formulation":
+        # A formulation by slug or name, as tool.find_contraindications takes it ("triphala", "ตรีผลา").
+        formulation = find_formulation(connection, request.start.id, vocabulary)
+        if formulation is not None:
+            start_id, start = formulation, known_entities(connection, [formulation], vocabulary)[formulation]
     if start is None:
-        or_name = " nor the name of a herb" if start_type == "herb" else ""
+        or_name = f" nor the name of a {start_type}" if start_type in ("herb", "formulation") else ""
         raise BioMcpError(ErrorCode.NOT_FOUND,
                           f"{request.start.id!r} is neither an id of the knowledge graph or MeSH{or_name}; graph.entities "
                           "finds ids by name",
