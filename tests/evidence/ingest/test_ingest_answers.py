@@ -42,3 +42,24 @@ async def test_an_answer_cites_the_ingested_file_it_quotes(ingest_env: IngestEnv
         with service.corpus.store.read() as tx:
             chunk = next(c for c in tx.chunks.for_document(citation.id) if f"chunk-{c.chunk_id}" == citation.anchor)
         assert chunk.text[citation.start:citation.end] == citation.quote
+
+
+@pytest.mark.model
+async def test_a_sentence_two_documents_share_is_quoted_once(ingest_env: IngestEnv, data_dir: Path) -> None:
+    # The same paper stored twice (as a PDF's text and as Markdown, or as a PubMed record and a file)
+    # quoted each of its best sentences twice, filling the answer's citations with repeats.
+    pmid, abstract = ppr_abstracts(data_dir, 1)[0]
+    text = f"# {abstract.title}\n\n" + "\n\n".join(abstract.paragraphs) + "\n"
+    paths = [ingest_env.root / f"ppr-{pmid}.md", ingest_env.root / f"copy-of-{pmid}.md"]
+    for path in paths:
+        path.write_text(text, encoding="utf-8")
+    # The real model: the hash embedder's sentence vectors hide the repeats behind low relevance.
+    service = await with_names(ingest_env.make(BIO_MCP_EMBEDDINGS_PROVIDER="onnx"), data_dir)
+    response = await service.run(IngestRunRequest.model_validate(
+        {"dry_run": False, "batch": [{"uri": path.as_uri()} for path in paths]}))
+    assert response.status == "done", response.error
+
+    answer = await AnswerService(KbRetrieval(service.corpus)).answer(RagAnswerRequest(question=abstract.title))
+
+    quotes = [" ".join(citation.quote.split()) for citation in answer.citations]
+    assert len(quotes) >= 2 and len(set(quotes)) == len(quotes), quotes

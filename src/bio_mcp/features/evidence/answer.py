@@ -152,7 +152,7 @@ def _sentences(
                 continue
             for start, end in sentence_spans(chunk.text, body):
                 text = chunk.text[start:end]
-                key = (pmid, " ".join(text.split()))
+                key = (pmid, _flat(text))
                 if len(text) < MIN_SENTENCE_CHARS or key in seen:
                     continue
                 seen.add(key)
@@ -171,8 +171,14 @@ def _mmr(sentences: list[_Sentence]) -> list[_Sentence]:
 
         best = max(pool, key=value)
         chosen.append(best)
-        pool.remove(best)
+        # The same sentence in another document (a paper stored twice, as a record and as a file)
+        # would only repeat the quote: MMR's redundancy term lowers it but need not rule it out.
+        pool = [s for s in pool if _flat(s.text) != _flat(best.text)]
     return chosen
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _similarity(a: _Sentence, b: _Sentence) -> float:
