@@ -196,6 +196,8 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     # The text names every entity and document of the subgraph (its sections and edges are counted).
     assert all(f"`{node_id}`" in texts["graph"] for node_id, node in nodes.items() if node["label"] in ("Entity", "Document"))
     assert f"**{len(graph['graph']['edges'])} edges**" in texts["graph"]
+    # What the text leaves out it says, and where it is (a client reading only the text must know).
+    assert "not listed here: they are in the structured content (graph.nodes, graph.edges)" in texts["graph"]
     assert len(nodes) <= 200 and graph["graph"]["budget"]["depth_reached"] <= 3
     assert all(edge["path"][-1] in (edge["src"], edge["dst"]) for edge in graph["graph"]["edges"])
 

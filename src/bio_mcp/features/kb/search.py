@@ -420,6 +420,9 @@ def _graph_lines(response: KbSearchResponse) -> list[str]:
         (f"**Graph: {len(graph.nodes)} nodes** ({', '.join(f'{n} {label}' for label, n in sorted(labels.items()))}), "
          f"**{len(graph.edges)} edges** ({', '.join(f'{n} {kind}' for kind, n in sorted(types.items()))}); expanded "
          f"{graph.budget.expanded}, skipped {graph.budget.skipped}, depth {graph.budget.depth_reached}, stopped: {reason}"),
+        (f"Its {labels.get('Chunk', 0)} sections and {len(graph.edges)} edges are not listed here: they are in the "
+         "structured content (graph.nodes, graph.edges); kb.retrieve_evidence reads a section by id, graph.traverse "
+         "walks on from any node below."),
     ]
     for label in ("Entity", "Document"):
         lines += [node_line(node) for node in graph.nodes if node.label == label]
