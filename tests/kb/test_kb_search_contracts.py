@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
 from bio_mcp.features.kb.models import KbSearchRequest, RetrieveEvidenceRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.features.kb.search import NO_QUERY_WORD_NOTE
 from bio_mcp.graph.ids import section_node_id
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
@@ -174,10 +175,11 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
                 assert ("full_text" in item) == (verbosity != "snippet")
                 assert "full_text" not in item or item["full_text"] in text
     snippet, full, graph = bodies["snippet"], bodies["full"], bodies["graph"]
-    # One ranking, whatever the verbosity; scores best first, the best at 1.
+    # One ranking, whatever the verbosity; scores best first, in [0, 1].
     assert [e["section_id"] for e in snippet["evidence"]] == [e["section_id"] for e in graph["evidence"]]
     scores = [e["metadata"]["score"] for e in snippet["evidence"]]
-    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0 and 1 <= len(scores) <= 8
+    assert scores == sorted(scores, reverse=True) and 0.0 < scores[-1] <= scores[0] <= 1.0 and 1 <= len(scores) <= 8
+    assert "note" not in snippet
     # The query names Chemical and Drug Induced Liver Injury; the best sections are about it.
     assert LIVER_INJURY in snippet["diagnostics"]["retrieval"]["query_entities"]
     top = snippet["evidence"][0]
@@ -246,6 +248,18 @@ async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph
     assert item.full_text == title and item.snippet == title
     # Where there is more than the title, the snippet leaves the title (shown beside it) out.
     assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
+
+
+async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811
+    service = await synced(make_graph_service, None)
+    await service.drain()
+    retrieval = KbRetrieval(service)
+    nonsense = await retrieval.search(KbSearchRequest(query="zzzzqqq nonexistentterm"))
+    # The nearest sections by meaning are still listed, but nothing reads as a strong match.
+    assert nonsense.evidence and nonsense.note == NO_QUERY_WORD_NOTE
+    assert max(item.metadata.score for item in nonsense.evidence) <= 0.5
+    real = await retrieval.search(KbSearchRequest(query="drug-induced hepatotoxicity"))
+    assert real.note is None and real.evidence[0].metadata.score > max(item.metadata.score for item in nonsense.evidence)
 
 
 async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:  # noqa: F811

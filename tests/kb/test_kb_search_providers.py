@@ -61,4 +61,4 @@ async def test_rerankers_and_jina_rescoring_through_the_fake_apis(make_graph_ser
     assert sum(len(body["input"]) for _, body, _ in apis.requests if body["task"] == "retrieval.passage") == (
         rescored.diagnostics.retrieval.candidates
     )
-    assert rescored.evidence[0].metadata.score == 1.0
+    assert 0.0 < rescored.evidence[0].metadata.score <= 1.0

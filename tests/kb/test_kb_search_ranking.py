@@ -1,4 +1,4 @@
-"""The pure parts of kb.search: the entity boost, unit scores, snippets and the 16 KB cut, on text
+"""The pure parts of kb.search: the entity boost, bounded scores, snippets and the 16 KB cut, on text
 from the real records."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from bio_mcp.features.kb.models import FULL_TEXT_MAX_BYTES, SNIPPET_MAX_CHARS
-from bio_mcp.features.kb.ranking import entity_boost, unit_scores
+from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
 from bio_mcp.features.kb.search import cut_utf8, make_snippet
 
 
@@ -26,9 +26,11 @@ def test_the_boost_lifts_documents_mentioning_more_query_entities() -> None:
     assert entity_boost([("z", 0.5), ("y", 0.5)], {}, 1, 0.1) == [("y", 0.5), ("z", 0.5)]
 
 
-def test_unit_scores_put_the_best_at_one_and_stay_in_range() -> None:
-    assert unit_scores([("a", 1.1), ("b", 0.55)]) == [("a", 1.0), ("b", 0.5)]
-    assert unit_scores([("a", 0.0)]) == [("a", 0.0)] and unit_scores([]) == []
+def test_bounded_scores_keep_a_weak_best_weak_and_stay_in_range() -> None:
+    assert bounded_scores([("a", 1.1), ("b", 0.55)], 1.1) == [("a", 1.0), ("b", 0.5)]
+    # A query whose best candidate is poor: its best does not become 1.
+    assert bounded_scores([("a", 0.22), ("b", 0.11)], 1.1) == [("a", pytest.approx(0.2)), ("b", pytest.approx(0.1))]
+    assert bounded_scores([("a", 0.0)], 1.1) == [("a", 0.0)] and bounded_scores([], 1.1) == []
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,9 @@ def entity_boost(
     return sorted(boosted, key=lambda item: (-item[1], item[0]))
 
 
-def unit_scores(scored: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
-    """Scores divided by the best one, so they lie in [0, 1] with the best at 1 (order kept)."""
-    best = max((score for _, score in scored), default=0.0)
-    return [(key, min(1.0, max(0.0, score / best)) if best > 0 else 0.0) for key, score in scored]
+def bounded_scores(scored: Sequence[tuple[K, float]], ceiling: float) -> list[tuple[K, float]]:
+    """Scores over `ceiling`, the most any document can score, clipped to [0, 1] (order kept).
+
+    Not over this query's best: a query that matches nothing well keeps low scores, as
+    `rag.search`'s do, instead of having its best section read as 1.0 to an agent."""
+    return [(key, min(1.0, max(0.0, score / ceiling))) for key, score in scored]

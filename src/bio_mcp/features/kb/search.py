@@ -48,7 +48,7 @@ from bio_mcp.features.kb.models import (
     SearchGraphNode,
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
-from bio_mcp.features.kb.ranking import entity_boost, unit_scores
+from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
 from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
@@ -80,6 +80,12 @@ class KbContext:
     index: CorpusIndex
     providers: ProviderRegistry
     linker: QueryLinker | None = None
+
+
+NO_QUERY_WORD_NOTE = (
+    "No section holds a word of the query: these are only the nearest by meaning, and their low scores "
+    "say how near. Check the spelling, or try another name for what you are after (graph.entities lists synonyms)."
+)
 
 
 @dataclass
@@ -297,7 +303,9 @@ def search_kb(
             scores = reranker.rerank(request.query, texts)
             ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
     else:
-        ranked = unit_scores(ranked)
+        # The hybrid's relevance is at most 1; the quality factor and the entity boost can each
+        # lift it by their weight.
+        ranked = bounded_scores(ranked, (1.0 + DEFAULT_FUSION.quality_weight) * (1.0 + weight))
     with clock.stage("fetch"):
         loaded = {c.hit.pmid for c in _load(context, [by_key[key] for key, _ in ranked[: request.top_k]], documents=True)}
     ranked = [(key, score) for key, score in ranked if key in loaded]
@@ -370,6 +378,8 @@ def search_kb(
         with context.store.read() as tx:
             documents = tx.documents.count()
         note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
+    elif not any(by_key[key].hit.bm25 for key, _ in chosen):
+        note = NO_QUERY_WORD_NOTE
     return KbSearchResponse(
         evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
     )
