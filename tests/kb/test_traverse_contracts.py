@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from bio_mcp.features.kb.graph_service import KbGraph
 from bio_mcp.features.kb.models import TraverseRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.graph.related import refresh_related
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
@@ -151,3 +152,20 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
 
         error, body, _ = await call(client, "graph.entities", {"query": "NCT02149199"})
         assert not error and body["entities"][0]["id"] == "nct:NCT02149199" and body["entities"][0]["type"] == "Trial"
+
+
+async def test_a_walk_over_related_to_before_it_is_computed_says_how_to_compute_it(make_graph_service) -> None:  # noqa: F811
+    service = await synced(make_graph_service, None)
+    toolset = build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))
+    arguments = {"seed_ids": ["mesh:D000082"], "direction": "both", "rel_whitelist": ["RELATED_TO"]}
+    async with Client(build_server([toolset])) as client:
+        # A sync does not compute RELATED_TO (a statistic of the whole corpus): the walk finds none,
+        # and says why instead of leaving `delta<τ` to read as an entity with no related entities.
+        error, body, text = await call(client, "graph.traverse", arguments)
+        assert not error and body["edges"] == []
+        assert "`bio-mcp graph related`" in body["diagnostics"]["hint"] and "not by a sync" in body["diagnostics"]["hint"]
+        assert "Hint:" in text
+        with service.store.transaction() as tx:
+            refresh_related(tx.connection)
+        error, body, _ = await call(client, "graph.traverse", arguments)
+        assert not error and "not by a sync" not in (body["diagnostics"]["hint"] or "")

@@ -93,6 +93,8 @@ class GraphStore(Protocol):
 
     def clear(self) -> None: ...
 
+    def meta(self, key: str) -> dict[str, Any] | None: ...
+
     def existing(self, node_ids: Iterable[str]) -> set[str]: ...
 
     def missing(self, node_ids: Iterable[str]) -> set[str]: ...
@@ -301,6 +303,11 @@ class SqlGraphStore:
         )
 
     # ---- reads ---------------------------------------------------------------------------
+
+    def meta(self, key: str) -> dict[str, Any] | None:
+        """The bookkeeping `set_meta` recorded under `key`, or None."""
+        rows = self._select(sa.select(kg_meta.c.value).where(kg_meta.c.key == key))
+        return dict(rows[0][0]) if rows else None
 
     def existing(self, node_ids: Iterable[str]) -> set[str]:
         found: set[str] = set()

@@ -26,7 +26,9 @@ from bio_mcp.features.kb.models import (
     TraverseRequest,
     TraverseResponse,
 )
+from bio_mcp.graph.elements import RELATED_TO
 from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.related import META_KEY as RELATED_META_KEY
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import SCORING, Frontier, Subgraph, TraversalSpec, traverse, validate
 from bio_mcp.store import MetadataStore
@@ -152,10 +154,31 @@ async def _direction_hint(store: MetadataStore, spec: TraversalSpec, limits: Gra
             f"direction '{other}' or 'both'")
 
 
+def _related_hint(store: MetadataStore, spec: TraversalSpec, subgraph: Subgraph) -> str | None:
+    """When a walk over RELATED_TO found none, whether the graph has them at all.
+
+    RELATED_TO is a statistic of the whole corpus, which a sync does not recompute: before
+    `bio-mcp graph related` has run there is none, and `delta<τ` alone would read as an entity with
+    no related entities."""
+    if RELATED_TO not in spec.relationships or len(subgraph.missing_seeds) == len(spec.seeds):
+        return None
+    if any(edge.type == RELATED_TO for edge in subgraph.edges):
+        return None
+    with store.read() as tx:
+        computed = SqlGraphStore(tx.connection).meta(RELATED_META_KEY)
+    if computed is None:
+        return (f"this graph has no {RELATED_TO} edges yet: they are computed over the whole corpus by "
+                "`bio-mcp graph related` (or `bio-mcp graph rebuild`), not by a sync")
+    return (f"{RELATED_TO} was last computed at {computed.get('computed_at')} over {computed.get('sections')} "
+            "sections; run `bio-mcp graph related` after syncs to bring it up to date")
+
+
 async def traverse_relationships(request: TraverseRequest, store: MetadataStore, limits: GraphLimits) -> TraverseResponse:
     spec = spec_of(request, limits)
     subgraph = await walk(store, spec, limits)
-    return response_of(subgraph, spec, limits, await _direction_hint(store, spec, limits, subgraph))
+    hints = [await _direction_hint(store, spec, limits, subgraph),
+             await asyncio.to_thread(_related_hint, store, spec, subgraph)]
+    return response_of(subgraph, spec, limits, "; ".join(hint for hint in hints if hint) or None)
 
 
 class ShownNode(Protocol):
