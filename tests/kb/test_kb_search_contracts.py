@@ -236,6 +236,17 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
         assert not error and body["sections"][0]["scratch_uri"] in text and body["sections"][0]["text"] in text
         error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": ["f" * 64]})
         assert error and body["error"]["code"] == "NOT_FOUND"
+        # A document passed for a section (its node id or pmid:N): the error names its sections,
+        # in reading order, so the agent can call again with them.
+        doc_uri = found.evidence[0].metadata.doc_uri
+        pmid = doc_uri.removeprefix("pubmed:")
+        error, body, text = await call(client, "kb.retrieve_evidence", {"section_ids": [f"pmid:{pmid}"]})
+        assert error and body["error"]["code"] == "NOT_FOUND" and "name documents, not sections" in text
+        with service.store.read() as tx:
+            chunk_ids = sorted((c.chunk_id for c in tx.chunks.for_document(pmid)), key=int)
+        expected = [section_node_id(doc_uri, chunk_id) for chunk_id in chunk_ids]
+        assert body["error"]["details"]["document_sections"] == {f"pmid:{pmid}": expected}
+        assert all(section in text for section in expected)
         error, body, _ = await call(client, "kb.retrieve_evidence", {"section_ids": []})
         assert error and body["error"]["code"] == "VALIDATION"
 

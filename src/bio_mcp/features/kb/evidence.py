@@ -21,13 +21,42 @@ from bio_mcp.features.kb.models import (
     RetrieveEvidenceResponse,
 )
 from bio_mcp.features.kb.search import KbContext, source_uris
-from bio_mcp.graph.elements import MENTIONS
-from bio_mcp.graph.ids import pubmed_source_uri
+from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
+from bio_mcp.graph.ids import pubmed_source_uri, resolve_alias
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.document_keys import is_pubmed_key
 
 # Entities listed per section, best linked first.
 MAX_ENTITIES_PER_SECTION = 50
+# Sections named per document when a document id was passed for a section id.
+MAX_SECTIONS_LISTED = 20
+
+
+def _not_sections(context: KbContext, wanted: list[str]) -> BioMcpError:
+    """NOT_FOUND for ids of which none names a section; ids that name documents (a Document node id,
+    `pmid:N`) get their sections listed, so an agent that passed a document can call again."""
+    aliases = {key: resolve_alias(key) for key in wanted}
+    with context.store.read() as tx:
+        graph = SqlGraphStore(tx.connection)
+        documents = {key: node for key, node in graph.nodes(aliases.values()).items() if node.label == "Document"}
+        sections = graph.neighbours(sorted(documents), "out", [HAS_SECTION], MAX_SECTIONS_LISTED) if documents else []
+        order = {key: node.order or 0 for key, node in graph.nodes(row.other for row in sections).items()}
+    by_document: dict[str, list[str]] = {}
+    # In reading order.
+    for row in sorted(sections, key=lambda r: (r.origin, order.get(r.other, 0), r.other)):
+        by_document.setdefault(row.origin, []).append(row.other)
+    named = {key: by_document.get(alias, []) for key, alias in aliases.items() if alias in documents}
+    if not named:
+        return BioMcpError(
+            ErrorCode.NOT_FOUND, "none of the section ids names a section of the knowledge graph",
+            {"section_ids": wanted},
+        )
+    listed = "; ".join(f"{key}: {', '.join(ids) or 'no sections'}" for key, ids in named.items())
+    return BioMcpError(
+        ErrorCode.NOT_FOUND,
+        f"these ids name documents, not sections; pass their section ids instead ({listed})",
+        {"section_ids": wanted, "document_sections": named},
+    )
 
 
 def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> RetrieveEvidenceResponse:
@@ -43,10 +72,7 @@ def retrieve_evidence(request: RetrieveEvidenceRequest, context: KbContext) -> R
     uris = source_uris(context.store, sorted({chunk.pmid for chunk in chunks.values()}))
     missing = [key for key in wanted if key not in nodes or nodes[key].chunk_uuid not in chunks]
     if len(missing) == len(wanted):
-        raise BioMcpError(
-            ErrorCode.NOT_FOUND, "none of the section ids names a section of the knowledge graph",
-            {"section_ids": wanted},
-        )
+        raise _not_sections(context, wanted)
     entities: dict[str, list[EvidenceEntity]] = {}
     for row in sorted(mentions, key=lambda r: (r.origin, -r.weight, r.other)):
         entities.setdefault(row.origin, []).append(
