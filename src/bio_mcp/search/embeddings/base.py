@@ -49,7 +49,12 @@ class Embeddings(ABC):
 
     @abstractmethod
     def _encode(self, batch: list[str]) -> np.ndarray:
-        """Raw vectors for one batch, shape (len(batch), dim); normalised by the caller."""
+        """Raw vectors for one batch, shape (len(batch), dim); normalised by the caller.
+        A local model is loaded by its first call (or by `load`)."""
+
+    def load(self) -> None:
+        """Load a local model now rather than at the first query (a server's warm-up). A remote or
+        hashing provider has nothing to load: no request is made."""
 
     def embed_array(self, texts: Iterable[str]) -> np.ndarray:
         """All vectors as one (n, dim) float32 array, L2-normalised."""

@@ -132,6 +132,9 @@ class OnnxEmbeddings(Embeddings):
     def _session(self) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxTokenizer]:
         return _load(self.model_dir)
 
+    def load(self) -> None:
+        self._session()
+
     def _encode(self, batch: list[str]) -> np.ndarray:
         # One text per run, never padded batches: dynamic int8 quantisation scales activations
         # per tensor, so a text's vector would depend on its batch-mates (cosine down to 0.977

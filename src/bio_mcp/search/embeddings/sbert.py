@@ -104,6 +104,9 @@ class SentenceTransformerEmbeddings(Embeddings):
     def model(self) -> SentenceTransformer:
         return load_sentence_transformer(self.name_or_path)
 
+    def load(self) -> None:
+        load_sentence_transformer(self.name_or_path)
+
     @property
     def dim(self) -> int:
         if self._dim is None:
