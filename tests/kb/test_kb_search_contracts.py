@@ -12,7 +12,8 @@ from mcp import Client
 from pydantic import ValidationError
 
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
-from bio_mcp.features.kb.models import KbSearchRequest, RetrieveEvidenceRequest
+from bio_mcp.features.kb.graph_service import KbGraph
+from bio_mcp.features.kb.models import EntitiesRequest, KbSearchRequest, RetrieveEvidenceRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import NO_QUERY_WORD_NOTE
 from bio_mcp.graph.ids import section_node_id
@@ -259,6 +260,18 @@ async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph
     assert item.full_text == title and item.snippet == title
     # Where there is more than the title, the snippet leaves the title (shown beside it) out.
     assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
+
+
+async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_service) -> None:  # noqa: F811
+    # MeSH has no entry term "hepatotoxicity"; the linker reads it as D056486 through BC5CDR's
+    # training pairs, and so kb.search does. graph.entities gave only unrelated close spellings.
+    service = await synced(make_graph_service, None)
+    found = await KbGraph(service).entities(EntitiesRequest(query="hepatotoxicity"))
+    best = found.entities[0]
+    assert (best.id, best.match) == (LIVER_INJURY, "linked") and best.mentions >= 1
+    # A name MeSH holds keeps the vocabulary's own match.
+    tylenol = (await KbGraph(service).entities(EntitiesRequest(query="tylenol"))).entities[0]
+    assert (tylenol.id, tylenol.match) == ("mesh:D000082", "synonym")
 
 
 async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811

@@ -12,6 +12,7 @@ MENTIONS edges.
 from __future__ import annotations
 
 from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem
+from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import Node
 from bio_mcp.graph.ids import resolve_alias, trial_entity_id
@@ -20,6 +21,8 @@ from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept
 from bio_mcp.store import MetadataStore
 
+# The vocabulary's matches of the whole query as it stands (not a prefix, some words or a close spelling).
+EXACT_MATCHES = ("id", "name", "synonym")
 # Ids the vocabulary does not hold: entities that exist only as graph nodes.
 GRAPH_ONLY_PREFIXES = ("nct:", "gene:", "herb:", "formulation:")
 
@@ -47,14 +50,32 @@ def _item(
     )
 
 
-def find_entities(request: EntitiesRequest, store: MetadataStore, catalog: MeshCatalog) -> EntitiesResponse:
+def _linked_whole(linker: QueryLinker | None, query: str) -> list[tuple[str, float]]:
+    """Entities the corpus's linker reads the whole query as, with its confidence: names it has
+    beyond MeSH's entry terms (BC5CDR's training pairs: "hepatotoxicity" is D056486, a term
+    MeSH lacks), as `kb.search` links them."""
+    text = query.strip()
+    if linker is None or not text:
+        return []
+    return [(m.entity_id, m.confidence) for m in linker.link(text) if m.start == 0 and m.end == len(text)]
+
+
+def find_entities(
+    request: EntitiesRequest, store: MetadataStore, catalog: MeshCatalog, linker: QueryLinker | None = None
+) -> EntitiesResponse:
     vocabulary = catalog.vocabulary
     matches = vocabulary.search(request.query, limit=request.limit) if vocabulary is not None else []
+    exact = [match for match in matches if match.how in EXACT_MATCHES]
     with store.read() as tx:
         graph = SqlGraphStore(tx.connection)
         found: dict[str, tuple[str, float]] = {node_id: ("id", 1.0) for node_id in graph.nodes(_graph_only_ids(request.query))}
         for entity_id in entities_named(tx.connection, request.query):
             found.setdefault(entity_id, ("name", 1.0))
+        for match in exact:
+            found.setdefault(match.concept.id, (match.how, max(0.0, min(1.0, match.score))))
+        # Before the vocabulary's partial and close-spelling matches, which a linked name beats.
+        for entity_id, confidence in _linked_whole(linker, request.query):
+            found.setdefault(entity_id, ("linked", max(0.0, min(1.0, confidence))))
         for match in matches:
             found.setdefault(match.concept.id, (match.how, max(0.0, min(1.0, match.score))))
         wanted = list(found)[: request.limit]

@@ -24,4 +24,4 @@ class KbGraph:
         graph = self.corpus.graph
         if graph is None:
             raise RuntimeError("CorpusService.open() sets the graph indexer")
-        return await asyncio.to_thread(find_entities, request, self.corpus.store, graph.catalog)
+        return await asyncio.to_thread(find_entities, request, self.corpus.store, graph.catalog, graph.linker)

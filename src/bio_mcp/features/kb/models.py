@@ -314,7 +314,7 @@ class EntityItem(KbOutput):
     synonyms: list[str]
     tree_numbers: list[str]
     mentions: Count = Field(description="Documents of the corpus whose sections mention it")
-    match: str = Field(description="Additive: how the query matched (id, name, synonym, prefix, words, fuzzy)")
+    match: str = Field(description="Additive: how the query matched (id, name, synonym, linked, prefix, words, fuzzy)")
     score: Score = Field(description="Additive: match strength in [0, 1]")
 
 
