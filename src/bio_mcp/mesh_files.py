@@ -52,11 +52,18 @@ def installed_mesh_path(settings: Settings) -> Path:
     return settings.home / "mesh" / INSTALLED_NAME
 
 
-def checkout_mesh_path() -> Path | None:
-    """The shared data beside a source checkout (development), or None outside one."""
+def checkout_data_dir() -> Path | None:
+    """The shared data folder beside a source checkout (development), or None outside one: found
+    from this file, not from the working directory, which a client such as Claude Desktop sets to /."""
     if not (_CHECKOUT_ROOT / "pyproject.toml").is_file():
         return None
-    return _CHECKOUT_ROOT.parent / "shared" / "data" / "mesh" / SHARED_DATA_NAME
+    return _CHECKOUT_ROOT.parent / "shared" / "data"
+
+
+def checkout_mesh_path() -> Path | None:
+    """The shared data's MeSH descriptors beside a source checkout, or None outside one."""
+    data = checkout_data_dir()
+    return data / "mesh" / SHARED_DATA_NAME if data is not None else None
 
 
 def mesh_status(settings: Settings) -> MeshStatus:

@@ -16,7 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 from bio_mcp.cli import app
-from bio_mcp.graph.linking import TrainingPairs, british_spelling, build_linker, head_variants, load_linker_from
+from bio_mcp.config import load_settings
+from bio_mcp.graph.linking import (
+    TrainingPairs,
+    british_spelling,
+    build_linker,
+    head_variants,
+    load_linker_from,
+    training_path_of,
+)
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
@@ -213,3 +221,13 @@ def test_a_file_without_gold_is_linked_and_written_without_scores(paths, linker,
     assert result.stdout.strip() == ""
     written = read_pubtator(output)
     assert len(written) == 500 and all(d.annotations for d in written[:10])
+
+
+def test_the_training_pairs_are_found_from_any_working_directory(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Claude Desktop starts the server in /: the BC5CDR training pairs beside the checkout were
+    # looked up from the working directory, so such a server linked with MeSH alone.
+    monkeypatch.chdir(tmp_path)
+    found = training_path_of(load_settings(BIO_MCP_HOME=str(tmp_path / "home")))
+    assert found == (data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt").resolve()

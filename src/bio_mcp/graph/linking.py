@@ -42,9 +42,10 @@ from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary, read_pickle, write_pickle
-from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.mesh_files import checkout_data_dir, mesh_path_of
 
-CHECKOUT_TRAINING_PATH = Path("..") / "shared" / "data" / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
+# Within the shared data folder (`mesh_files.checkout_data_dir`).
+CHECKOUT_TRAINING_FILE = Path("bench") / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
 
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
@@ -429,7 +430,9 @@ def training_path_of(settings: Settings) -> Path | None:
     """BIO_MCP_LINKER_TRAINING, else the BC5CDR training split beside the checkout, else None (MeSH alone)."""
     if settings.linker_training_path is not None:
         return settings.linker_training_path
-    return CHECKOUT_TRAINING_PATH.resolve() if CHECKOUT_TRAINING_PATH.is_file() else None
+    data = checkout_data_dir()
+    found = data / CHECKOUT_TRAINING_FILE if data is not None else None
+    return found.resolve() if found is not None and found.is_file() else None
 
 
 def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Path | None,
