@@ -126,7 +126,7 @@ def test_mentions_group_per_entity_as_their_edges_store_them(linker, dev) -> Non
 
 
 def test_head_variants_carry_a_modifier_reading_to_the_other_heads_of_its_group() -> None:
-    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter))
+    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter), defaultdict(Counter))
     pairs.ids["renal damage"]["mesh:D007674"] += 2
     pairs.ids["renal dysfunction"]["mesh:D007674"] += 3
     pairs.ids["liver injury"]["mesh:D056486"] += 1  # once only: not enough to generalise
@@ -136,6 +136,17 @@ def test_head_variants_carry_a_modifier_reading_to_the_other_heads_of_its_group(
     assert variants["renal injury"] == variants["renal toxicity"] == "mesh:D007674"
     assert variants["renal disorders"] == variants["renal involvement"] == "mesh:D007674"
     assert not any(key.startswith(("liver ", "cardiac ")) for key in variants)
+
+
+def test_concepts_beyond_the_descriptors_are_named_by_their_training_spelling(linker) -> None:
+    # Supplementary concepts (C...) have no entry in the descriptor file: the training set's most
+    # common name names them, a spelt-out one before the acronym an abstract then uses.
+    assert linker.name_of("mesh:C047426") == "venlafaxine"
+    assert linker.name_of("mesh:C020972") == "Pyrrolidine dithiocarbamate"  # 2 times, "PDTC" 8
+    # Spellings that differ in case only are counted together ("Basd  ne", a garbled token, once).
+    assert linker.name_of("mesh:C019269") == "benzylthiouracil"
+    assert linker.name_of("mesh:D000082") is None  # a descriptor: the vocabulary names it
+    assert all(entity_id.startswith("mesh:C") for entity_id in linker.names)
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

@@ -19,6 +19,7 @@ from bio_mcp.features.kb.search import NO_QUERY_WORD_NOTE
 from bio_mcp.graph.ids import section_node_id
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
+from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
@@ -42,6 +43,7 @@ def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
     return GraphIndexer(load_catalog(mesh, mesh_cache), load_linker_from(mesh, training, mesh_cache))
 
 LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
+SORAFENIB = "mesh:C471405"  # a supplementary concept: not in the descriptor file
 
 # Seed 002's search_documentation request, as JSON Schema (descriptions dropped).
 SEARCH_REQUEST = {
@@ -272,6 +274,21 @@ async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_s
     # A name MeSH holds keeps the vocabulary's own match.
     tylenol = (await KbGraph(service).entities(EntitiesRequest(query="tylenol"))).entities[0]
     assert (tylenol.id, tylenol.match) == ("mesh:D000082", "synonym")
+
+
+async def test_a_concept_named_only_by_the_training_pairs_is_written_and_found_by_that_name(
+    make_graph_service,  # noqa: F811
+) -> None:
+    # BC5CDR's training pairs link "sorafenib" to the supplementary concept C471405, which the
+    # descriptor file does not describe and PMID 38430581's ChemicalList does not name: its node
+    # was called "C471405".
+    service = await synced(make_graph_service, None)
+    with service.store.read() as tx:
+        node = SqlGraphStore(tx.connection).nodes([SORAFENIB])[SORAFENIB]
+    assert (node.title, node.type) == ("sorafenib", "Chemical")
+    found = {entity.id: entity for entity in (await KbGraph(service).entities(EntitiesRequest(query="sorafenib"))).entities}
+    assert (found[SORAFENIB].name, found[SORAFENIB].match) == ("sorafenib", "linked")
+    assert found[SORAFENIB].mentions >= 1
 
 
 async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811

@@ -84,10 +84,13 @@ class DocumentSource:
 
 
 class EntityCatalog(Protocol):
-    """What the graph needs of a vocabulary: a name and type per entity id, the MeSH tree above
-    it and its pharmacological actions (entity ids in, entity ids out)."""
+    """What the graph needs of a vocabulary: a name and type per entity id (or a name alone for an
+    entity it knows only by name), the MeSH tree above it and its pharmacological actions (entity
+    ids in, entity ids out)."""
 
     def describe(self, entity_id: str) -> tuple[str, str] | None: ...
+
+    def name_of(self, entity_id: str) -> str | None: ...
 
     def broader(self, entity_id: str) -> Sequence[str]: ...
 
@@ -185,7 +188,8 @@ def entity_graph(
 ) -> tuple[list[Node], list[Edge]]:
     """Entity nodes for `entity_ids` and everything above them in the MeSH tree (with the BROADER
     edges), plus their pharmacological actions (HAS_PHARM_ACTION) and those actions' ancestors.
-    An entity the catalog does not describe takes its claimed type and name (else Concept, its id)."""
+    An entity the catalog does not describe takes its claimed type (else Concept) and its claimed
+    name (the record's own, as NameOfSubstance), else the catalog's name for it, else its id."""
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
     pending = sorted(set(entity_ids))
@@ -197,7 +201,7 @@ def entity_graph(
         if described is not None:
             name, entity_type = described
         else:
-            name = (claimed_names or {}).get(entity_id) or _fallback_name(entity_id)
+            name = (claimed_names or {}).get(entity_id) or catalog.name_of(entity_id) or _fallback_name(entity_id)
             entity_type = claimed_types.get(entity_id, "Concept")
         nodes[entity_id] = Node(id=entity_id, label="Entity", type=entity_type, title=name)
         for parent in catalog.broader(entity_id):

@@ -8,13 +8,26 @@ from bio_mcp.graph.vocabulary import Vocabulary
 
 
 class MeshCatalog:
-    def __init__(self, vocabulary: Vocabulary | None, pharm_actions: Mapping[str, Sequence[str]]) -> None:
+    """`names`: entities the descriptors do not describe but the linker names (MeSH supplementary
+    concepts such as venlafaxine, mesh:C047426, named by BC5CDR's training pairs)."""
+
+    def __init__(self, vocabulary: Vocabulary | None, pharm_actions: Mapping[str, Sequence[str]],
+                 names: Mapping[str, str] | None = None) -> None:
         self.vocabulary = vocabulary
         self._pharm_actions = pharm_actions
+        self._names = names or {}
+
+    def with_names(self, names: Mapping[str, str]) -> MeshCatalog:
+        """This catalog, also naming `names`' entities (the process-wide catalog is left as it is)."""
+        return MeshCatalog(self.vocabulary, self._pharm_actions, {**self._names, **names}) if names else self
 
     def describe(self, entity_id: str) -> tuple[str, str] | None:
         concept = self.vocabulary.get(entity_id) if self.vocabulary is not None else None
         return None if concept is None else (concept.name, concept.type)
+
+    def name_of(self, entity_id: str) -> str | None:
+        """The name of an entity `describe` does not know, where one is known."""
+        return self._names.get(entity_id)
 
     def broader(self, entity_id: str) -> Sequence[str]:
         return self.vocabulary.parents(entity_id) if self.vocabulary is not None else ()

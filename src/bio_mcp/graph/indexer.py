@@ -27,7 +27,7 @@ from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
-from bio_mcp.graph.linking import load_linker, training_path_of
+from bio_mcp.graph.linking import EntityLinker, load_linker, training_path_of
 from bio_mcp.graph.mentions import EntityMentions, Mention, group_mentions
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
@@ -72,7 +72,8 @@ class GraphIndexer:
 
     def __init__(self, catalog: MeshCatalog, linker: TextLinker | None,
                  extractors: Sequence[RelationSource] = ()) -> None:
-        self.catalog = catalog
+        # The entities the linker finds beyond the vocabulary are written, and found, by its names.
+        self.catalog = catalog.with_names(linker.names) if isinstance(linker, EntityLinker) else catalog
         self.linker = linker
         self.extractors = tuple(extractors)
 

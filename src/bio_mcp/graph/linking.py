@@ -108,13 +108,20 @@ class _Candidate:
 
 class EntityLinker:
     def __init__(self, automaton: ahocorasick.Automaton, entries: list[tuple[Entry, ...]],
-                 types: dict[str, EntityType]) -> None:
+                 types: dict[str, EntityType], names: dict[str, str] | None = None) -> None:
         self._automaton = automaton
         self._entries = entries
         self.types = types
+        # Entities the vocabulary does not describe (MeSH supplementary concepts the training set
+        # names, such as venlafaxine, mesh:C047426): their most common spelling there.
+        self.names = names or {}
 
     def type_of(self, entity_id: str) -> EntityType:
         return self.types.get(entity_id, "Concept")
+
+    def name_of(self, entity_id: str) -> str | None:
+        """The name the linker knows an entity by when the vocabulary does not describe it."""
+        return self.names.get(entity_id)
 
     def link(self, text: str) -> list[Mention]:
         mentions = self._dictionary_mentions(text)
@@ -282,15 +289,30 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
 @dataclass(slots=True)
 class TrainingPairs:
     """What a PubTator training set says: folded mention text -> its MeSH ids (counted) and the
-    spellings it was written in; MeSH id -> the types it was annotated as (counted)."""
+    spellings it was written in; MeSH id -> the types it was annotated as and the texts that name
+    it (both counted)."""
 
     ids: dict[str, Counter[str]]
     spellings: dict[str, set[str]]
     types: dict[str, Counter[str]]
+    texts: dict[str, Counter[str]]
+
+    def name_of(self, entity_id: str) -> str:
+        """The name that names `entity_id` most often, whatever its case, spelt-out names before
+        acronyms (an abstract defines "PDTC" once, then writes it throughout); written as it is most
+        often, of equals with the fewest capitals ("Chloroacetaldehyde" once, "chloroacetaldehyde"
+        once: the latter)."""
+        texts = self.texts[entity_id]
+        spelt = {text: count for text, count in texts.items() if not _case_sensitive(text)} or texts
+        groups: dict[str, Counter[str]] = defaultdict(Counter)
+        for text, count in spelt.items():
+            groups[text.casefold()][text] += count
+        group = min(groups.items(), key=lambda item: (-item[1].total(), item[0]))[1]
+        return min(group.items(), key=lambda item: (-item[1], sum(map(str.isupper, item[0])), item[0]))[0]
 
 
 def training_pairs(documents: Iterable[PubtatorDocument]) -> TrainingPairs:
-    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter))
+    pairs = TrainingPairs(defaultdict(Counter), defaultdict(set), defaultdict(Counter), defaultdict(Counter))
     for document in documents:
         for annotation in document.annotations:
             if len(annotation.ids) != 1:
@@ -300,6 +322,7 @@ def training_pairs(documents: Iterable[PubtatorDocument]) -> TrainingPairs:
             pairs.ids[key][entity_id] += 1
             pairs.spellings[key].add(annotation.text)
             pairs.types[entity_id][annotation.type] += 1
+            pairs.texts[entity_id][annotation.text] += 1
     return pairs
 
 
@@ -320,7 +343,8 @@ def head_variants(pairs: TrainingPairs, min_count: int = 2, min_share: float = 0
     return variants
 
 
-def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType]) -> EntityLinker:
+def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType],
+             names: dict[str, str] | None = None) -> EntityLinker:
     automaton = ahocorasick.Automaton()
     entries: list[tuple[Entry, ...]] = []
     for key, options in candidates.items():
@@ -345,7 +369,7 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
         automaton.add_word(f" {key} ", (len(key) + 2, len(entries)))
         entries.append(tuple(chosen))
     automaton.make_automaton()
-    return EntityLinker(automaton, entries, types)
+    return EntityLinker(automaton, entries, types, names)
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
@@ -391,7 +415,10 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
             candidates[key] = kept
         else:
             del candidates[key]
-    return _compile(candidates, types)
+    linked = {option.entity_id for options in candidates.values() for option in options}
+    names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
+             if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
+    return _compile(candidates, types, names)
 
 
 def _branch_of(tree_numbers: Iterable[str], branches: set[str]) -> bool:

@@ -37,11 +37,14 @@ def _graph_only_ids(query: str) -> list[str]:
 
 
 def _item(
-    entity_id: str, node: Node | None, concept: Concept | None, names: list[str], mentions: int, match: str, score: float
+    entity_id: str, node: Node | None, concept: Concept | None, catalog_name: str | None, names: list[str],
+    mentions: int, match: str, score: float,
 ) -> EntityItem:
-    """An entity as the vocabulary describes it (a MeSH descriptor), else as the graph does; its
-    imported names come first among its synonyms."""
-    name = concept.name if concept else (node.title if node and node.title else entity_id)
+    """An entity as the vocabulary describes it (a MeSH descriptor), else as the graph does (unless
+    the graph knows it only by its id: a graph written before the catalog named it), else by the
+    catalog's name for it; its imported names come first among its synonyms."""
+    graph_name = node.title if node and node.title and node.title != entity_id.split(":", 1)[-1] else None
+    name = concept.name if concept else (graph_name or catalog_name or entity_id)
     synonyms = [n for n in names if n != name] + [s for s in (concept.synonyms if concept else ()) if s not in names]
     return EntityItem(
         id=entity_id, name=name, type=concept.type if concept else (node.type if node and node.type else "Concept"),
@@ -85,7 +88,7 @@ def find_entities(
     return EntitiesResponse(entities=[
         _item(
             entity_id, nodes.get(entity_id), vocabulary.get(entity_id) if vocabulary is not None else None,
-            [n.name for n in names.get(entity_id, [])], mentions.get(entity_id, 0), *found[entity_id],
+            catalog.name_of(entity_id), [n.name for n in names.get(entity_id, [])], mentions.get(entity_id, 0), *found[entity_id],
         )
         for entity_id in wanted
     ])
