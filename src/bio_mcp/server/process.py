@@ -7,6 +7,11 @@ threads, which may be blocked reading a terminal or finishing an embedding batch
 since every store write is a transaction and the model is prepared atomically. Over HTTP the
 signal starts uvicorn's graceful shutdown, bounded by `HTTP_GRACEFUL_SHUTDOWN_S` because a client's
 open event stream would otherwise hold it forever; a second signal exits at once.
+
+Once the stdio client has gone, or the HTTP server has stopped, and the runtime is closed, the
+process exits without joining its worker threads either: they may still be warming up the corpus,
+the embedding model or a linker for clients that will not come, and a one-shot client (the
+Inspector CLI starts a server per call) waited seconds for them after every call.
 """
 
 from __future__ import annotations
@@ -158,10 +163,10 @@ def run_server(settings: Settings) -> None:
                 await _serve(settings, stop)
             except BioMcpError as exc:  # raised as itself, not inside this group's ExceptionGroup
                 failures.append(exc)
+            else:
+                _exit_now()  # leaving the event loop would join its worker threads (module docstring)
             group.cancel_scope.cancel()
 
     anyio.run(main)
     if failures:
         raise failures[0]
-    if stop.signal is not None:
-        _exit_now()  # worker threads (an embedding batch) need not be waited for

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections.abc import Callable
@@ -130,49 +131,39 @@ class Runtime:
         logged here and met again, typed, by the first call that needs the corpus.
         """
         names = {toolset.name for toolset in toolsets}
-        if {"corpus", "kb", "evidence"} & names:
-            await self._open_corpus(names)
-        if "analyst" in names:
-            await self._warm_analyst()
-
-    async def _open_corpus(self, names: set[str]) -> None:
-        try:
-            await self.corpus.open()
-        except BioMcpError as error:
-            log_event(log, WARNING, "corpus warm-up failed", code=error.code.value, message=error.message)
-        except Exception as exc:  # a warm-up must never take the server down; the first call retries
-            log.log(WARNING, "corpus warm-up failed unexpectedly", exc_info=exc)
-        else:
-            await self._load_embeddings()
+        if {"corpus", "kb", "evidence"} & names and await self._warm_step("corpus", self.corpus.open):
+            # The local embedding model, which the first search would otherwise load: about 4 s on
+            # two cores, before which every kb.search and rag.search waits.
+            await self._warm_step("embedding model", self.corpus.index.embeddings.load)
             log_event(log, INFO, "corpus ready")
             if "evidence" in names:
-                await self._warm_thai()
+                # The evidence tools' Thai reading (name lexicon, segmenter, Thai -> English words),
+                # which the first Thai query would otherwise build.
+                await self._warm_step("Thai", warm_up_thai, self.corpus.store)
                 await self._resume_ingestion()
+        if "analyst" in names:
+            # The analyst's MeSH index, built on the first question otherwise: about half a second
+            # that held the event loop and was spent outside that question's time budget.
+            await self._warm_step("analyst", self.analyst.mesh)
 
-    async def _load_embeddings(self) -> None:
-        """The local embedding model, which the first search would otherwise load: about 4 s on two
-        cores, before which every kb.search and rag.search waits."""
-        try:
-            await asyncio.to_thread(self.corpus.index.embeddings.load)
-        except BioMcpError as error:
-            log_event(log, WARNING, "embedding model warm-up failed", code=error.code.value, message=error.message)
+    async def _warm_step(self, what: str, step: Callable[..., object], *args: object) -> bool:
+        """Runs one warm-up step (a blocking one in a worker thread); True if it succeeded.
 
-    async def _warm_thai(self) -> None:
-        """The evidence tools' Thai reading (name lexicon, segmenter, Thai -> English words), which
-        the first Thai query would otherwise build."""
+        A warm-up must never take the server down: a failure is logged, and the first call that
+        needs the step meets it again, typed.
+        """
         try:
-            await asyncio.to_thread(warm_up_thai, self.corpus.store)
+            if inspect.iscoroutinefunction(step):
+                await step(*args)
+            else:
+                await asyncio.to_thread(step, *args)
         except BioMcpError as error:
-            log_event(log, WARNING, "Thai warm-up failed", code=error.code.value, message=error.message)
-
-    async def _warm_analyst(self) -> None:
-        """The analyst's MeSH index, built on the first question otherwise: about half a second
-        that held the event loop and was spent outside that question's time budget."""
-        analyst = self.analyst
-        try:
-            await asyncio.to_thread(analyst.mesh)
-        except BioMcpError as error:
-            log_event(log, WARNING, "analyst warm-up failed", code=error.code.value, message=error.message)
+            log_event(log, WARNING, f"{what} warm-up failed", code=error.code.value, message=error.message)
+        except Exception as exc:
+            log.log(WARNING, f"{what} warm-up failed unexpectedly", exc_info=exc)
+        else:
+            return True
+        return False
 
     async def _resume_ingestion(self) -> None:
         """Run again the ingestion jobs a previous server left queued or running."""
