@@ -26,10 +26,9 @@ TODAY = date(2025, 1, 15)
 
 
 @pytest.fixture(scope="session")
-def real_graph_indexer(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
+def real_graph_indexer(data_dir: Path, linker_cache: Path) -> GraphIndexer:
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    cache = tmp_path_factory.mktemp("mesh-cache")
-    return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
+    return GraphIndexer(load_catalog(mesh, linker_cache), load_linker_from(mesh, None, linker_cache))
 
 
 def fill(store: MetadataStore, data_dir: Path, graph: GraphIndexer) -> None:

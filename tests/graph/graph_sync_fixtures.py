@@ -21,8 +21,8 @@ GraphServiceFactory = Callable[..., CorpusService]
 
 
 @pytest.fixture(scope="session")
-def mesh_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mesh-cache")
+def mesh_cache(linker_cache: Path) -> Path:
+    return linker_cache
 
 
 @pytest.fixture(scope="session")

@@ -14,11 +14,10 @@ from bio_mcp.graph.relations import train_extractor
 
 
 @pytest.fixture(scope="session")
-def indexer(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
-    cache = tmp_path_factory.mktemp("relations-cache")
+def indexer(data_dir: Path, linker_cache: Path) -> GraphIndexer:
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    linker = load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", cache)
-    catalog = load_catalog(mesh, cache)
+    linker = load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", linker_cache)
+    catalog = load_catalog(mesh, linker_cache)
     extractor = train_extractor(read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt"), linker,
                                 catalog.vocabulary, data_dir / "herbs" / "duke")
     return GraphIndexer(catalog, linker, [extractor])

@@ -67,14 +67,16 @@ def bc5cdr(paths):
 
 
 @pytest.fixture(scope="module")
-def linker(paths, dev):
+def linker(paths, dev, linker_cache):
     held_out = frozenset(document.pmid for document in dev)
-    return load_linker_from(paths["mesh"], paths["training"], paths["home"] / "cache", held_out)
+    # The cache `bio-mcp eval adverse` reads too (BIO_MCP_CACHE_DIR): the test's run of it does not
+    # build this linker a second time.
+    return load_linker_from(paths["mesh"], paths["training"], linker_cache, held_out)
 
 
 @pytest.fixture(scope="module")
-def vocabulary(paths):
-    return load_vocabulary(paths["mesh"], paths["home"] / "cache")
+def vocabulary(paths, linker_cache):
+    return load_vocabulary(paths["mesh"], linker_cache)
 
 
 def test_eval_adverse_stays_above_the_floors(paths, linker, monkeypatch) -> None:

@@ -21,14 +21,15 @@ UNTRAINED_DEV_F1_FLOOR = 0.46
 
 
 @pytest.fixture(scope="module")
-def untrained(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[RelationExtractor, object]:
-    cache = tmp_path_factory.mktemp("cues-cache")
+def untrained(
+    data_dir: Path, tmp_path_factory: pytest.TempPathFactory, linker_cache: Path
+) -> tuple[RelationExtractor, object]:
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    linker = load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", cache)
+    linker = load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", linker_cache)
     settings = load_settings(BIO_MCP_HOME=str(tmp_path_factory.mktemp("cues-home")),
                              BIO_MCP_RELATIONS_TRAINING=str(tmp_path_factory.mktemp("none") / "PPR_train_corpus.txt"),
                              BIO_MCP_DUKE_DIR=str(data_dir / "herbs" / "duke"))
-    extractor = load_relation_extractor(settings, linker, load_catalog(mesh, cache).vocabulary)
+    extractor = load_relation_extractor(settings, linker, load_catalog(mesh, linker_cache).vocabulary)
     return extractor, linker
 
 

@@ -67,10 +67,9 @@ def pdf_tools(require_part: Callable[[str], None]) -> None:
 
 
 @pytest.fixture(scope="session")
-def graph_indexer(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
+def graph_indexer(data_dir: Path, linker_cache: Path) -> GraphIndexer:
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    cache = tmp_path_factory.mktemp("mesh-cache")
-    return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
+    return GraphIndexer(load_catalog(mesh, linker_cache), load_linker_from(mesh, None, linker_cache))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
