@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from bio_mcp.cli import app
 from bio_mcp.config import load_settings
 from bio_mcp.graph.linking import (
+    CurrentIdLinker,
     TrainingPairs,
     british_spelling,
     build_linker,
@@ -147,6 +148,18 @@ def test_concepts_beyond_the_descriptors_are_named_by_their_training_spelling(li
     assert linker.name_of("mesh:C019269") == "benzylthiouracil"
     assert linker.name_of("mesh:D000082") is None  # a descriptor: the vocabulary names it
     assert all(entity_id.startswith("mesh:C") for entity_id in linker.names)
+
+
+def test_concepts_mesh_has_made_descriptors_are_read_as_those_descriptors(linker) -> None:
+    text = "Sorafenib and gabapentin were given; venlafaxine too."
+    # Scoring against BC5CDR reads its own (MeSH 2015) ids ...
+    assert [m.entity_id for m in linker.link(text)] == ["mesh:C471405", "mesh:C040029", "mesh:C047426"]
+    # ... the corpus's graph and queries read the descriptors MeSH 2024 named exactly so; an entry
+    # term is not enough (venlafaxine is one of Venlafaxine Hydrochloride's, a salt).
+    current = [(m.text, m.entity_id) for m in CurrentIdLinker(linker).link(text)]
+    assert current == [("Sorafenib", "mesh:D000077157"), ("gabapentin", "mesh:D000077206"), ("venlafaxine", "mesh:C047426")]
+    assert all(entity_id.startswith("mesh:C") and target.startswith("mesh:D")
+               for entity_id, target in linker.current_ids.items())
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

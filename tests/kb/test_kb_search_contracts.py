@@ -43,7 +43,9 @@ def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
     return GraphIndexer(load_catalog(mesh, mesh_cache), load_linker_from(mesh, training, mesh_cache))
 
 LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
-SORAFENIB = "mesh:C471405"  # a supplementary concept: not in the descriptor file
+SORAFENIB = "mesh:D000077157"  # MeSH 2024's descriptor
+SORAFENIB_2015 = "mesh:C471405"  # the supplementary concept BC5CDR's 2015 annotations name
+TENOFOVIR_DF = "mesh:C418563"  # a supplementary concept: not in the descriptor file
 
 # Seed 002's search_documentation request, as JSON Schema (descriptions dropped).
 SEARCH_REQUEST = {
@@ -276,19 +278,26 @@ async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_s
     assert (tylenol.id, tylenol.match) == ("mesh:D000082", "synonym")
 
 
-async def test_a_concept_named_only_by_the_training_pairs_is_written_and_found_by_that_name(
+async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_one_entity(
     make_graph_service,  # noqa: F811
 ) -> None:
-    # BC5CDR's training pairs link "sorafenib" to the supplementary concept C471405, which the
-    # descriptor file does not describe and PMID 38430581's ChemicalList does not name: its node
-    # was called "C471405".
     service = await synced(make_graph_service, None)
     with service.store.read() as tx:
-        node = SqlGraphStore(tx.connection).nodes([SORAFENIB])[SORAFENIB]
-    assert (node.title, node.type) == ("sorafenib", "Chemical")
-    found = {entity.id: entity for entity in (await KbGraph(service).entities(EntitiesRequest(query="sorafenib"))).entities}
-    assert (found[SORAFENIB].name, found[SORAFENIB].match) == ("sorafenib", "linked")
-    assert found[SORAFENIB].mentions >= 1
+        graph = SqlGraphStore(tx.connection)
+        stored = graph.nodes([TENOFOVIR_DF, SORAFENIB_2015, SORAFENIB])
+        sorafenib_sections = graph.mention_counts([SORAFENIB])[SORAFENIB]
+    # BC5CDR's training pairs link "tenofovir disoproxil fumarate" to a supplementary concept the
+    # descriptor file does not hold, and PMID 35067114's ChemicalList does not name it: its node was
+    # called "C418563".
+    assert (stored[TENOFOVIR_DF].title, stored[TENOFOVIR_DF].type) == ("tenofovir disoproxil fumarate", "Chemical")
+    # BC5CDR (2015) links "sorafenib" to C471405, which MeSH 2024 made the descriptor Sorafenib:
+    # PMID 38430581's text mentions and NLM's heading are one entity, not two.
+    assert SORAFENIB_2015 not in stored and sorafenib_sections >= 1
+    found = (await KbGraph(service).entities(EntitiesRequest(query="sorafenib"))).entities
+    assert (found[0].id, found[0].name, found[0].mentions) == (SORAFENIB, "Sorafenib", sorafenib_sections)
+    assert SORAFENIB_2015 not in {entity.id for entity in found}
+    named = {e.id: e for e in (await KbGraph(service).entities(EntitiesRequest(query="tenofovir disoproxil fumarate"))).entities}
+    assert named[TENOFOVIR_DF].name == "tenofovir disoproxil fumarate"
 
 
 async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -27,7 +27,13 @@ from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
-from bio_mcp.graph.linking import EntityLinker, load_linker, training_path_of
+from bio_mcp.graph.linking import (
+    CurrentIdLinker,
+    EntityLinker,
+    current_mentions,
+    load_linker,
+    training_path_of,
+)
 from bio_mcp.graph.mentions import EntityMentions, Mention, group_mentions
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
@@ -72,9 +78,16 @@ class GraphIndexer:
 
     def __init__(self, catalog: MeshCatalog, linker: TextLinker | None,
                  extractors: Sequence[RelationSource] = ()) -> None:
-        # The entities the linker finds beyond the vocabulary are written, and found, by its names.
-        self.catalog = catalog.with_names(linker.names) if isinstance(linker, EntityLinker) else catalog
-        self.linker = linker
+        self._current: dict[str, str] = {}
+        if isinstance(linker, EntityLinker):
+            # The entities the linker finds beyond the vocabulary are written, and found, by its
+            # names; the graph and its queries name the promoted ones by their descriptors.
+            catalog = catalog.with_names(linker.names)
+            self._current = linker.current_ids
+        self.catalog = catalog
+        # The relation extractors were trained on the linker's own ids: they read `_raw`.
+        self._raw = linker
+        self.linker: TextLinker | None = CurrentIdLinker(linker) if self._current else linker
         self.extractors = tuple(extractors)
 
     def link_text(self, text: str) -> list[Mention]:
@@ -98,16 +111,25 @@ class GraphIndexer:
 
     def annotate(self, chunks: Sequence[SectionText]) -> Annotations:
         started = time.perf_counter()
-        mentions = {chunk.chunk_id: self.link_text(chunk.text) for chunk in chunks}
-        grouped = {chunk_id: group_mentions(found) for chunk_id, found in mentions.items()}
+        raw = self._raw
+        mentions = {chunk.chunk_id: raw.link(chunk.text) if raw is not None else [] for chunk in chunks}
+        grouped = {chunk_id: group_mentions(current_mentions(found, self._current)) for chunk_id, found in mentions.items()}
         linked = time.perf_counter()
         relations = self.extract(chunks, mentions)
+        if self._current:
+            relations = {chunk_id: [_current_relation(r, self._current) for r in found] for chunk_id, found in relations.items()}
         return Annotations(grouped, relations, linked - started, time.perf_counter() - linked)
 
     def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:
         store = SqlGraphStore(connection)
         write_document_graphs(store, sources, self.catalog, SqlEvidenceStore(connection))
         store.save_facts({source.pmid: (source.version, source.facts) for source in sources})
+
+
+def _current_relation(relation: StatedRelation, current: Mapping[str, str]) -> StatedRelation:
+    if relation.src not in current and relation.dst not in current:
+        return relation
+    return replace(relation, src=current.get(relation.src, relation.src), dst=current.get(relation.dst, relation.dst))
 
 
 def pharm_actions_path(mesh_path: Path) -> Path:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -108,13 +108,17 @@ class _Candidate:
 
 class EntityLinker:
     def __init__(self, automaton: ahocorasick.Automaton, entries: list[tuple[Entry, ...]],
-                 types: dict[str, EntityType], names: dict[str, str] | None = None) -> None:
+                 types: dict[str, EntityType], names: dict[str, str] | None = None,
+                 current_ids: dict[str, str] | None = None) -> None:
         self._automaton = automaton
         self._entries = entries
         self.types = types
         # Entities the vocabulary does not describe (MeSH supplementary concepts the training set
         # names, such as venlafaxine, mesh:C047426): their most common spelling there.
         self.names = names or {}
+        # Those of them that MeSH has since made descriptors of the same name (BC5CDR's 2015
+        # sorafenib, mesh:C471405, is MeSH 2024's Sorafenib, mesh:D000077157): `CurrentIdLinker`.
+        self.current_ids = current_ids or {}
 
     def type_of(self, entity_id: str) -> EntityType:
         return self.types.get(entity_id, "Concept")
@@ -187,6 +191,27 @@ class EntityLinker:
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
+
+
+class CurrentIdLinker:
+    """`linker`'s mentions named by the vocabulary in force: a supplementary concept of the training
+    set that is now a descriptor of the same name is that descriptor, which is also what NLM indexes
+    the records with (HAS_TOPIC). The corpus's graph and queries read these; scoring against BC5CDR's
+    own ids, and the relation extractors trained on them, read `linker` itself."""
+
+    def __init__(self, linker: EntityLinker) -> None:
+        self.linker = linker
+        self._current = linker.current_ids
+
+    def link(self, text: str) -> list[Mention]:
+        return current_mentions(self.linker.link(text), self._current)
+
+
+def current_mentions(mentions: list[Mention], current: Mapping[str, str]) -> list[Mention]:
+    """`mentions` with each id `current` supersedes replaced."""
+    if not current:
+        return mentions
+    return [m if m.entity_id not in current else replace(m, entity_id=current[m.entity_id]) for m in mentions]
 
 
 def _plural(word: str) -> str | None:
@@ -344,7 +369,7 @@ def head_variants(pairs: TrainingPairs, min_count: int = 2, min_share: float = 0
 
 
 def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType],
-             names: dict[str, str] | None = None) -> EntityLinker:
+             names: dict[str, str] | None = None, current_ids: dict[str, str] | None = None) -> EntityLinker:
     automaton = ahocorasick.Automaton()
     entries: list[tuple[Entry, ...]] = []
     for key, options in candidates.items():
@@ -369,7 +394,7 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
         automaton.add_word(f" {key} ", (len(key) + 2, len(entries)))
         entries.append(tuple(chosen))
     automaton.make_automaton()
-    return EntityLinker(automaton, entries, types, names)
+    return EntityLinker(automaton, entries, types, names, current_ids)
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
@@ -418,7 +443,18 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
     linked = {option.entity_id for options in candidates.values() for option in options}
     names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
              if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
-    return _compile(candidates, types, names)
+    return _compile(candidates, types, names, _promoted(names, vocabulary))
+
+
+def _promoted(names: Mapping[str, str], vocabulary: Vocabulary) -> dict[str, str]:
+    """Concepts the descriptors do not hold -> the descriptor named exactly as they are (an entry
+    term is not enough: "venlafaxine" is one of Venlafaxine Hydrochloride's, a salt)."""
+    promoted: dict[str, str] = {}
+    for entity_id, name in names.items():
+        best = vocabulary.search(name, limit=1)
+        if best and best[0].how == "name":
+            promoted[entity_id] = best[0].concept.id
+    return promoted
 
 
 def _branch_of(tree_numbers: Iterable[str], branches: set[str]) -> bool:
