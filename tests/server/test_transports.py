@@ -31,7 +31,9 @@ def free_port() -> int:
 
 
 def server_env(fakes, home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_"))}
+    # No setting leaks in from the developer's shell (as in tests/conftest.py's bio_home).
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("NCBI_", "MCP_", "BIO_MCP_", "CTGOV_")) and k not in ("DATABASE_URL", "REDIS_URL")}
     # The run's one cache of the compiled MeSH linker (tests/conftest.py).
     env["BIO_MCP_CACHE_DIR"] = os.environ["BIO_MCP_CACHE_DIR"]
     env.update({"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "BIO_MCP_HOME": str(home),
@@ -74,10 +76,12 @@ def serving_http(env: dict[str, str]):
         proc.wait(timeout=10)
 
 
-@pytest.fixture
-def http_server(fakes, bio_home, tmp_path):
-    logs = tmp_path / "logs"
-    env = server_env(fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, MCP_ALLOWED_ORIGINS="https://app.example.org",
+@pytest.fixture(scope="module")
+def http_server(running_fakes, tmp_path_factory):
+    """One server for the module: its tests only send requests, and each start took 2-3 s."""
+    home = tmp_path_factory.mktemp("http-server")
+    logs = home / "logs"
+    env = server_env(running_fakes, home, MCP_AUTH_SECRET_KEY=SECRET, MCP_ALLOWED_ORIGINS="https://app.example.org",
                      LOGS_DIR=str(logs))
     with serving_http(env) as base:
         yield base, logs
