@@ -150,16 +150,19 @@ def test_concepts_beyond_the_descriptors_are_named_by_their_training_spelling(li
     assert all(entity_id.startswith("mesh:C") for entity_id in linker.names)
 
 
-def test_concepts_mesh_has_made_descriptors_are_read_as_those_descriptors(linker) -> None:
+def test_concepts_mesh_files_under_a_descriptor_are_read_as_that_descriptor(linker) -> None:
     text = "Sorafenib and gabapentin were given; venlafaxine too."
     # Scoring against BC5CDR reads its own (MeSH 2015) ids ...
     assert [m.entity_id for m in linker.link(text)] == ["mesh:C471405", "mesh:C040029", "mesh:C047426"]
-    # ... the corpus's graph and queries read the descriptors MeSH 2024 named exactly so; an entry
-    # term is not enough (venlafaxine is one of Venlafaxine Hydrochloride's, a salt).
+    # ... the corpus's graph and queries read the descriptors MeSH 2024 files them under, by name
+    # or by entry term (venlafaxine is one of Venlafaxine Hydrochloride's).
     current = [(m.text, m.entity_id) for m in CurrentIdLinker(linker).link(text)]
-    assert current == [("Sorafenib", "mesh:D000077157"), ("gabapentin", "mesh:D000077206"), ("venlafaxine", "mesh:C047426")]
+    assert current == [("Sorafenib", "mesh:D000077157"), ("gabapentin", "mesh:D000077206"),
+                       ("venlafaxine", "mesh:D000069470")]
     assert all(entity_id.startswith("mesh:C") and target.startswith("mesh:D")
                for entity_id, target in linker.current_ids.items())
+    # A descriptor of another type is not the concept: BC5CDR's disease "muscle contractions".
+    assert linker.name_of("mesh:C536214") == "muscle contractions" and "mesh:C536214" not in linker.current_ids
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

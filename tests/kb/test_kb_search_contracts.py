@@ -45,7 +45,7 @@ def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
 LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
 SORAFENIB = "mesh:D000077157"  # MeSH 2024's descriptor
 SORAFENIB_2015 = "mesh:C471405"  # the supplementary concept BC5CDR's 2015 annotations name
-TENOFOVIR_DF = "mesh:C418563"  # a supplementary concept: not in the descriptor file
+CLOFIBRATE_ETHYL = "mesh:C012282"  # a supplementary concept no descriptor covers
 
 # Seed 002's search_documentation request, as JSON Schema (descriptions dropped).
 SEARCH_REQUEST = {
@@ -284,20 +284,22 @@ async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_o
     service = await synced(make_graph_service, None)
     with service.store.read() as tx:
         graph = SqlGraphStore(tx.connection)
-        stored = graph.nodes([TENOFOVIR_DF, SORAFENIB_2015, SORAFENIB])
+        stored = graph.nodes([CLOFIBRATE_ETHYL, SORAFENIB_2015, SORAFENIB])
         sorafenib_sections = graph.mention_counts([SORAFENIB])[SORAFENIB]
-    # BC5CDR's training pairs link "tenofovir disoproxil fumarate" to a supplementary concept the
-    # descriptor file does not hold, and PMID 35067114's ChemicalList does not name it: its node was
-    # called "C418563".
-    assert (stored[TENOFOVIR_DF].title, stored[TENOFOVIR_DF].type) == ("tenofovir disoproxil fumarate", "Chemical")
+    # BC5CDR's training pairs link "ethyl-alpha-p-chlorophenoxyisobutyrate" (PMID 3173343) to a
+    # supplementary concept that no descriptor covers and the record's ChemicalList does not name:
+    # its node was called "C012282".
+    assert (stored[CLOFIBRATE_ETHYL].title, stored[CLOFIBRATE_ETHYL].type) == (
+        "ethyl-alpha-p-chlorophenoxyisobutyrate", "Chemical")
     # BC5CDR (2015) links "sorafenib" to C471405, which MeSH 2024 made the descriptor Sorafenib:
     # PMID 38430581's text mentions and NLM's heading are one entity, not two.
     assert SORAFENIB_2015 not in stored and sorafenib_sections >= 1
     found = (await KbGraph(service).entities(EntitiesRequest(query="sorafenib"))).entities
     assert (found[0].id, found[0].name, found[0].mentions) == (SORAFENIB, "Sorafenib", sorafenib_sections)
     assert SORAFENIB_2015 not in {entity.id for entity in found}
-    named = {e.id: e for e in (await KbGraph(service).entities(EntitiesRequest(query="tenofovir disoproxil fumarate"))).entities}
-    assert named[TENOFOVIR_DF].name == "tenofovir disoproxil fumarate"
+    named = (await KbGraph(service).entities(EntitiesRequest(query="ethyl-alpha-p-chlorophenoxyisobutyrate"))).entities
+    assert (named[0].id, named[0].name, named[0].match) == (
+        CLOFIBRATE_ETHYL, "ethyl-alpha-p-chlorophenoxyisobutyrate", "linked")
 
 
 async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811

@@ -116,8 +116,8 @@ class EntityLinker:
         # Entities the vocabulary does not describe (MeSH supplementary concepts the training set
         # names, such as venlafaxine, mesh:C047426): their most common spelling there.
         self.names = names or {}
-        # Those of them that MeSH has since made descriptors of the same name (BC5CDR's 2015
-        # sorafenib, mesh:C471405, is MeSH 2024's Sorafenib, mesh:D000077157): `CurrentIdLinker`.
+        # Those of them that MeSH 2024 files under a descriptor by name or entry term (BC5CDR's 2015
+        # sorafenib, mesh:C471405, is now the descriptor Sorafenib, mesh:D000077157): `CurrentIdLinker`.
         self.current_ids = current_ids or {}
 
     def type_of(self, entity_id: str) -> EntityType:
@@ -195,8 +195,8 @@ class EntityLinker:
 
 class CurrentIdLinker:
     """`linker`'s mentions named by the vocabulary in force: a supplementary concept of the training
-    set that is now a descriptor of the same name is that descriptor, which is also what NLM indexes
-    the records with (HAS_TOPIC). The corpus's graph and queries read these; scoring against BC5CDR's
+    set that MeSH now files under a descriptor, by its name or an entry term, is that descriptor,
+    which is also what NLM indexes the records with (HAS_TOPIC). The corpus's graph and queries read these; scoring against BC5CDR's
     own ids, and the relation extractors trained on them, read `linker` itself."""
 
     def __init__(self, linker: EntityLinker) -> None:
@@ -443,17 +443,19 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
     linked = {option.entity_id for options in candidates.values() for option in options}
     names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
              if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
-    return _compile(candidates, types, names, _promoted(names, vocabulary))
+    return _compile(candidates, types, names, _promoted(names, types, vocabulary))
 
 
-def _promoted(names: Mapping[str, str], vocabulary: Vocabulary) -> dict[str, str]:
-    """Concepts the descriptors do not hold -> the descriptor named exactly as they are (an entry
-    term is not enough: "venlafaxine" is one of Venlafaxine Hydrochloride's, a salt)."""
+def _promoted(names: Mapping[str, str], types: Mapping[str, EntityType], vocabulary: Vocabulary) -> dict[str, str]:
+    """Concepts the descriptors do not hold -> the one descriptor of their type named so, or having
+    that name as an entry term, as NLM indexes it ("venlafaxine" is Venlafaxine Hydrochloride's); a
+    name several descriptors share says nothing, nor does one of another type (BC5CDR's disease
+    "muscle contractions" is not the physiology of Muscle Contraction)."""
     promoted: dict[str, str] = {}
     for entity_id, name in names.items():
-        best = vocabulary.search(name, limit=1)
-        if best and best[0].how == "name":
-            promoted[entity_id] = best[0].concept.id
+        descriptors = vocabulary.exactly(name)
+        if len(descriptors) == 1 and vocabulary.concepts[descriptors[0]].type == types.get(entity_id):
+            promoted[entity_id] = descriptors[0]
     return promoted
 
 

@@ -96,6 +96,12 @@ class Vocabulary:
         concept = self.get(concept_id)
         return concept.parents if concept else ()
 
+    def exactly(self, text: str) -> list[str]:
+        """The descriptors named `text`, else those with it as an entry term (case, punctuation and
+        spacing folded)."""
+        key = search_key(text)
+        return list(self._by_name.get(key) or self._by_synonym.get(key) or ())
+
     def search(self, query: str, limit: int = 10) -> list[ConceptMatch]:
         """Best first: exact id, exact name, exact synonym, name or synonym prefix, all words, then typos."""
         hits: dict[str, ConceptMatch] = {}
