@@ -40,8 +40,9 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.abbreviations import find_abbreviations
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
+from bio_mcp.graph.pickle_cache import load_cached
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
-from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary, read_pickle, write_pickle
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
 from bio_mcp.mesh_files import checkout_data_dir, mesh_path_of
 
 # Within the shared data folder (`mesh_files.checkout_data_dir`).
@@ -517,20 +518,9 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     if held_out:
         digest += "-" + sha256_hex(" ".join(sorted(held_out)))[:12]
     cache = cache_dir / f"entity-linker-{_code_digest()}-{digest}.pickle"
-    if cache.is_file():
-        try:
-            linker = read_pickle(cache)
-            if isinstance(linker, EntityLinker):
-                return linker
-        except (OSError, EOFError, AttributeError, ValueError):
-            pass  # a torn or stale cache is rebuilt below
-    linker = build_linker(vocabulary, _training(training_path, held_out))
-    write_pickle(cache, linker)
     # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
-    for stale in cache_dir.glob(f"entity-linker-*-{digest}.pickle"):
-        if stale != cache:
-            stale.unlink(missing_ok=True)
-    return linker
+    return load_cached(cache, EntityLinker, lambda: build_linker(vocabulary, _training(training_path, held_out)),
+                       stale=f"entity-linker-*-{digest}.pickle")
 
 
 def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | None:

@@ -49,6 +49,7 @@ from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelati
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
+from bio_mcp.graph.pickle_cache import load_cached
 from bio_mcp.graph.plant_names import (
     COMMON_NAMES,
     FNFTAX,
@@ -61,7 +62,7 @@ from bio_mcp.graph.ppr import PLANT, PprDocument, read_ppr
 from bio_mcp.graph.relation_cues import CUE_CONFIDENCE, CUE_EXTRACTOR, CueRules
 from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLANT_KIND, POSITIVE, Span
 from bio_mcp.graph.sentences import sentence_spans
-from bio_mcp.graph.vocabulary import Vocabulary, file_digest, read_pickle, write_pickle
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest
 from bio_mcp.mesh_files import mesh_path_of
 
 _CHECKOUT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
@@ -606,20 +607,9 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
         return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
     files = sha256_hex(" ".join(file_digest(path) for path in inputs))[:12]
     cache = cache_dir / f"relation-extractor-{_code_digest()[:12]}-{files}.pickle"
-    if cache.is_file():
-        try:
-            extractor = read_pickle(cache)
-            if isinstance(extractor, RelationExtractor):
-                return extractor
-        except (OSError, EOFError, AttributeError, ValueError):
-            pass  # a torn or stale cache is trained again below
-    extractor = train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
-    write_pickle(cache, extractor)
     # Pickles of the same files trained by earlier code are dead weight.
-    for stale in cache_dir.glob(f"relation-extractor-*-{files}.pickle"):
-        if stale != cache:
-            stale.unlink(missing_ok=True)
-    return extractor
+    return load_cached(cache, RelationExtractor, lambda: train_extractor(read_ppr(training), linker, vocabulary, duke_dir),
+                       stale=f"relation-extractor-*-{files}.pickle")
 
 
 def _code_digest() -> str:

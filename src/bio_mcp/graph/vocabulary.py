@@ -14,13 +14,9 @@ from __future__ import annotations
 import bisect
 import csv
 import difflib
-import gc
 import hashlib
 import json
-import os
-import pickle
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +24,7 @@ from typing import NamedTuple
 
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.mentions import EntityType
+from bio_mcp.graph.pickle_cache import load_cached
 
 # Bump when the pickled form changes shape, so stale caches are ignored rather than misread.
 _CACHE_FORMAT = 1
@@ -205,42 +202,7 @@ def load_vocabulary(path: Path, cache_dir: Path | None = None) -> Vocabulary:
     if cache_dir is None:
         return Vocabulary(read_descriptors(path))
     cache = cache_dir / f"mesh-vocabulary-{_CACHE_FORMAT}-{file_digest(path)[:16]}.pickle"
-    if cache.is_file():
-        try:
-            vocabulary = read_pickle(cache)
-            if isinstance(vocabulary, Vocabulary):
-                return vocabulary
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
-            pass  # a torn or stale cache is rebuilt below
-    vocabulary = Vocabulary(read_descriptors(path))
-    write_pickle(cache, vocabulary)
-    return vocabulary
-
-
-def read_pickle(path: Path) -> object:
-    # The collector would otherwise walk the half-built object graph many times over while
-    # hundreds of thousands of small objects are created: a third of the load time.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with path.open("rb") as handle:
-            return pickle.load(handle)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def write_pickle(path: Path, value: object) -> None:
-    """Written to a temporary name and renamed, so a killed process never leaves half a cache.
-
-    The name is the writer's own: processes sharing a cache folder may build the same file at once,
-    and each rename then installs a whole file.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
-    with partial.open("wb") as handle:
-        pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    partial.replace(path)
+    return load_cached(cache, Vocabulary, lambda: Vocabulary(read_descriptors(path)))
 
 
 def load_pharm_actions(path: Path) -> dict[str, tuple[str, ...]]:
