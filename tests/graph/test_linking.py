@@ -52,14 +52,15 @@ def dev(paths):
 
 
 @pytest.fixture(scope="module")
-def linker(paths, dev):
+def linker(paths, dev, linker_cache):
+    # The run's cache, where `bio-mcp eval linking` below finds the same held-out linker built.
     held_out = frozenset(document.pmid for document in dev)
-    return load_linker_from(paths["mesh"], paths["training"], paths["home"] / "cache", held_out)
+    return load_linker_from(paths["mesh"], paths["training"], linker_cache, held_out)
 
 
 @pytest.fixture(scope="module")
-def mesh_only(paths):
-    return build_linker(load_vocabulary(paths["mesh"], paths["home"] / "cache"))
+def mesh_only(paths, linker_cache):
+    return build_linker(load_vocabulary(paths["mesh"], linker_cache))
 
 
 def spans(linker, text: str) -> dict[tuple[int, int], tuple[str, str]]:
