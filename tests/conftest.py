@@ -19,7 +19,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 STRICT = os.environ.get("BIO_MCP_STRICT") == "1"
 # One cache of the compiled MeSH vocabulary and entity linker for the whole run (every test has its
 # own BIO_MCP_HOME; server processes the tests start inherit this): built once per run, not per test.
-os.environ.setdefault("BIO_MCP_CACHE_DIR", tempfile.mkdtemp(prefix="bio-mcp-test-cache-"))
+if "BIO_MCP_CACHE_DIR" not in os.environ:  # xdist's workers inherit the controller's
+    os.environ["BIO_MCP_CACHE_DIR"] = tempfile.mkdtemp(prefix="bio-mcp-test-cache-")
 
 
 def missing(reason: str) -> None:

@@ -97,8 +97,8 @@ def write_relations_tsv(path: Path, rows: list[dict[str, str]]) -> Path:
 
 
 @pytest.fixture(scope="session")
-def mesh_catalog(data_dir: Path) -> MeshCatalog:
-    return load_catalog(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", None)
+def mesh_catalog(data_dir: Path, linker_cache: Path) -> MeshCatalog:
+    return load_catalog(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", linker_cache)
 
 
 @dataclass
