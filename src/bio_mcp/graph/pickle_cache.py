@@ -10,17 +10,17 @@ releases if its process dies); the others wait for it and read what it wrote.
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import logging
 import os
 import pickle
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+
+from bio_mcp.file_lock import lock_within
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,6 @@ T = TypeVar("T")
 
 # Longer than any build takes on a slow machine; past it a waiting process builds its own copy.
 BUILD_WAIT_S = 600.0
-_POLL_S = 0.05
 _UNREADABLE = (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError)
 
 
@@ -95,16 +94,8 @@ def _building(path: Path, wait_s: float) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    log.warning("another process has been building %s for %.0f s; building it here too", path, wait_s)
-                    break
-                time.sleep(_POLL_S)
+        if not lock_within(fd, wait_s):
+            log.warning("another process has been building %s for %.0f s; building it here too", path, wait_s)
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,9 +19,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.file_lock import lock_within
 from bio_mcp.store.database import store_error
 
-_POLL_S = 0.05
 _LOCK_NOT_AVAILABLE = "55P03"
 
 
@@ -100,15 +99,8 @@ def file_sync_lock(lock_dir: Path, query_key: str, timeout_s: float) -> Iterator
             {"query_key": query_key},
         ) from exc
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise _timeout_error(query_key, timeout_s) from None
-                time.sleep(_POLL_S)
+        if not lock_within(fd, timeout_s):
+            raise _timeout_error(query_key, timeout_s)
         # Who holds it, for a person looking at the folder; the lock is the flock, not this text.
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()} {query_key}\n".encode(), 0)
