@@ -12,6 +12,7 @@ added to their params; then one summary line per linking setting.
 
     .venv/bin/python bench/sync_linking_overhead.py --data ../shared/data --records 3000 --rounds 5
         [--database-url postgresql://postgres@127.0.0.1:5432/test] [--latency-ms 200] [--cache-from DIR]
+        [--prefill 3000]   # time a later sync: --records 6000 --prefill 3000 times the second 3,000
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def sync_once(args: argparse.Namespace, setting: str, run: str) -> dict[str, flo
         command += ["--database-url", args.database_url]
     if args.cache_from is not None:
         command += ["--cache-from", str(args.cache_from)]
+    if args.prefill:
+        command += ["--prefill", str(args.prefill)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"{run}: sync_throughput.py failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("--database-url", default=None, help="a PostgreSQL URL; default SQLite")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added to every fake E-utilities answer")
     parser.add_argument("--cache-from", type=Path, default=None, help="a folder of prebuilt linker/vocabulary pickles")
+    parser.add_argument("--prefill", type=int, default=0, help="records synced before each timed sync (of --records)")
     args = parser.parse_args()
     settings = args.settings.split(",")
     if "off" not in settings or not set(settings) - {"off"} or not set(settings) <= set(SETTINGS):
@@ -72,7 +76,7 @@ def main() -> None:
 
     off = statistics.median(rates["off"])
     params = {"records": args.records, "rounds": args.rounds, "latency_ms": args.latency_ms,
-              "database": "postgresql" if args.database_url else "sqlite"}
+              "database": "postgresql" if args.database_url else "sqlite", "prefill": args.prefill}
     for setting in settings:
         if setting == "off":
             continue

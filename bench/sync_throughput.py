@@ -17,7 +17,8 @@ reported per record: on a shared machine wall time mostly measures the neighbour
 records or more starts the annotation worker, a second process that links and extracts (while it
 loads, the sync parses batches ahead and they wait for it): its CPU is reported on its own (`sync_worker_cpu_ms_per_record`, its start included), with
 the records it annotated (`sync_worker_documents`); `--warm-worker` starts it before the clock,
-as a server's later syncs find it. `--latency-ms`
+as a server's later syncs find it. `--prefill N` syncs the first N records (whole EDAT windows, so a few more) before the clock and
+times the sync of the rest, into a corpus and graph that already hold them. `--latency-ms`
 makes the fake E-utilities answer each request that much later, as a real network and NCBI do (the
 default, 0, measures the sync's own work only). The stages of consecutive batches overlap (the next
 EFetch while one batch is parsed and the one before commits), so stage times can add up to more
@@ -73,7 +74,8 @@ def children_cpu_s() -> float:
 
 
 async def run(
-    base_url: str, home: str, provider: str, linking: bool, database_url: str | None, warm_worker: bool
+    base_url: str, home: str, provider: str, linking: bool, database_url: str | None, warm_worker: bool,
+    prefill: int = 0,
 ) -> tuple[dict, float, float, int, float, float]:
     settings = load_settings(NCBI_EUTILS_BASE_URL=base_url, NCBI_API_KEY="bench-key", BIO_MCP_HOME=home,
                              BIO_MCP_EMBEDDINGS_PROVIDER=provider, BIO_MCP_GRAPH_LINKING=linking,
@@ -88,6 +90,11 @@ async def run(
             service.annotation_worker.start()
             while not service.annotation_worker.ready:
                 await anyio.sleep(0.05)
+        if prefill:
+            # A corpus that already holds records (and their entities): the timed sync continues
+            # from the watermark this one leaves, as a user's later syncs do.
+            await service.sync_delta(SyncDeltaRequest(query_key="bench", term="all[sb]", max_records=prefill))
+            await service.drain()
         # A sync in a server: `bio-mcp serve` settles the collector once it has built what it keeps
         # (the MeSH vocabulary and linker among it), as `bio-mcp sync` does (bio_mcp/collector.py).
         settle_collector()
@@ -117,6 +124,8 @@ def main() -> None:
     parser.add_argument("--warm-worker", action="store_true",
                         help="start the annotation worker before the clock (a server's later syncs)")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added to every fake E-utilities answer")
+    parser.add_argument("--prefill", type=int, default=0,
+                        help="records synced before the clock (of --records in all): the timed sync continues from them")
     args = parser.parse_args()
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     database_url = None
@@ -143,13 +152,14 @@ def measure(args: argparse.Namespace, database_url: str | None) -> None:
         fakes.eutils.latency_s = args.latency_ms / 1000
         counts, sync_s, embed_s, chunks, sync_cpu, worker_cpu = anyio.run(
             run, fakes.eutils_base_url, home, args.provider, args.graph_linking == "on", database_url,
-            args.warm_worker,
+            args.warm_worker, args.prefill,
         )
         requests = len(fakes.eutils.requests)
     params = {"records": args.records, "provider": args.provider, "ncbi_limit_per_s": 10, "requests": requests,
               "graph_linking": args.graph_linking, "database": "postgresql" if database_url else "sqlite",
-              "latency_ms": args.latency_ms, "warm_worker": args.warm_worker}
+              "latency_ms": args.latency_ms, "warm_worker": args.warm_worker, "prefill": args.prefill}
     processed = counts.get("pmids_processed", 0)
+    emit("sync_records", processed, "records", **params)
     emit("sync_records_per_s", processed / sync_s, "records/s", **params)
     emit("sync_cpu_ms_per_record", 1000 * sync_cpu / max(1, processed), "ms", **params)
     emit("sync_worker_cpu_ms_per_record", 1000 * worker_cpu / max(1, processed), "ms", **params)
