@@ -111,13 +111,13 @@ class GraphIndexer:
 
     def annotate(self, chunks: Sequence[SectionText]) -> Annotations:
         started = time.perf_counter()
-        raw = self._raw
+        raw, current = self._raw, self._current
         mentions = {chunk.chunk_id: raw.link(chunk.text) if raw is not None else [] for chunk in chunks}
-        grouped = {chunk_id: group_mentions(current_mentions(found, self._current)) for chunk_id, found in mentions.items()}
+        grouped = {chunk_id: group_mentions(current_mentions(found, current)) for chunk_id, found in mentions.items()}
         linked = time.perf_counter()
         relations = self.extract(chunks, mentions)
-        if self._current:
-            relations = {chunk_id: [_current_relation(r, self._current) for r in found] for chunk_id, found in relations.items()}
+        if current:
+            relations = {key: [_current_relation(r, current) for r in found] for key, found in relations.items()}
         return Annotations(grouped, relations, linked - started, time.perf_counter() - linked)
 
     def write(self, connection: Connection, sources: Sequence[DocumentSource]) -> None:

@@ -197,8 +197,9 @@ class EntityLinker:
 class CurrentIdLinker:
     """`linker`'s mentions named by the vocabulary in force: a supplementary concept of the training
     set that MeSH now files under a descriptor, by its name or an entry term, is that descriptor,
-    which is also what NLM indexes the records with (HAS_TOPIC). The corpus's graph and queries read these; scoring against BC5CDR's
-    own ids, and the relation extractors trained on them, read `linker` itself."""
+    which is also what NLM indexes the records with (HAS_TOPIC). The corpus's graph and queries read
+    these; scoring against BC5CDR's own ids, and the relation extractors trained on them, read
+    `linker` itself."""
 
     def __init__(self, linker: EntityLinker) -> None:
         self.linker = linker
