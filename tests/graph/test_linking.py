@@ -143,11 +143,11 @@ def test_head_variants_carry_a_modifier_reading_to_the_other_heads_of_its_group(
 def test_concepts_beyond_the_descriptors_are_named_by_their_training_spelling(linker) -> None:
     # Supplementary concepts (C...) have no entry in the descriptor file: the training set's most
     # common name names them, a spelt-out one before the acronym an abstract then uses.
-    assert linker.name_of("mesh:C047426") == "venlafaxine"
-    assert linker.name_of("mesh:C020972") == "Pyrrolidine dithiocarbamate"  # 2 times, "PDTC" 8
+    assert linker.names.get("mesh:C047426") == "venlafaxine"
+    assert linker.names.get("mesh:C020972") == "Pyrrolidine dithiocarbamate"  # 2 times, "PDTC" 8
     # Spellings that differ in case only are counted together ("Basd  ne", a garbled token, once).
-    assert linker.name_of("mesh:C019269") == "benzylthiouracil"
-    assert linker.name_of("mesh:D000082") is None  # a descriptor: the vocabulary names it
+    assert linker.names.get("mesh:C019269") == "benzylthiouracil"
+    assert linker.names.get("mesh:D000082") is None  # a descriptor: the vocabulary names it
     assert all(entity_id.startswith("mesh:C") for entity_id in linker.names)
 
 
@@ -163,7 +163,7 @@ def test_concepts_mesh_files_under_a_descriptor_are_read_as_that_descriptor(link
     assert all(entity_id.startswith("mesh:C") and target.startswith("mesh:D")
                for entity_id, target in linker.current_ids.items())
     # A descriptor of another type is not the concept: BC5CDR's disease "muscle contractions".
-    assert linker.name_of("mesh:C536214") == "muscle contractions" and "mesh:C536214" not in linker.current_ids
+    assert linker.names.get("mesh:C536214") == "muscle contractions" and "mesh:C536214" not in linker.current_ids
 
 
 def test_acronyms_match_only_as_written(mesh_only) -> None:

@@ -124,10 +124,6 @@ class EntityLinker:
     def type_of(self, entity_id: str) -> EntityType:
         return self.types.get(entity_id, "Concept")
 
-    def name_of(self, entity_id: str) -> str | None:
-        """The name the linker knows an entity by when the vocabulary does not describe it."""
-        return self.names.get(entity_id)
-
     def link(self, text: str) -> list[Mention]:
         mentions = self._dictionary_mentions(text)
         abbreviations = find_abbreviations(text) if "(" in text else []
