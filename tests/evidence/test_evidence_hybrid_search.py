@@ -77,6 +77,38 @@ async def test_a_thai_sentence_keeps_the_herb_whole_and_says_what_it_could_not_t
 
 
 
+async def test_top_k_bounds_the_hits_herbs_first_then_each_documents_paper_and_passage(retrieval: KbRetrieval) -> None:
+    # The schema said "Documents to return" and every document gave two hits: top_k 3 was 8 hits.
+    failed, full = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "top_k": 20})
+    assert not failed and len(full["hits"]) == 20
+    herbs = [hit["id"] for hit in full["hits"] if hit["type"] == "herb"]
+    assert herbs[0] == ANDROGRAPHIS and full["hits"][: len(herbs)] == [h for h in full["hits"] if h["type"] == "herb"]
+    documents = full["hits"][len(herbs):]
+    # Each document's best passage follows its paper hit.
+    assert [hit["type"] for hit in documents] == ["paper", "chunk"] * (len(documents) // 2)
+    assert all(paper["pmid"] == chunk["pmid"] for paper, chunk in zip(documents[::2], documents[1::2], strict=True))
+    assert documents[0]["pmid"] == ANDROGRAPHIS_PAPER
+    # A smaller top_k is the same list cut: the herbs, then as many document hits as fit.
+    for top_k in (1, 2, 3, 4, 5):
+        failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "top_k": top_k})
+        assert not failed, body
+        assert [(h["type"], h["id"]) for h in body["hits"]] == [(h["type"], h["id"]) for h in full["hits"][:top_k]]
+    # One hit per document when only one document type is asked for.
+    papers = [hit["pmid"] for hit in documents[::2]]
+    for kind in ("paper", "chunk"):
+        failed, body = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "filters": {"types": [kind]}, "top_k": 5})
+        assert not failed and [hit["type"] for hit in body["hits"]] == [kind] * 5
+        assert [hit["pmid"] for hit in body["hits"]] == papers[:5]
+
+
+async def test_herb_hits_that_fill_top_k_say_why_no_paper_is_listed(retrieval: KbRetrieval) -> None:
+    toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
+    spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
+    result = await call_tool(spec, {"query": "ฟ้าทะลายโจร", "top_k": 1})
+    assert [hit["type"] for hit in result.structured_content["hits"]] == ["herb"]
+    assert "top_k" in result.structured_content["note"] and "No matching papers" not in result.content[0].text
+
+
 async def test_the_text_of_an_untranslated_query_says_how_to_load_thai_names(retrieval: KbRetrieval) -> None:
     toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
     spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
@@ -88,7 +120,7 @@ async def test_the_text_names_every_hit_id_a_client_calls_the_next_tool_with(ret
     # A client that reads only the text passes a chunk hit's Section id to kb.retrieve_evidence.
     toolset = Toolset("evidence", *search_tools(retrieval.corpus, retrieval))
     spec = next(tool for tool in toolset.tools if tool.name == "tool.hybrid_search")
-    result = await call_tool(spec, {"query": "ฟ้าทะลายโจร", "top_k": 3})
+    result = await call_tool(spec, {"query": "ฟ้าทะลายโจร", "top_k": 4})  # two herbs, a paper and its passage
     text = result.content[0].text
     hits = result.structured_content["hits"]
     assert {hit["type"] for hit in hits} == {"herb", "paper", "chunk"}
@@ -99,9 +131,10 @@ async def test_the_text_names_every_hit_id_a_client_calls_the_next_tool_with(ret
 async def test_a_thai_disease_word_is_searched_in_english_and_lifts_the_paper_on_that_disease(
     retrieval: KbRetrieval,
 ) -> None:
-    failed, herb_only = await _search(retrieval, {"query": "โสม", "top_k": 5})
+    papers_only = {"types": ["paper"]}  # top_k counts hits: five papers are five documents
+    failed, herb_only = await _search(retrieval, {"query": "โสม", "filters": papers_only, "top_k": 5})
     assert not failed, herb_only
-    failed, body = await _search(retrieval, {"query": "โสมกับเบาหวาน", "top_k": 5})  # ginseng and diabetes
+    failed, body = await _search(retrieval, {"query": "โสมกับเบาหวาน", "filters": papers_only, "top_k": 5})  # ginseng, diabetes
     assert not failed, body
     assert body["entity_ids"] == [GINSENG] and body["untranslated"] == []
     # The herb's names (Panax ginseng, Ginseng, Panax) are searched with each word once.
@@ -115,7 +148,7 @@ async def test_a_thai_disease_word_is_searched_in_english_and_lifts_the_paper_on
     assert papers(body).index(GINSENG_DIABETES_PAPER) < papers(herb_only).index(GINSENG_DIABETES_PAPER)
     assert set(papers(body)[:2]) == {GINSENG_DIABETES_PAPER, GINSENG_AMPK_PAPER}
     # Without a herb, a Thai disease phrase still reaches the English literature: มะเร็งตับ, liver cancer.
-    failed, body = await _search(retrieval, {"query": "มะเร็งตับ", "top_k": 5})
+    failed, body = await _search(retrieval, {"query": "มะเร็งตับ", "filters": papers_only, "top_k": 5})
     assert not failed and body["query_en"] == "cancer liver"
     assert papers(body)[0] == LIVER_METASTASES_PAPER
 

@@ -8,10 +8,12 @@ seed's hit shape:
    Thai text segmented with the graph's Thai names kept whole, the entities the query names (by
    their Thai, English or scientific names in `kg_names`), and the English text the literature is
    searched with (the entities' English names and MeSH names).
-2. Hits, in this order: `herb` hits for the herbs and formulations the query names (by name, or a
-   MeSH plant the linker finds: tree B01.875), then, for each of the `top_k` best documents, a
-   `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
-   passage, the Section id `kb.retrieve_evidence` reads). `filters.types` keeps only some types.
+2. At most `top_k` hits, in this order: `herb` hits for the herbs and formulations the query names
+   (by name, or a MeSH plant the linker finds: tree B01.875), then, for each of the best documents,
+   a `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
+   passage, the Section id `kb.retrieve_evidence` reads), until `top_k` is reached: the last
+   document may give its paper hit alone. `filters.types` keeps only some types, so `paper` or
+   `chunk` alone gives one hit per document.
 3. `filters.year_from` / `year_to` / `pub_types` filter inside the index search, so they never
    starve the top-k. A Thai query with no English counterpart at all is searched by its words only
    (BM25): the English embedding model cannot read Thai, and its nearest vectors would be noise.
@@ -20,6 +22,7 @@ seed's hit shape:
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -46,6 +49,10 @@ from bio_mcp.store.document_keys import is_pubmed_key
 HitType = Literal["herb", "paper", "chunk"]
 HIT_TYPES: tuple[HitType, ...] = ("herb", "paper", "chunk")
 MAX_TOP_K = 20  # kb.search's own bound: the documents one search ranks
+HERBS_FILL_TOP_K_NOTE = (
+    "The herb hits fill top_k, so no paper or passage is listed: raise top_k, or set filters.types to "
+    "paper or chunk, for the literature."
+)
 PLANTS_TREE = "B01.875"
 HERB_RESOURCE = "kg://herb/{id}"
 PAPER_RESOURCE = "paper://pmid/{pmid}"
@@ -76,7 +83,11 @@ class HybridSearchRequest(ToolInput):
     filters: SearchFilters | None = Field(
         default=None, description="Optional: hit types, publication years, publication types"
     )
-    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K, strict=True, description="Documents to return (1-20)")
+    top_k: int = Field(
+        default=10, ge=1, le=MAX_TOP_K, strict=True,
+        description="Hits to return (1-20): the herbs named first, then per document its paper hit and its best "
+        "passage (chunk hit); with filters.types paper or chunk alone, one hit per document",
+    )
 
 
 class SearchHit(ToolOutput):
@@ -100,7 +111,8 @@ class HybridSearchResponse(AuditedOutput):
     entity_ids: list[str] = Field(description="Additive: entities the query names (Thai, English or MeSH names)")
     untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
     note: str | None = Field(
-        default=None, description="Additive: why no paper matched (an empty corpus says how to fill it)"
+        default=None,
+        description="Additive: why no paper is listed (an empty corpus says how to fill it; herb hits may fill top_k)",
     )
 
 
@@ -173,14 +185,18 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
         if context.linker is not None:
             for mention in context.linker.link(query.search_text_en):
                 linked[mention.entity_id] = max(linked.get(mention.entity_id, 0.0), mention.confidence)
-        hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)
+        hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)[: request.top_k]
+    document_types = types & {"paper", "chunk"}
+    room = request.top_k - len(hits)
+    if document_types and not room:
+        note = HERBS_FILL_TOP_K_NOTE
     # A query of punctuation alone leaves nothing to search with: no document hits, said in the summary.
-    if types & {"paper", "chunk"} and query.search_text_en.strip():
+    elif document_types and query.search_text_en.strip():
         year_range = None
         if filters.year_from is not None or filters.year_to is not None:
             year_range = (filters.year_from, filters.year_to)
         found = search_kb(
-            KbSearchRequest(query=query.search_text_en, top_k=request.top_k),
+            KbSearchRequest(query=query.search_text_en, top_k=math.ceil(room / len(document_types))),
             context,
             extra_entities=query.entity_ids,
             year_range=year_range,
@@ -208,7 +224,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
                     source=f"{paper.source}#{item.metadata.anchor}", pmid=paper.pmid,
                 ))
     return HybridSearchResponse(
-        hits=hits, lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
+        hits=hits[: request.top_k], lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
         untranslated=list(query.untranslated), note=note,
     )
 
