@@ -302,6 +302,27 @@ async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_o
         CLOFIBRATE_ETHYL, "ethyl-alpha-p-chlorophenoxyisobutyrate", "linked")
 
 
+async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_service) -> None:  # noqa: F811
+    # The graph holds Sorafenib as mesh:D000077157 only; asked for BC5CDR's mesh:C471405 (what a
+    # client may have from PubTator or an older graph), graph.entities found nothing.
+    service = await synced(make_graph_service, None)
+    with service.store.read() as tx:
+        sections = SqlGraphStore(tx.connection).mention_counts([SORAFENIB])[SORAFENIB]
+    server = build_server([build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))])
+    async with Client(server) as client:
+        for query in (SORAFENIB_2015, "C471405", "mesh:c471405"):
+            error, body, text = await call(client, "graph.entities", {"query": query})
+            assert not error, body
+            best = body["entities"][0]
+            assert (best["id"], best["name"], best["match"], best["score"]) == (SORAFENIB, "Sorafenib", "promoted", 1.0)
+            assert best["mentions"] == sections >= 1
+            assert SORAFENIB_2015 not in {entity["id"] for entity in body["entities"]}
+            assert f"`{SORAFENIB}` **Sorafenib**" in text and "supplementary concept" in text
+        # The descriptor's own id is an id match, as before.
+        error, body, _ = await call(client, "graph.entities", {"query": SORAFENIB})
+        assert not error and (body["entities"][0]["id"], body["entities"][0]["match"]) == (SORAFENIB, "id")
+
+
 async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811
     service = await synced(make_graph_service, None)
     await service.drain()

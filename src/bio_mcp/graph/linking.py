@@ -199,10 +199,10 @@ class CurrentIdLinker:
 
     def __init__(self, linker: EntityLinker) -> None:
         self.linker = linker
-        self._current = linker.current_ids
+        self.current_ids = linker.current_ids
 
     def link(self, text: str) -> list[Mention]:
-        return current_mentions(self.linker.link(text), self._current)
+        return current_mentions(self.linker.link(text), self.current_ids)
 
 
 def current_mentions(mentions: list[Mention], current: Mapping[str, str]) -> list[Mention]:

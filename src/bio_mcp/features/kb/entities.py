@@ -5,8 +5,10 @@ words, then close spellings: "tylenol" is a synonym of Acetaminophen, mesh:D0000
 herb and formulation ids (`nct:NCT...`, `gene:...`, `herb:...`, `formulation:...`) are looked up in
 the graph itself, and so are the names imported into `kg_names` (Thai, English and scientific names
 of herbs and formulations: ขมิ้นชัน is mesh:D030024), exact names ranked before the vocabulary's
-matches. `mentions` counts the corpus documents whose sections mention the entity, from the graph's
-MENTIONS edges.
+matches. A MeSH supplementary concept the linker reads as the descriptor MeSH 2024 files it under
+(BC5CDR's sorafenib, mesh:C471405, is mesh:D000077157) is found by its old id too, as that
+descriptor (`match` `promoted`): the graph holds the descriptor only. `mentions` counts the corpus
+documents whose sections mention the entity, from the graph's MENTIONS edges.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import Node
 from bio_mcp.graph.ids import resolve_alias, trial_entity_id
+from bio_mcp.graph.linking import CurrentIdLinker
 from bio_mcp.graph.names import entities_named, names_of
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept
@@ -34,6 +37,13 @@ def _graph_only_ids(query: str) -> list[str]:
     if value.startswith(GRAPH_ONLY_PREFIXES):
         return [value]
     return []
+
+
+def _promoted_id(linker: QueryLinker | None, query: str) -> str | None:
+    """The descriptor the query's supplementary-concept id was promoted to, when the linker promotes it."""
+    if not isinstance(linker, CurrentIdLinker):
+        return None
+    return linker.current_ids.get(resolve_alias(query))
 
 
 def _item(
@@ -69,9 +79,12 @@ def find_entities(
     vocabulary = catalog.vocabulary
     matches = vocabulary.search(request.query, limit=request.limit) if vocabulary is not None else []
     exact = [match for match in matches if match.how in EXACT_MATCHES]
+    promoted = _promoted_id(linker, request.query)
     with store.read() as tx:
         graph = SqlGraphStore(tx.connection)
         found: dict[str, tuple[str, float]] = {node_id: ("id", 1.0) for node_id in graph.nodes(_graph_only_ids(request.query))}
+        if promoted is not None:
+            found.setdefault(promoted, ("promoted", 1.0))
         for entity_id in entities_named(tx.connection, request.query):
             found.setdefault(entity_id, ("name", 1.0))
         for match in exact:
@@ -104,5 +117,7 @@ def summarize(response: EntitiesResponse) -> str:
             f"- `{entity.id}` **{entity.name}** ({entity.type}; {entity.match} match {entity.score:.2f}; "
             f"mentioned in {entity.mentions} documents; tree {', '.join(entity.tree_numbers[:4]) or '-'})"
             + (f"\n  synonyms: {synonyms}" if synonyms else "")
+            + ("\n  the id asked for is a MeSH supplementary concept that MeSH 2024 files under this descriptor, "
+               "the id the graph uses" if entity.match == "promoted" else "")
         )
     return "\n".join(lines)

@@ -314,7 +314,10 @@ class EntityItem(KbOutput):
     synonyms: list[str]
     tree_numbers: list[str]
     mentions: Count = Field(description="Documents of the corpus whose sections mention it")
-    match: str = Field(description="Additive: how the query matched (id, name, synonym, linked, prefix, words, fuzzy)")
+    match: str = Field(
+        description="Additive: how the query matched (id, name, synonym, linked, prefix, words, fuzzy; promoted: "
+        "the query is a MeSH supplementary concept's id that MeSH 2024 files under this descriptor)"
+    )
     score: Score = Field(description="Additive: match strength in [0, 1]")
 
 
