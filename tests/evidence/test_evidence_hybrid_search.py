@@ -10,7 +10,7 @@ import pytest
 
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
 from bio_mcp.features.corpus.service import CorpusService
-from bio_mcp.features.evidence.language import build_lexicon, cross_lingual, detect_lang, segment
+from bio_mcp.features.kb.language import build_lexicon, cross_lingual, detect_lang, segment
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.evidence import language, thai_english
+from bio_mcp.features.kb import language
+from bio_mcp.search import thai_english
 from bio_mcp.search.embeddings import onnx_int8
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.store import open_metadata_store

@@ -18,7 +18,7 @@ from bio_mcp.features.analyst.ask import Analyst
 from bio_mcp.features.analyst.service import build_analyst
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.ingest_jobs import IngestService
-from bio_mcp.features.evidence.language import warm_up as warm_up_thai
+from bio_mcp.features.kb.language import warm_up as warm_up_thai
 from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
@@ -136,10 +136,11 @@ class Runtime:
             # two cores, before which every kb.search and rag.search waits.
             await self._warm_step("embedding model", self.corpus.index.embeddings.load)
             log_event(log, INFO, "corpus ready")
-            if "evidence" in names:
-                # The evidence tools' Thai reading (name lexicon, segmenter, Thai -> English words),
-                # which the first Thai query would otherwise build.
+            if {"kb", "evidence"} & names:
+                # The Thai reading of kb.search and the evidence tools (name lexicon, segmenter,
+                # Thai -> English words), which the first Thai query would otherwise build.
                 await self._warm_step("Thai", warm_up_thai, self.corpus.store)
+            if "evidence" in names:
                 await self._resume_ingestion()
         if "analyst" in names:
             # The analyst's MeSH index, built on the first question otherwise: about half a second

@@ -44,7 +44,8 @@ from bio_mcp.features.evidence.citations import (
     section_id_of,
     verify_citations,
 )
-from bio_mcp.features.evidence.language import CrossLingualRewriter, resolve_lang
+from bio_mcp.features.evidence.language import CrossLingualRewriter
+from bio_mcp.features.kb.language import resolve_lang
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, search_kb

@@ -1,10 +1,10 @@
 """`tool.hybrid_search` (seed 003): BM25 + vector search of the local corpus in Thai or English.
 
 One search engine: the query goes through `features.kb.search.search_kb` (the corpus's hybrid index,
-the entity boost, the diagnostics record). What this module adds is the language step and the
-seed's hit shape:
+the entity boost, the diagnostics record). What this module adds is the seed's hit shape, and the
+language step made here, with the query's `lang`, for English queries too (their herb names):
 
-1. `lang` (`th`, `en`, or `auto` by script) and the cross-lingual query (`language.cross_lingual`):
+1. `lang` (`th`, `en`, or `auto` by script) and the cross-lingual query (`kb.language.cross_lingual`):
    Thai text segmented with the graph's Thai names kept whole, the entities the query names (by
    their Thai, English or scientific names in `kg_names`), and the English text the literature is
    searched with (the entities' English names and MeSH names).
@@ -30,7 +30,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from bio_mcp.features.evidence.citations import pmid_of
-from bio_mcp.features.evidence.language import (
+from bio_mcp.features.evidence.models import AuditedOutput
+from bio_mcp.features.kb.language import (
     CrossLingualQuery,
     LangChoice,
     NameLexicon,
@@ -38,7 +39,6 @@ from bio_mcp.features.evidence.language import (
     load_lexicon,
     mesh_describer,
 )
-from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.kb.models import EvidenceItem, KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, make_snippet, search_kb
@@ -196,12 +196,11 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
         if filters.year_from is not None or filters.year_to is not None:
             year_range = (filters.year_from, filters.year_to)
         found = search_kb(
-            KbSearchRequest(query=query.search_text_en, top_k=math.ceil(room / len(document_types))),
+            KbSearchRequest(query=request.query, top_k=math.ceil(room / len(document_types))),
             context,
-            extra_entities=query.entity_ids,
+            translation=query,
             year_range=year_range,
             pub_types=filters.pub_types,
-            mode="hybrid" if query.translated else "bm25",
         )
         note = found.note
         keys = [_corpus_key(item) for item in found.evidence]

@@ -68,7 +68,7 @@ def render_markdown(entry: DiagnosticEntry) -> str:
     """The record as a short Markdown summary: providers, stage timings, candidates, graph budget."""
     record = entry.record
     lines = [f"# Diagnostics {entry.id}", "", f"- tool: `{entry.tool}`", f"- at: {entry.created_at.isoformat()}"]
-    for key in ("query", "verbosity", "top_k", "section_ids"):
+    for key in ("query", "query_en", "verbosity", "top_k", "section_ids"):
         if key in record:
             lines.append(f"- {key}: {record[key]}")
     providers = record.get("providers")

@@ -57,7 +57,7 @@ class SearchLimits(ToolInput):
 
 
 class KbSearchRequest(ToolInput):
-    query: NonBlank = Field(description="What to search for")
+    query: NonBlank = Field(description="What to search for, in English or Thai (Thai is searched by its English words)")
     top_k: int = Field(default=8, ge=1, le=20, strict=True, description="Evidence sections to return")
     verbosity: Verbosity = Field(
         default="snippet", description="snippet (200-char snippets), full (+ full_text), graph (+ the subgraph)"
@@ -149,6 +149,14 @@ class KbSearchResponse(KbOutput):
     diagnostic_id: str | None = Field(default=None, description="Additive: the stored diagnostics record")
     note: str | None = Field(
         default=None, description="Additive: why there is no evidence (an empty corpus says how to fill it)"
+    )
+    query_en: str | None = Field(
+        default=None,
+        description="Additive, for a query in Thai: the English text it was searched with (herb names by their "
+        "English, scientific and MeSH names, other words through WordNet)",
+    )
+    untranslated: list[str] | None = Field(
+        default=None, description="Additive, for a query in Thai: its words with no English counterpart, not searched in English"
     )
 
 

@@ -43,7 +43,10 @@ class KbRetrieval:
             if self._context is None or self._context.store is not self.corpus.store:
                 graph = self.corpus.graph
                 linker = self._linker or (graph.linker if graph is not None else None)
-                self._context = KbContext(self.settings, self.corpus.store, self.corpus.index, self.providers, linker)
+                catalog = graph.catalog if graph is not None else None
+                self._context = KbContext(
+                    self.settings, self.corpus.store, self.corpus.index, self.providers, linker, catalog
+                )
             return self._context
 
     async def search(self, request: KbSearchRequest) -> KbSearchResponse:

@@ -3,6 +3,10 @@ index, boosted by the query's entities, optionally re-scored and reranked, with 
 around them in graph mode.
 
 1. Providers are resolved first (an unconfigured one fails before any work, `providers`).
+   A query with Thai words is read in English (`language`: herb names by their English, scientific
+   and MeSH names, other words through WordNet) and searched so, with the entities it names; one
+   with no English counterpart at all by its Thai words alone (BM25: the English embedding model
+   cannot read Thai, and its nearest vectors would be noise).
 2. The query is linked to entities (the graph's MeSH linker) and searched in the corpus's one
    `HybridIndex` for a pool of candidate documents, each carried by its best chunk (= Section).
 3. Another configured embedding provider re-scores the pool (its cosine replaces the index's in
@@ -31,6 +35,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
+from bio_mcp.features.kb.language import CrossLingualQuery, contains_thai, english_query
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
     SNIPPET_MAX_CHARS,
@@ -50,6 +55,7 @@ from bio_mcp.features.kb.models import (
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
 from bio_mcp.features.kb.traverse import node_line
+from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
@@ -73,13 +79,15 @@ class QueryLinker(Protocol):
 @dataclass
 class KbContext:
     """What kb.search and kb.retrieve_evidence read: the corpus's store and index, the providers,
-    the entity linker (None when no vocabulary is configured: no boost, no entity seeds)."""
+    the entity linker (None when no vocabulary is configured: no boost, no entity seeds) and the
+    MeSH catalog (a Thai herb name is searched by its MeSH name too)."""
 
     settings: Settings
     store: MetadataStore
     index: CorpusIndex
     providers: ProviderRegistry
     linker: QueryLinker | None = None
+    catalog: MeshCatalog | None = None
 
 
 NO_QUERY_WORD_NOTE = (
@@ -258,23 +266,29 @@ def search_kb(
     request: KbSearchRequest,
     context: KbContext,
     *,
-    extra_entities: Sequence[str] = (),
+    translation: CrossLingualQuery | None = None,
     year_range: tuple[int | None, int | None] | None = None,
     pub_types: Sequence[str] | None = None,
-    mode: SearchMode = "hybrid",
 ) -> KbSearchResponse:
-    """`extra_entities` join the entities linked in the query (tool.hybrid_search adds those a Thai
-    query names); `year_range` and `pub_types` filter inside the index's search; `mode` bm25 leaves
-    the vectors out (a Thai query with no English counterpart: the English model cannot read it)."""
+    """`translation`: the query's cross-lingual reading made already (tool.hybrid_search makes it
+    for every query, with its `lang`), else made here for a query with Thai words; `year_range`
+    and `pub_types` filter inside the index's search."""
     clock = StageClock()
     started = time.perf_counter()
     embedding = context.providers.embedding(request.providers.embedding)
     reranker = context.providers.reranker(request.providers.reranker)
+    thai = contains_thai(request.query)
+    if translation is None and thai:
+        with clock.stage("translate"):
+            translation = english_query(request.query, "auto", context.store, context.catalog)
+    text = translation.search_text_en if translation is not None else request.query
+    mode: SearchMode = "bm25" if translation is not None and not translation.translated else "hybrid"
     with clock.stage("link"):
-        entities = list(dict.fromkeys([*query_entities(context.linker, request.query), *extra_entities]))
+        named = translation.entity_ids if translation is not None else ()
+        entities = list(dict.fromkeys([*query_entities(context.linker, text), *named]))
     pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
-        hits = context.index.search(request.query, pool, True, mode, year_range, pub_types)
+        hits = context.index.search(text, pool, True, mode, year_range, pub_types)
         uris = source_uris(context.store, [hit.pmid for hit in hits])
         # A file whose row went since the index answered (deleted meanwhile) is passed over.
         candidates = [_Candidate(hit, hit.score, uris[hit.pmid]) for hit in hits if hit.pmid in uris]
@@ -283,7 +297,7 @@ def search_kb(
             candidates = _load(context, candidates, documents=False)
     if embedding.rescorer is not None and candidates:
         with clock.stage("rescore"):
-            _rescore(candidates, request.query, embedding.rescorer)
+            _rescore(candidates, text, embedding.rescorer)
     weight = context.settings.kb_entity_boost if mode == "bm25" else context.settings.kb_entity_boost_hybrid
     matched: dict[str, int] = {}
     # Matching reads the graph; with no weight to apply it is skipped (hybrid, by default).
@@ -300,7 +314,7 @@ def search_kb(
         with clock.stage("rerank"):
             keys = [key for key, _ in ranked]
             texts = [by_key[key].chunk.text for key in keys]  # type: ignore[union-attr]
-            scores = reranker.rerank(request.query, texts)
+            scores = reranker.rerank(text, texts)
             ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
     else:
         # The hybrid's relevance is at most 1; the quality factor and the entity boost can each
@@ -321,7 +335,7 @@ def search_kb(
             EvidenceItem(
                 section_id=candidate.section_id,
                 title=_title(candidate.chunk, candidate.document),
-                snippet=make_snippet(body, request.query),
+                snippet=make_snippet(body, text),
                 full_text=cut_utf8(candidate.chunk.text) if full else None,
                 metadata=EvidenceMetadata(
                     doc_uri=candidate.source_uri, anchor=f"chunk-{candidate.chunk.chunk_id}",
@@ -368,6 +382,8 @@ def search_kb(
         "evidence": [{"section_id": item.section_id, "doc_uri": item.metadata.doc_uri, "score": item.metadata.score}
                      for item in evidence],
     }
+    if translation is not None:
+        record["query_en"] = text
     if walk is not None:
         record["graph"] = {"nodes": len(walk.nodes), "edges": len(walk.edges), "expanded": walk.expanded,
                            "pruned": walk.pruned, "depth_reached": walk.depth_reached, "reason": walk.reason,
@@ -380,8 +396,15 @@ def search_kb(
         note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
     elif not any(by_key[key].hit.bm25 for key, _ in chosen):
         note = NO_QUERY_WORD_NOTE
+    query_en: str | None = None
+    untranslated: list[str] | None = None
+    # Said only of a query written in Thai: an English one is searched as written.
+    if translation is not None and thai:
+        query_en = text if translation.translated else None
+        untranslated = list(translation.untranslated)
     return KbSearchResponse(
         evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
+        query_en=query_en, untranslated=untranslated,
     )
 
 
@@ -399,6 +422,11 @@ def summarize(response: KbSearchResponse) -> str:
         (f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
         f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})")
     ]
+    if response.query_en:
+        lines.append(f"Searched in English as: {_clip(response.query_en, 200)}")
+    if response.untranslated:
+        lines.append("Thai words without an English counterpart (not searched in English): "
+                     + ", ".join(response.untranslated))
     if retrieval.query_entities:
         lines.append("Query entities: " + ", ".join(retrieval.query_entities))
     if response.note:

@@ -30,7 +30,8 @@ LEGACY_SEARCH_NAME = "search_documentation"
 _SEARCH_DESCRIPTION = (
     "Search the knowledge graph of the local corpus for evidence sections: hybrid BM25 + semantic "
     "retrieval, boosted for documents whose sections mention the query's entities (MeSH-linked, any "
-    "synonym). verbosity snippet (200-char snippets), full (+ full_text), graph (+ the subgraph of "
+    "synonym). A query in Thai is searched by its English words (herb names by their English and MeSH "
+    "names). verbosity snippet (200-char snippets), full (+ full_text), graph (+ the subgraph of "
     "documents, sections and entities around the evidence, under hard budgets)."
 )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bio_mcp.features.evidence.thai_english import DEBIAN_WORDNET_DIR, PER_WORD, thai_english_words
+from bio_mcp.search.thai_english import DEBIAN_WORDNET_DIR, PER_WORD, thai_english_words
 
 
 def test_thai_medical_words_have_their_english_words() -> None:

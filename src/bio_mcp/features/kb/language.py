@@ -1,0 +1,335 @@
+"""Thai and English queries: which language a text is in, Thai word segmentation that keeps the
+graph's herb names whole, and the cross-lingual step from a Thai query to the English literature.
+`kb.search` reads a query with Thai words so, and the evidence tools (tool.hybrid_search,
+tool.rag_answer) build on it: one reading of Thai for every search.
+
+    lexicon = load_lexicon(connection)                    # kg_names, cached per database and row count
+    query = cross_lingual("ฟ้าทะลายโจรรักษาไข้หวัด", "auto", lexicon)
+    query.lang                 # 'th'
+    query.tokens               # ('ฟ้าทะลายโจร', 'รักษา', 'ไข้หวัด')
+    query.entity_ids           # ('mesh:D035685',)
+    query.search_text_en       # 'Andrographis paniculata Green chiretta'
+
+Segmentation is pythainlp's `newmm` (dictionary-based maximal matching) over its shipped Thai word
+list plus every Thai name in `kg_names`, so "ฟ้าทะลายโจร" stays one token instead of ฟ้า/ทะลาย/โจร
+and maps to its entity. The English side of an entity is its non-Thai names (English and
+scientific) and, when a describer is given, its MeSH preferred name. Thai loanwords (ไวรัส, อินซูลิน)
+are carried over through pythainlp's Thai-English transliteration dictionary, and other Thai words
+(เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`search.thai_english`), when
+Debian's `wordnet-base` is installed. Everything pythainlp reads here ships inside its wheel: nothing
+is downloaded.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import ahocorasick
+import sqlalchemy as sa
+from pythainlp.corpus import thai_stopwords, thai_words
+from pythainlp.corpus.th_en_translit import get_transliteration_dict
+from pythainlp.tokenize import Tokenizer
+from pythainlp.util import dict_trie
+from sqlalchemy.engine import Connection
+
+from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.names import EntityName, all_names, normalise_name
+from bio_mcp.search.thai_english import thai_english_words
+from bio_mcp.store import MetadataStore
+from bio_mcp.store.schema import kg_names
+
+Lang = Literal["th", "en"]
+LangChoice = Literal["th", "en", "auto"]
+
+_THAI_CHAR = re.compile(r"[\u0E01-\u0E5B]")
+_LATIN_CHAR = re.compile(r"[A-Za-z]")
+_THAI_RUN = re.compile(r"[\u0E01-\u0E5B]+")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+
+
+def detect_lang(text: str) -> Lang:
+    """'th' when Thai letters are at least as many as Latin ones (and there are any), else 'en'.
+
+    Thai questions often carry an English drug or plant name ("ฟ้าทะลายโจร กับ warfarin"); ties go to
+    Thai, the product's first language."""
+    thai = len(_THAI_CHAR.findall(text))
+    latin = len(_LATIN_CHAR.findall(text))
+    return "th" if thai > 0 and thai >= latin else "en"
+
+
+def contains_thai(text: str) -> bool:
+    """Any Thai letter: even a mostly English query may name a herb in Thai, which only the
+    cross-lingual step can search the English literature with."""
+    return _THAI_CHAR.search(text) is not None
+
+
+def resolve_lang(text: str, lang: LangChoice) -> Lang:
+    return detect_lang(text) if lang == "auto" else lang
+
+
+def fold(name: str) -> str:
+    """The key English names are matched by: NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+@lru_cache(maxsize=1)
+def _transliterations() -> dict[str, str]:
+    """Thai loanword -> its English spelling (the first one listed), from pythainlp's shipped dictionary."""
+    return {thai: entry["en"][0] for thai, entry in get_transliteration_dict().items() if entry["en"]}
+
+
+@lru_cache(maxsize=1)
+def _base_words() -> frozenset[str]:
+    return frozenset(thai_words()) | frozenset(_transliterations())
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    return frozenset(thai_stopwords())
+
+
+@dataclass(frozen=True)
+class NameLexicon:
+    """The names of `kg_names` as matchers: Thai names by exact token, English and scientific names
+    by whole-word match (case-folded), and each entity's names for display and expansion."""
+
+    thai: dict[str, tuple[str, ...]]
+    english: dict[str, tuple[str, ...]]
+    names: dict[str, tuple[EntityName, ...]]
+    tokenizer: Tokenizer
+    english_matcher: ahocorasick.Automaton | None
+
+    def english_names(self, entity_id: str) -> list[str]:
+        """The entity's non-Thai names, scientific first, then preferred, then common."""
+        order = {"scientific": 0, "preferred": 1, "common": 2}
+        found = [n for n in self.names.get(entity_id, ()) if n.lang != "th"]
+        found.sort(key=lambda n: (order.get(n.kind, 3), n.name))
+        return list(dict.fromkeys(n.name for n in found))
+
+    def thai_names(self, entity_id: str) -> list[str]:
+        return [n.name for n in self.names.get(entity_id, ()) if n.lang == "th"]
+
+
+def build_lexicon(names: Iterable[EntityName]) -> NameLexicon:
+    thai: dict[str, set[str]] = {}
+    english: dict[str, set[str]] = {}
+    by_entity: dict[str, list[EntityName]] = {}
+    for name in names:
+        text = normalise_name(name.name)
+        by_entity.setdefault(name.entity_id, []).append(name)
+        if name.lang == "th":
+            thai.setdefault(text, set()).add(name.entity_id)
+        else:
+            english.setdefault(fold(text), set()).add(name.entity_id)
+    matcher: ahocorasick.Automaton | None = None
+    if english:
+        matcher = ahocorasick.Automaton()
+        for key in english:
+            matcher.add_word(key, key)
+        matcher.make_automaton()
+    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai)), engine="newmm")
+    return NameLexicon(
+        thai={k: tuple(sorted(v)) for k, v in thai.items()},
+        english={k: tuple(sorted(v)) for k, v in english.items()},
+        names={k: tuple(v) for k, v in by_entity.items()},
+        tokenizer=tokenizer,
+        english_matcher=matcher,
+    )
+
+
+_LEXICONS: dict[tuple[str, int], NameLexicon] = {}
+_LEXICON_LOCK = threading.Lock()
+
+
+def load_lexicon(connection: Connection) -> NameLexicon:
+    """The lexicon of the database's `kg_names`, rebuilt only when the table has grown (names are only
+    ever added: `write_names` is insert-only), so a `bio-mcp kg import` is seen on the next query."""
+    count = connection.execute(sa.select(sa.func.count()).select_from(kg_names)).scalar_one()
+    key = (connection.engine.url.render_as_string(hide_password=True), int(count))
+    with _LEXICON_LOCK:
+        cached = _LEXICONS.get(key)
+    if cached is not None:
+        return cached
+    lexicon = build_lexicon(all_names(connection))
+    with _LEXICON_LOCK:
+        for stale in [k for k in _LEXICONS if k[0] == key[0]]:
+            del _LEXICONS[stale]
+        _LEXICONS[key] = lexicon
+    return lexicon
+
+
+def segment(text: str, lexicon: NameLexicon | None = None) -> list[str]:
+    """Words of `text`: Thai runs segmented (herb names of `lexicon` kept whole), other words as written."""
+    tokenizer = lexicon.tokenizer if lexicon is not None else _default_tokenizer()
+    return [token for token in (t.strip() for t in tokenizer.word_tokenize(text)) if token]
+
+
+@lru_cache(maxsize=1)
+def _default_tokenizer() -> Tokenizer:
+    return Tokenizer(custom_dict=dict_trie(_base_words()), engine="newmm")
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    text: str
+    entity_id: str
+    lang: str
+
+
+@dataclass(frozen=True)
+class CrossLingualQuery:
+    """A query made ready for the English literature.
+
+    `search_text_en` is what the corpus is searched with: the query's Latin words as written, each
+    named entity's English names, Thai loanwords in English and other Thai words by WordNet; when nothing in a Thai query has an
+    English counterpart it is the segmented Thai text itself (`translated` False: only words can
+    match it, e.g. in ingested Thai documents; an English embedding model cannot read it).
+    `untranslated` lists the Thai words (stopwords aside) that had none."""
+
+    query: str
+    lang: Lang
+    tokens: tuple[str, ...]
+    entity_ids: tuple[str, ...]
+    matches: tuple[NameMatch, ...]
+    search_text_en: str
+    untranslated: tuple[str, ...]
+    translated: bool = True
+
+
+def _english_matches(text: str, lexicon: NameLexicon) -> list[tuple[int, str]]:
+    """(start, folded name) of every whole-word English name in `text`, longest first where they overlap."""
+    if lexicon.english_matcher is None:
+        return []
+    folded = fold(text)
+    spans: list[tuple[int, int, str]] = []
+    for end, key in lexicon.english_matcher.iter(folded):
+        start = end - len(key) + 1
+        before = folded[start - 1] if start > 0 else " "
+        after = folded[end + 1] if end + 1 < len(folded) else " "
+        if not before.isalnum() and not after.isalnum():
+            spans.append((start, end, key))
+    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    chosen: list[tuple[int, str]] = []
+    reach = -1
+    for start, end, key in spans:
+        if start > reach:
+            chosen.append((start, key))
+            reach = end
+    return chosen
+
+
+def cross_lingual(
+    query: str,
+    lang: LangChoice,
+    lexicon: NameLexicon,
+    describe: Callable[[str], str | None] | None = None,
+) -> CrossLingualQuery:
+    """Segment `query`, find the entities it names (Thai names by token, English and scientific names
+    by whole words) and build the English search text. `describe(entity_id)` may add a name the
+    entity has outside `kg_names` (its MeSH preferred name)."""
+    resolved = resolve_lang(query, lang)
+    tokens: list[str] = []
+    pieces: list[str] = []
+    untranslated: list[str] = []
+    matches: list[NameMatch] = []
+    position = 0
+    for run in _THAI_RUN.finditer(query):
+        latin = query[position : run.start()]
+        tokens += _LATIN_WORD.findall(latin)
+        pieces.append(latin)
+        position = run.end()
+        for token in segment(run.group(), lexicon):
+            tokens.append(token)
+            entities = lexicon.thai.get(token)
+            if entities:
+                matches += [NameMatch(token, entity, "th") for entity in entities]
+                pieces.extend(_expansion(entities, lexicon, describe))
+            elif token in _transliterations():
+                pieces.append(_transliterations()[token])
+            elif token in _stopwords():
+                continue
+            elif token in thai_english_words():
+                pieces.extend(thai_english_words()[token])
+            else:
+                untranslated.append(token)
+    tail = query[position:]
+    tokens += _LATIN_WORD.findall(tail)
+    pieces.append(tail)
+    latin_text = _each_word_once(" ".join(pieces))
+    for _, key in _english_matches(" ".join(p for p in _latin_only(query)), lexicon):
+        matches += [NameMatch(key, entity, "en") for entity in lexicon.english[key]]
+    entity_ids = tuple(dict.fromkeys(m.entity_id for m in matches))
+    translated = bool(_LATIN_WORD.search(latin_text))
+    return CrossLingualQuery(
+        query=query, lang=resolved, tokens=tuple(tokens), entity_ids=entity_ids, matches=tuple(matches),
+        search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
+        translated=translated,
+    )
+
+
+# Thai words of each kind `cross_lingual` reads: a herb name, a loanword, a stop word, a common word.
+_WARM_UP_QUERY = "ขมิ้นชัน วิตามิน และ ตับ"
+
+
+def warm_up(store: MetadataStore) -> None:
+    """Build what a first Thai query would otherwise wait for (about 3 s on two cores): the lexicon
+    of `kg_names` with its tokenizer, pythainlp's word lists and the Thai -> English word map."""
+    with store.read() as tx:
+        lexicon = load_lexicon(tx.connection)
+    cross_lingual(_WARM_UP_QUERY, "th", lexicon)
+
+
+def _each_word_once(text: str) -> str:
+    """The words of `text`, each at its first appearance (`fold`ed: case aside). A herb's names
+    share words (Panax ginseng, Ginseng, Panax), and repeating them would make the query's
+    embedding mostly the herb and drown the rest of the question."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for word in text.split():
+        key = fold(word)
+        if key not in seen:
+            seen.add(key)
+            kept.append(word)
+    return " ".join(kept)
+
+
+def _latin_only(text: str) -> list[str]:
+    return [part for part in _THAI_RUN.split(text) if part.strip()]
+
+
+def _expansion(
+    entities: Sequence[str], lexicon: NameLexicon, describe: Callable[[str], str | None] | None
+) -> list[str]:
+    words: list[str] = []
+    for entity in entities:
+        names = lexicon.english_names(entity)
+        described = describe(entity) if describe is not None else None
+        if described and fold(described) not in {fold(n) for n in names}:
+            names.append(described)
+        words.extend(names)
+    return words
+
+
+def mesh_describer(catalog: MeshCatalog | None) -> Callable[[str], str | None]:
+    """An entity's MeSH preferred name, for `cross_lingual` to search with beside its imported names."""
+
+    def describe(entity_id: str) -> str | None:
+        found = catalog.describe(entity_id) if catalog is not None else None
+        return found[0] if found else None
+
+    return describe
+
+
+def english_query(
+    query: str, lang: LangChoice, store: MetadataStore, catalog: MeshCatalog | None
+) -> CrossLingualQuery:
+    """`cross_lingual` with the store's `kg_names` and the entities' MeSH names."""
+    with store.read() as tx:
+        lexicon = load_lexicon(tx.connection)
+    return cross_lingual(query, lang, lexicon, mesh_describer(catalog))

@@ -1,0 +1,75 @@
+"""kb.search with Thai queries on the real PPR abstracts (English), the real MeSH linker and the real
+Thai herb names: a Thai query is searched by its English words, herb names by their English,
+scientific and MeSH names and other words through WordNet, as tool.hybrid_search reads it."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.kb.models import KbSearchRequest
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.server.app import build_server
+from bio_mcp.server.toolsets.kb import build_kb_toolset
+from tests.evidence.conftest import (  # noqa: F401
+    ANDROGRAPHIS,
+    ANDROGRAPHIS_PAPER,
+    anyio_backend,
+    herb_graph,
+    herbal_corpus,
+)
+
+pytestmark = pytest.mark.anyio
+
+GINSENG = "mesh:D005894"
+GINSENG_DIABETES_PAPERS = {"pubmed:16951721", "pubmed:24748831"}  # American ginseng and beta cells; ginseng and AMPK
+LIVER_METASTASES_PAPER = "pubmed:19445132"  # "Effects of Geranium sibirum extracts on liver metastases ..."
+
+
+def _documents(found) -> list[str]:
+    return [item.metadata.doc_uri for item in found.evidence]
+
+
+async def test_a_thai_herb_name_finds_the_english_papers_on_the_herb(herbal_corpus: CorpusService) -> None:  # noqa: F811
+    found = await KbRetrieval(herbal_corpus).search(KbSearchRequest(query="ฟ้าทะลายโจร", top_k=5))
+    assert _documents(found)[0] == f"pubmed:{ANDROGRAPHIS_PAPER}"
+    assert found.note is None and "Andrographis paniculata" in (found.query_en or "")
+    assert ANDROGRAPHIS in found.diagnostics.retrieval.query_entities and found.untranslated == []
+    # The snippet is cut around the English words the section was found by.
+    assert "ndrograph" in found.evidence[0].snippet
+
+
+async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusService) -> None:  # noqa: F811
+    retrieval = KbRetrieval(herbal_corpus)
+    liver_cancer = await retrieval.search(KbSearchRequest(query="มะเร็งตับ", top_k=5))
+    assert liver_cancer.query_en == "cancer liver" and _documents(liver_cancer)[0] == LIVER_METASTASES_PAPER
+    ginseng_diabetes = await retrieval.search(KbSearchRequest(query="โสมกับเบาหวาน", top_k=5))
+    assert ginseng_diabetes.query_en == "Panax ginseng diabetes"
+    assert set(_documents(ginseng_diabetes)[:2]) == GINSENG_DIABETES_PAPERS
+    assert GINSENG in ginseng_diabetes.diagnostics.retrieval.query_entities
+
+
+async def test_thai_words_without_english_are_listed_and_not_read_as_vectors(herbal_corpus: CorpusService) -> None:  # noqa: F811
+    retrieval = KbRetrieval(herbal_corpus)
+    sentence = await retrieval.search(KbSearchRequest(query="ฟ้าทะลายโจรรักษาไข้หวัดได้ไหม", top_k=3))
+    assert _documents(sentence)[0] == f"pubmed:{ANDROGRAPHIS_PAPER}" and sentence.untranslated == ["รักษา"]
+    # Nothing English to search with: the English embedding model cannot read Thai, so only words
+    # could match, and no English section holds these.
+    nothing = await retrieval.search(KbSearchRequest(query="รักษา"))
+    assert nothing.evidence == [] and nothing.untranslated == ["รักษา"] and nothing.query_en is None
+
+
+async def test_the_tool_says_how_a_thai_query_was_searched_and_english_ones_are_as_before(
+    herbal_corpus: CorpusService,  # noqa: F811
+) -> None:
+    retrieval = KbRetrieval(herbal_corpus)
+    async with Client(build_server([build_kb_toolset(retrieval, herbal_corpus.settings)])) as client:
+        thai = await client.call_tool("kb_search", {"query": "ฟ้าทะลายโจรรักษาไข้หวัด", "top_k": 3})
+        english = await client.call_tool("kb_search", {"query": "Andrographis paniculata cancer prevention", "top_k": 3})
+    assert not thai.is_error and not english.is_error, thai.content[0].text
+    body, text = thai.structured_content, thai.content[0].text
+    assert body["evidence"][0]["metadata"]["doc_uri"] == f"pubmed:{ANDROGRAPHIS_PAPER}"
+    assert body["query_en"] in text and "Searched in English as" in text and "รักษา" in text
+    assert "query_en" not in english.structured_content and "untranslated" not in english.structured_content
+    assert english.structured_content["evidence"][0]["metadata"]["doc_uri"] == f"pubmed:{ANDROGRAPHIS_PAPER}"
