@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pythainlp.corpus import corpus_path
 
-from bio_mcp.features.evidence.thai_english import DEBIAN_WORDNET_DIR, PER_WORD, build_thai_english
+from bio_mcp.search.thai_english import DEBIAN_WORDNET_DIR, PER_WORD, build_thai_english
 
 
 def emit(name: str, value: float, unit: str, **params: object) -> None:
