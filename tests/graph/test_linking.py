@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 from bio_mcp.cli import app
 from bio_mcp.config import load_settings
+from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.linking import (
     CurrentIdLinker,
     TrainingPairs,
@@ -105,7 +107,7 @@ def test_mentions_are_well_formed(linker, dev) -> None:
             assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "bc5cdr-train-head", "abbreviation",
                                 "nct"}
         scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
-        assert all(a.end <= b.start for a, b in zip(scored, scored[1:])), "chemical/disease spans overlap"
+        assert all(a.end <= b.start for a, b in pairwise(scored)), "chemical/disease spans overlap"
 
 
 def test_mentions_group_per_entity_as_their_edges_store_them(linker, dev) -> None:
@@ -202,6 +204,21 @@ def test_an_abbreviation_whose_long_form_names_nothing_is_not_linked(mesh_only) 
     defined = "Amyotrophic lateral sclerosis (ALS) is rare. ALS patients."
     als = [m for m in mesh_only.link(defined) if m.text == "ALS"]
     assert len(als) == 2 and {m.entity_id for m in als} == {"mesh:D000690"}
+
+
+def test_a_short_form_is_used_as_a_word_or_its_plural_never_inside_another(dev) -> None:
+    texts = {document.pmid: document.text for document in dev}
+    auc = next(a for a in find_abbreviations(texts["8643973"]) if a.short == "AUC")
+    uses = [texts["8643973"][start:end] for start, end in short_form_uses(texts["8643973"], auc)]
+    assert uses == ["AUC", "AUCs", "AUC", "AUC"]
+    # "alpha-ENaC", "beta-ENaC": a subunit named after the hyphen is not the channel the SF defines.
+    enac = next(a for a in find_abbreviations(texts["15075188"]) if a.short == "ENaC")
+    used = short_form_uses(texts["15075188"], enac)
+    assert used and all(texts["15075188"][start - 1] != "-" for start, _ in used)
+    assert texts["15075188"].count("-ENaC") >= 8
+    # "AUCCGRP" holds the SF CGRP inside a word.
+    cgrp = next(a for a in find_abbreviations(texts["11284996"]) if a.short == "CGRP")
+    assert all(texts["11284996"][start - 1] != "C" for start, _ in short_form_uses(texts["11284996"], cgrp))
 
 
 def test_trial_ids(mesh_only) -> None:

@@ -41,6 +41,37 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
     return found
 
 
+def short_form_uses(text: str, abbreviation: Abbreviation) -> list[tuple[int, int]]:
+    """The spans of `text` where the short form is used, from its definition on: as a whole word,
+    or with a plural s ("ACEs"); never inside a longer word or after a hyphen ("anti-ACE"). A plain
+    scan: a pattern compiled per short form cost the linker more than all its other matching."""
+    short = abbreviation.short
+    spans: list[tuple[int, int]] = []
+    start = text.find(short, abbreviation.short_start)
+    while start >= 0:
+        end = start + len(short)
+        if start == 0 or not (_is_word_char(text[start - 1]) or text[start - 1] == "-"):
+            if text.startswith("s", end) and not _is_word_char_at(text, end + 1):
+                spans.append((start, end + 1))
+                start = text.find(short, end + 1)
+                continue
+            if not _is_word_char_at(text, end):
+                spans.append((start, end))
+                start = text.find(short, end)
+                continue
+        start = text.find(short, start + 1)
+    return spans
+
+
+def _is_word_char(char: str) -> bool:
+    """A word character, as a regular expression on str reads one."""
+    return char.isalnum() or char == "_"
+
+
+def _is_word_char_at(text: str, index: int) -> bool:
+    return index < len(text) and _is_word_char(text[index])
+
+
 def _plausible_short_form(short: str) -> bool:
     if not 2 <= len(short) <= 10 or len(short.split()) > 2:
         return False

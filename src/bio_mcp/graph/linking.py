@@ -37,7 +37,7 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.graph.abbreviations import find_abbreviations
+from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.pickle_cache import load_cached
@@ -167,8 +167,7 @@ class EntityLinker:
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
-            pattern = re.compile(r"(?<![\w-])" + re.escape(abbreviation.short) + r"s?(?!\w)")
-            spans = [(match.start(), match.end()) for match in pattern.finditer(text, abbreviation.short_start)]
+            spans = short_form_uses(text, abbreviation)
             if not spans:
                 continue
             # A longer match across an SF ("ACE inhibitors") keeps its reading; the SF there is skipped.
