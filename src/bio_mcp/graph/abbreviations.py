@@ -44,7 +44,8 @@ def find_abbreviations(text: str) -> list[Abbreviation]:
 def short_form_uses(text: str, abbreviation: Abbreviation) -> list[tuple[int, int]]:
     """The spans of `text` where the short form is used, from its definition on: as a whole word,
     or with a plural s ("ACEs"); never inside a longer word or after a hyphen ("anti-ACE"). A plain
-    scan: a pattern compiled per short form cost the linker more than all its other matching."""
+    scan: a pattern compiled per short form missed `re`'s cache (BC5CDR defines 1,426 distinct ones)
+    and took about a sixth of linking's time."""
     short = abbreviation.short
     spans: list[tuple[int, int]] = []
     start = text.find(short, abbreviation.short_start)
