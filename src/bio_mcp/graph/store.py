@@ -6,11 +6,17 @@ mentions up, count. `SqlGraphStore` keeps it in the `kg_nodes`, `kg_edges` and `
 MENTIONS edges) tables of the metadata store (SQLite or PostgreSQL), bound to one transaction, so a
 sync writes the graph in the same transaction as the documents and chunks. A Neo4j implementation
 can be added behind the same interface once one can run and be tested here.
+
+Every write that may change MENTIONS (a document's graph, an insert with MENTIONS edges, a clear)
+also gives `kg_meta[MENTIONS_VERSION_KEY]` a new random version in the same transaction, so what is
+derived from all MENTIONS (RELATED_TO) can tell whether it is still in step by comparing the version
+it was computed from (`mentions_version`) with the current one: one row upserted per transaction.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,6 +55,8 @@ _MENTION_ROW = ("src", "dst", "weight", "document_id", "props")
 _PROGRESS_STEPS = 1000
 # Compound SELECTs per statement: SQLite's default limit is 500 terms.
 _MAX_TERMS = 400
+# The kg_meta row whose {"version": ...} every write of MENTIONS renews.
+MENTIONS_VERSION_KEY = "mentions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +219,8 @@ class SqlGraphStore:
         self._rows.insert_new(
             "kg_mentions", _MENTION_ROW, sorted(_mention_values(edge) for edge in edges if edge.type == MENTIONS)
         )
+        # Even without a mention now: an older version's may have been deleted.
+        self._renew_mentions_version()
 
     def _delete_documents(self, document_ids: Sequence[str]) -> None:
         """Delete these stored documents' sections and every edge they wrote: their own edges from
@@ -251,9 +261,11 @@ class SqlGraphStore:
         # key) instead of splitting pages all over them.
         self._rows.insert_missing("kg_nodes", _NODE_ROW, ("id",), [node_rows[key] for key in sorted(node_rows)])
         self._rows.insert_missing("kg_edges", _EDGE_ROW, _EDGE_KEY, [edge_rows[key] for key in sorted(edge_rows)])
-        self._rows.insert_missing(
-            "kg_mentions", _MENTION_ROW, ("src", "dst"), [mention_rows[key] for key in sorted(mention_rows)]
-        )
+        if mention_rows:
+            self._rows.insert_missing(
+                "kg_mentions", _MENTION_ROW, ("src", "dst"), [mention_rows[key] for key in sorted(mention_rows)]
+            )
+            self._renew_mentions_version()
 
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
         """Every edge of a derived type (RELATED_TO); MENTIONS are replaced with their documents."""
@@ -272,6 +284,12 @@ class SqlGraphStore:
         self._connection.execute(sa.delete(kg_mentions))
         self._connection.execute(sa.delete(kg_edges))
         self._connection.execute(sa.delete(kg_nodes))
+        self._renew_mentions_version()
+
+    def _renew_mentions_version(self) -> None:
+        # Random rather than a counter: an upsert of a constant needs no read, so two writers cannot
+        # both leave the same next value, and a later commit's version differs from every earlier one.
+        self.set_meta(MENTIONS_VERSION_KEY, {"version": uuid.uuid4().hex})
 
     def save_facts(self, facts: Mapping[str, tuple[int, DocumentFacts]]) -> None:
         """Keep what NLM indexed each document version with, for a rebuild to reproduce its HAS_TOPIC edges."""
@@ -308,6 +326,11 @@ class SqlGraphStore:
         """The bookkeeping `set_meta` recorded under `key`, or None."""
         rows = self._select(sa.select(kg_meta.c.value).where(kg_meta.c.key == key))
         return dict(rows[0][0]) if rows else None
+
+    def mentions_version(self) -> str | None:
+        """The version the last write of MENTIONS left (None: none since this bookkeeping began)."""
+        recorded = self.meta(MENTIONS_VERSION_KEY)
+        return None if recorded is None else recorded.get("version")
 
     def existing(self, node_ids: Iterable[str]) -> set[str]:
         found: set[str] = set()

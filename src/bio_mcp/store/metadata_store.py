@@ -139,6 +139,15 @@ class MetadataStore:
         with self._begin("reading", read_only=True) as connection:
             yield StoreTransaction.bind(connection)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[StoreTransaction]:
+        """Reads that all see one committed state, however long they take, without blocking writers.
+
+        A SQLite read transaction is one already (WAL); PostgreSQL's default READ COMMITTED gives each
+        statement its own snapshot, so this one runs at REPEATABLE READ."""
+        with self._begin("reading a snapshot", read_only=True, repeatable=True) as connection:
+            yield StoreTransaction.bind(connection)
+
     def sync_lock(self, query_key: str, timeout_s: float = 60.0) -> AbstractContextManager[None]:
         """Hold the lock of `query_key` so only one sync of it runs at once, in any process.
 
@@ -167,11 +176,14 @@ class MetadataStore:
         self._engine.dispose()
 
     @contextmanager
-    def _begin(self, action: str, *, read_only: bool) -> Iterator[Connection]:
+    def _begin(self, action: str, *, read_only: bool, repeatable: bool = False) -> Iterator[Connection]:
         try:
             with self._engine.connect() as connection:
                 if read_only:
                     connection.execution_options(**{READ_ONLY_OPTION: True})
+                if repeatable and self.dialect == "postgresql":
+                    # Reset when the connection returns to the pool.
+                    connection.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
                 with connection.begin():
                     yield connection
         except SQLAlchemyError as exc:

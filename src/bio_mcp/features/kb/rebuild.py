@@ -23,7 +23,8 @@ from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.kg_import import imported_edges, restore_imported
-from bio_mcp.graph.related import RelatedReport, refresh_related
+from bio_mcp.graph.related import refresh_related
+from bio_mcp.graph.related_refresh import RelatedRefresh, refresh_related_if_stale, refresh_related_now
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store import MetadataStore, open_metadata_store
 
@@ -93,9 +94,6 @@ def rebuild_graph(
     )
 
 
-
-
-
 def rebuild_configured_graph(
     settings: Settings, progress: Progress | None = None, graph: GraphIndexer | None = None
 ) -> RebuildReport:
@@ -108,11 +106,14 @@ def rebuild_configured_graph(
         store.close()
 
 
-def refresh_configured_related(settings: Settings) -> RelatedReport:
-    """`bio-mcp graph related`: recompute RELATED_TO over the current MENTIONS."""
+def refresh_configured_related(settings: Settings, *, if_stale: bool = False) -> RelatedRefresh:
+    """RELATED_TO over the current MENTIONS of the settings' corpus: `bio-mcp graph related`
+    always; after `bio-mcp sync` (`if_stale`) only when MENTIONS changed since the last computation
+    and the graph has at most BIO_MCP_GRAPH_RELATED_MAX_SECTIONS sections."""
     store = open_metadata_store(settings)
     try:
-        with store.transaction() as tx:
-            return refresh_related(tx.connection)
+        if if_stale:
+            return refresh_related_if_stale(store, settings.graph_related_max_sections)
+        return refresh_related_now(store)
     finally:
         store.close()
