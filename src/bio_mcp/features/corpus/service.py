@@ -8,7 +8,9 @@
 On first use the store is opened (schema ensured) and the indexes are reconciled with it, so a
 crash, a lost index folder or a switch of embedding model is repaired before anything is served.
 The embedding writer is an asyncio task: woken after each sync, it embeds pending chunks in a
-worker thread and adds them to the vector index.
+worker thread and adds them to the vector index. Another, the RELATED_TO refresher
+(`related_refresher.py`), is woken by the same writes and recomputes the graph's co-occurrence
+edges, debounced, when MENTIONS changed.
 
 Other processes may write the same store (a `bio-mcp sync`, another replica): a second task polls
 the store's change log every BIO_MCP_CORPUS_FOLLOW_INTERVAL_S (on PostgreSQL it also wakes at once
@@ -47,6 +49,7 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaResponse,
 )
 from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.related_refresher import RelatedRefresher
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
 from bio_mcp.features.progress import Progress
@@ -90,6 +93,7 @@ class CorpusService:
         embed_in_background: bool = True,
         follow_changes: bool | None = None,
         graph: GraphIndexer | None = None,
+        refresh_related: bool | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
@@ -111,6 +115,11 @@ class CorpusService:
         self._follower: asyncio.Task[None] | None = None
         self._lease: IndexLease | None = None
         self._listener: ChangeListener | None = None
+        # Recomputes RELATED_TO after this process's writes; by default in a server, as the setting says.
+        self._refresh_related = (
+            embed_in_background and settings.graph_related_after_sync if refresh_related is None else refresh_related
+        )
+        self._related: RelatedRefresher | None = None
         self.last_reconcile: ReconcileReport | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -142,6 +151,9 @@ class CorpusService:
             if self._embed_in_background:
                 self._worker = asyncio.create_task(self._embed_forever(), name="bio-mcp-corpus-embeddings")
                 self._wake.set()
+            if self._refresh_related:
+                self._related = RelatedRefresher(store, self.settings.graph_related_delay_s)
+                self._related.start()
             if self._follow and self.settings.corpus_follow_interval_s > 0:
                 if self.settings.corpus_listen:
                     try:
@@ -155,6 +167,11 @@ class CorpusService:
         """The process that links and extracts large syncs' batches (None: no linking, or a graph
         given by the caller); started by the first sync large enough to repay its start."""
         return self._annotation_worker
+
+    @property
+    def related_refresher(self) -> RelatedRefresher | None:
+        """The background refresher of RELATED_TO (None: not refreshed by this service)."""
+        return self._related
 
     @property
     def store(self) -> MetadataStore:
@@ -175,6 +192,9 @@ class CorpusService:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._worker = self._follower = None
+        if self._related is not None:
+            await self._related.aclose()
+            self._related = None
         if self._annotation_worker is not None:
             self._annotation_worker.close()
             self._annotation_worker = None
@@ -267,11 +287,17 @@ class CorpusService:
                 graph=self.graph, worker=self._annotation_worker,
             )
         finally:
-            self._wake.set()
+            self._documents_written()
 
     def chunks_written(self) -> None:
-        """Wakes the embedding writer after chunks were written outside `sync_delta` (an ingestion)."""
+        """Wakes the embedding writer (and the RELATED_TO refresher) after chunks were written
+        outside `sync_delta` (an ingestion)."""
+        self._documents_written()
+
+    def _documents_written(self) -> None:
         self._wake.set()
+        if self._related is not None:
+            self._related.wake()
 
     async def add_articles(self, articles: Sequence[Article]) -> None:
         """Store fetched articles the way a sync does (documents, chunks, linked graph, index, in one
@@ -289,7 +315,7 @@ class CorpusService:
         try:
             await asyncio.to_thread(commit)
         finally:
-            self._wake.set()
+            self._documents_written()
 
     async def search(self, request: RagSearchRequest) -> RagSearchResponse:
         await self.open()
