@@ -116,8 +116,11 @@ def sync(
     max_records: Annotated[int | None, typer.Option(
         min=1, help="At most about this many records this run (default BIO_MCP_SYNC_MAX_RECORDS); run again to go on")] = None,
     embed: Annotated[bool, typer.Option(help="Embed every new chunk before returning")] = True,
+    related: Annotated[bool | None, typer.Option(
+        help="Recompute the graph's RELATED_TO before returning if the sync changed it "
+        "(default BIO_MCP_GRAPH_RELATED_AFTER_SYNC, on; skipped above BIO_MCP_GRAPH_RELATED_MAX_SECTIONS)")] = None,
 ) -> None:
-    """Sync one query's new and revised PubMed records into the local corpus (pubmed.sync_delta)."""
+    """Sync one query's new and revised PubMed records into the local corpus and its graph (pubmed.sync_delta)."""
     from datetime import date
 
     from bio_mcp.cli_progress import ProgressBars
@@ -142,6 +145,33 @@ def sync(
             fail(exc)
     sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
     err.print(pending_message(pending))
+    if settings.graph_related_after_sync if related is None else related:
+        err.print(refresh_related_after_sync(settings), markup=False, highlight=False)
+
+
+def refresh_related_after_sync(settings: Settings) -> str:
+    """RELATED_TO brought in step after a sync, and the line that says what was done. A failure is
+    said, not raised: the sync itself has committed."""
+    from bio_mcp.features.kb.rebuild import refresh_configured_related
+
+    with err.status("recomputing the graph's RELATED_TO"):
+        try:
+            done = refresh_configured_related(settings, if_stale=True)
+        except BioMcpError as exc:
+            return f"RELATED_TO was not recomputed ({exc.message}): run `bio-mcp graph related`"
+    if done.status == "current":
+        return f"RELATED_TO is up to date: {done.edges:,} edges over {done.sections:,} sections"
+    if done.status == "too_large":
+        return (
+            f"RELATED_TO was not recomputed: the graph has {done.sections:,} sections, more than "
+            f"BIO_MCP_GRAPH_RELATED_MAX_SECTIONS ({settings.graph_related_max_sections:,}; about 12 s per 100,000). "
+            "A `bio-mcp serve` on this corpus recomputes it in the background (when it starts and after its own "
+            "syncs); `bio-mcp graph related` does it now"
+        )
+    return (
+        f"RELATED_TO recomputed: {done.edges:,} edges over {done.sections:,} sections "
+        f"in {done.read_s + done.write_s:.1f} s"
+    )
 
 
 @app.command()
@@ -504,7 +534,7 @@ def graph_rebuild() -> None:
 
 @graph_app.command("related")
 def graph_related() -> None:
-    """Recompute RELATED_TO (entity co-occurrence, NPMI over sections); run it after large syncs."""
+    """Recompute RELATED_TO (entity co-occurrence, NPMI over sections) now, whatever its state."""
     from bio_mcp.features.kb.rebuild import refresh_configured_related
 
     settings = settings_or_exit()

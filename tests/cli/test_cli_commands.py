@@ -18,6 +18,10 @@ from typer.testing import CliRunner
 from bio_mcp.cli import app
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.service import pending_embeddings
+from bio_mcp.graph.related import META_KEY
+from bio_mcp.graph.related_refresh import related_is_stale
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.store import open_metadata_store
 
 
 def _run(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -52,11 +56,62 @@ def test_sync_reports_progress_and_the_truth_about_pending_embeddings(fakes, bio
 
     again = _run(bio_home, "sync", "asthma_v1", "asthma", **env)
     assert "every chunk of the corpus has its vector" in " ".join(again.stderr.split())
+    # The first sync computed RELATED_TO; this one wrote nothing new.
+    assert "RELATED_TO is up to date" in again.stderr
 
     rebuilt = _run(bio_home, "index", "rebuild", **env)
     count = json.loads(rebuilt.stdout)["chunks_indexed"]
     assert count >= pending
     assert "indexing chunks" in rebuilt.stderr and f"{count}/{count}" in rebuilt.stderr
+
+
+def _related_to(settings) -> tuple[bool, dict | None]:
+    """Whether RELATED_TO is stale, and what kg_meta records of its last computation."""
+    store = open_metadata_store(settings)
+    try:
+        with store.read() as tx:
+            return related_is_stale(tx.connection), SqlGraphStore(tx.connection).meta(META_KEY)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_sync_brings_related_to_in_step_unless_told_not_to_or_the_graph_is_too_large(
+    fakes, bio_home: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "NCBI_API_KEY": "k"}
+    if backend == "postgresql":
+        env["DATABASE_URL"] = request.getfixturevalue("postgres_schema_url")
+    settings = load_settings(BIO_MCP_HOME=str(bio_home), **{k: v for k, v in env.items() if k == "DATABASE_URL"})
+
+    skipped = _run(bio_home, "sync", "asthma_v1", "asthma", "--since", "1990-01-01", "--no-embed", "--no-related", **env)
+    assert json.loads(skipped.stdout)["inserted"] > 0
+    assert "RELATED_TO" not in skipped.stderr
+    assert _related_to(settings) == (True, None)
+
+    too_large = _run(bio_home, "sync", "asthma_v1", "asthma", "--no-embed", BIO_MCP_GRAPH_RELATED_MAX_SECTIONS="1", **env)
+    said = " ".join(too_large.stderr.split())
+    assert "RELATED_TO was not recomputed: the graph has" in said and "`bio-mcp graph related` does it now" in said
+    assert _related_to(settings) == (True, None)
+
+    done = _run(bio_home, "sync", "asthma_v1", "asthma", "--no-embed", **env)
+    stale, recorded = _related_to(settings)
+    assert not stale and recorded is not None and recorded["edges"] > 0
+    assert (f"RELATED_TO recomputed: {recorded['edges']:,} edges over {recorded['sections']:,} sections"
+            in " ".join(done.stderr.split()))
+
+
+def test_a_failing_refresh_after_sync_is_said_not_raised(bio_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bio_mcp.cli import refresh_related_after_sync
+    from bio_mcp.errors import BioMcpError, ErrorCode
+    from bio_mcp.features.kb import rebuild
+
+    def failing(settings, *, if_stale):
+        raise BioMcpError(ErrorCode.STORE, "database error while writing: disk full")
+
+    monkeypatch.setattr(rebuild, "refresh_configured_related", failing)
+    said = refresh_related_after_sync(load_settings(BIO_MCP_HOME=str(bio_home)))
+    assert said == "RELATED_TO was not recomputed (database error while writing: disk full): run `bio-mcp graph related`"
 
 
 @pytest.fixture
