@@ -4,19 +4,25 @@ after a sync of the real records from the fake E-utilities."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 import jsonschema
 import pytest
+import sqlalchemy as sa
 from mcp import Client
 from pydantic import ValidationError
 
+from bio_mcp.features.corpus.models import SyncDeltaRequest
+from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.features.kb.graph_service import KbGraph
 from bio_mcp.features.kb.models import TraverseRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from bio_mcp.graph.related import refresh_related
+from bio_mcp.graph.related_refresh import refresh_related_now
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
+from bio_mcp.store.schema import kg_mentions, kg_nodes
+from tests.corpus.conftest import TERM, UNTIL
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
     fakes,
     fakes_app,
@@ -154,18 +160,33 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
         assert not error and body["entities"][0]["id"] == "nct:NCT02149199" and body["entities"][0]["type"] == "Trial"
 
 
-async def test_a_walk_over_related_to_before_it_is_computed_says_how_to_compute_it(make_graph_service) -> None:  # noqa: F811
-    service = await synced(make_graph_service, None)
+async def test_a_walk_over_related_to_that_finds_none_says_whether_it_is_computed_and_current(make_graph_service) -> None:  # noqa: F811
+    service = make_graph_service(None, sync_options=SyncOptions(until=date(2024, 7, 1), batch_size=100))
+    request = SyncDeltaRequest(query_key="graph", term=TERM)
+    await service.sync_delta(request)
+    with service.store.read() as tx:
+        # RELATED_TO joins entities mentioned in the same sections: one no section mentions (a broader
+        # MeSH heading, a topic) has none whatever the state.
+        unmentioned = tx.connection.execute(
+            sa.select(kg_nodes.c.id)
+            .where(kg_nodes.c.label == "Entity", ~sa.exists().where(kg_mentions.c.dst == kg_nodes.c.id))
+            .order_by(kg_nodes.c.id).limit(1)
+        ).scalar_one()
     toolset = build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))
-    arguments = {"seed_ids": ["mesh:D000082"], "direction": "both", "rel_whitelist": ["RELATED_TO"]}
+    arguments = {"seed_ids": [unmentioned], "direction": "both", "rel_whitelist": ["RELATED_TO"]}
     async with Client(build_server([toolset])) as client:
-        # A sync does not compute RELATED_TO (a statistic of the whole corpus): the walk finds none,
-        # and says why instead of leaving `delta<τ` to read as an entity with no related entities.
+        # Not computed yet (this service is no server, whose refresher would have): the walk finds
+        # none, and says why instead of leaving `delta<τ` to read as an entity with no related ones.
         error, body, text = await call(client, "graph.traverse", arguments)
         assert not error and body["edges"] == []
-        assert "`bio-mcp graph related`" in body["diagnostics"]["hint"] and "not by a sync" in body["diagnostics"]["hint"]
+        hint = body["diagnostics"]["hint"]
+        assert "no RELATED_TO edges yet" in hint and "after a sync" in hint and "`bio-mcp graph related`" in hint
         assert "Hint:" in text
-        with service.store.transaction() as tx:
-            refresh_related(tx.connection)
+
+        refresh_related_now(service.store)
         error, body, _ = await call(client, "graph.traverse", arguments)
-        assert not error and "not by a sync" not in (body["diagnostics"]["hint"] or "")
+        assert not error and "is current" in body["diagnostics"]["hint"]
+
+        await service.sync_delta(request, options=SyncOptions(until=UNTIL, batch_size=100))
+        error, body, _ = await call(client, "graph.traverse", arguments)
+        assert not error and "the graph has changed since" in body["diagnostics"]["hint"]

@@ -29,6 +29,8 @@ from bio_mcp.features.kb.models import (
 from bio_mcp.graph.elements import RELATED_TO
 from bio_mcp.graph.ids import resolve_alias
 from bio_mcp.graph.related import META_KEY as RELATED_META_KEY
+from bio_mcp.graph.related import MIN_SECTIONS, MIN_STRENGTH
+from bio_mcp.graph.related_refresh import related_is_stale
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import SCORING, Frontier, Subgraph, TraversalSpec, traverse, validate
 from bio_mcp.store import MetadataStore
@@ -155,22 +157,27 @@ async def _direction_hint(store: MetadataStore, spec: TraversalSpec, limits: Gra
 
 
 def _related_hint(store: MetadataStore, spec: TraversalSpec, subgraph: Subgraph) -> str | None:
-    """When a walk over RELATED_TO found none, whether the graph has them at all.
+    """When a walk over RELATED_TO found none, whether the graph has them and whether they are current.
 
-    RELATED_TO is a statistic of the whole corpus, which a sync does not recompute: before
-    `bio-mcp graph related` has run there is none, and `delta<τ` alone would read as an entity with
-    no related entities."""
+    RELATED_TO is a statistic of the whole corpus, recomputed after syncs rather than within them:
+    until then `delta<τ` alone would read as an entity with no related entities."""
     if RELATED_TO not in spec.relationships or len(subgraph.missing_seeds) == len(spec.seeds):
         return None
     if any(edge.type == RELATED_TO for edge in subgraph.edges):
         return None
     with store.read() as tx:
         computed = SqlGraphStore(tx.connection).meta(RELATED_META_KEY)
+        stale = related_is_stale(tx.connection)
     if computed is None:
-        return (f"this graph has no {RELATED_TO} edges yet: they are computed over the whole corpus by "
-                "`bio-mcp graph related` (or `bio-mcp graph rebuild`), not by a sync")
-    return (f"{RELATED_TO} was last computed at {computed.get('computed_at')} over {computed.get('sections')} "
-            "sections; run `bio-mcp graph related` after syncs to bring it up to date")
+        return (f"this graph has no {RELATED_TO} edges yet: they are computed over the whole corpus after a sync "
+                "(by a running server in the background, by `bio-mcp sync` before it returns) or by "
+                "`bio-mcp graph related`")
+    when = f"{RELATED_TO} was computed at {computed.get('computed_at')} over {computed.get('sections')} sections"
+    if stale:
+        return (f"{when}, and the graph has changed since: a running server recomputes it shortly after its syncs; "
+                "`bio-mcp graph related` does it now")
+    return (f"{when} and is current (an edge joins entities sharing at least {MIN_SECTIONS} sections with an NPMI "
+            f"of at least {MIN_STRENGTH}): this walk reached none")
 
 
 async def traverse_relationships(request: TraverseRequest, store: MetadataStore, limits: GraphLimits) -> TraverseResponse:
