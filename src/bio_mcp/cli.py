@@ -164,13 +164,13 @@ def refresh_related_after_sync(settings: Settings) -> str:
     if done.status == "too_large":
         return (
             f"RELATED_TO was not recomputed: the graph has {done.sections:,} sections, more than "
-            f"BIO_MCP_GRAPH_RELATED_MAX_SECTIONS ({settings.graph_related_max_sections:,}; about 12 s per 100,000). "
+            f"BIO_MCP_GRAPH_RELATED_MAX_SECTIONS ({settings.graph_related_max_sections:,}; about 10 s per 100,000). "
             "A `bio-mcp serve` on this corpus recomputes it in the background (when it starts and after its own "
             "syncs); `bio-mcp graph related` does it now"
         )
     return (
         f"RELATED_TO recomputed: {done.edges:,} edges over {done.sections:,} sections "
-        f"in {done.read_s + done.write_s:.1f} s"
+        f"in {done.read_s + done.write_s:.2f} s"
     )
 
 

@@ -190,8 +190,8 @@ class Settings(BaseSettings):
     # RELATED_TO after writes (graph/related_refresh.py): the server recomputes it in the background
     # this many seconds after a sync, ingestion or paper fetch (later writes in that time share the
     # one computation); `bio-mcp sync` before returning, unless the graph has more sections than the
-    # maximum: about 12 s of one core per 100,000 sections (bench/related_refresh.py), so 200,000
-    # bounds the CLI's wait near half a minute.
+    # maximum: 8 to 11 s of one core per 100,000 sections (bench/related_refresh.py), so 200,000
+    # bounds the CLI's wait near 20 s.
     graph_related_after_sync: bool = Field(default=True, validation_alias="BIO_MCP_GRAPH_RELATED_AFTER_SYNC")
     graph_related_delay_s: float = Field(default=10.0, ge=0, le=3600, validation_alias="BIO_MCP_GRAPH_RELATED_DELAY_S")
     graph_related_max_sections: int = Field(

@@ -4,8 +4,8 @@
     refresh_related_if_stale(store)         # compute in a snapshot, write in a short transaction
 
 The edges are computed in a read snapshot (`MetadataStore.snapshot`), which blocks no writer for
-however long it takes (12 s at 100,000 sections), and written in a write transaction of their own
-(0.6 s there) together with the MENTIONS version of that snapshot. A sync that commits meanwhile
+however long it takes (8 to 11 s at 100,000 sections), and written in a write transaction of their
+own (0.2 to 0.7 s there) together with the MENTIONS version of that snapshot. A sync that commits meanwhile
 renews the version, which leaves the result stale for the next refresh rather than wrong. Two
 processes refreshing at once both compute; the second to write finds the first's edges computed
 from the same version and keeps them (`write_related`).
@@ -29,9 +29,9 @@ RefreshStatus = Literal["current", "too_large", "written", "kept"]
 @dataclass(frozen=True)
 class RelatedRefresh:
     """What a refresh did: `current` (nothing to do; the counts are the last computation's),
-    `too_large` (more sections than allowed; not computed), `written`, or `kept` (another process
-    had written the edges of the same state). `read_s` is the snapshot's computation, `write_s` the
-    write transaction's."""
+    `too_large` (more sections than allowed; not computed), `written`, or `kept` (computed, but the
+    stored edges already came from the same state: another process's, or an earlier refresh's).
+    `read_s` is the snapshot's computation, `write_s` the write transaction's."""
 
     status: RefreshStatus
     sections: int
