@@ -77,6 +77,14 @@ async def test_a_thai_sentence_keeps_the_herb_whole_and_says_what_it_could_not_t
 
 
 
+async def test_a_drug_name_spelt_in_thai_finds_the_papers_on_the_drug_and_no_herb(retrieval: KbRetrieval) -> None:
+    # PPR dev 23824549: Nerium oleander extract against lung cancer cells, "similar to those of ... cisplatin".
+    failed, body = await _search(retrieval, {"query": "ซิสพลาตินกับมะเร็งปอด", "top_k": 4})
+    assert not failed, body
+    assert "mesh:D002945" in body["entity_ids"] and "Cisplatin" in body["query_en"]
+    assert [hit["type"] for hit in body["hits"]][:2] == ["paper", "chunk"] and body["hits"][0]["pmid"] == "23824549"
+
+
 async def test_top_k_bounds_the_hits_herbs_first_then_each_documents_paper_and_passage(retrieval: KbRetrieval) -> None:
     # The schema said "Documents to return" and every document gave two hits: top_k 3 was 8 hits.
     failed, full = await _search(retrieval, {"query": "ฟ้าทะลายโจร", "top_k": 20})

@@ -8,6 +8,7 @@ import pytest
 from mcp import Client
 
 from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.kb.language import build_lexicon, cross_lingual, substance_loanwords
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.app import build_server
@@ -73,3 +74,35 @@ async def test_the_tool_says_how_a_thai_query_was_searched_and_english_ones_are_
     assert body["query_en"] in text and "Searched in English as" in text and "รักษา" in text
     assert "query_en" not in english.structured_content and "untranslated" not in english.structured_content
     assert english.structured_content["evidence"][0]["metadata"]["doc_uri"] == f"pubmed:{ANDROGRAPHIS_PAPER}"
+
+
+CYCLOSPORINE = "mesh:D016572"
+CYCLOSPORINE_ASTHMA_PAPER = "pubmed:16504935"  # "Inhibitory effects of Actinidia polygama extract and cyclosporine A on ..."
+METFORMIN = "mesh:D008687"
+METFORMIN_PAPER = "pubmed:24748831"  # "... activation of AMPK by metformin ..."
+
+
+async def test_a_drug_name_spelt_in_thai_is_searched_by_its_english_and_mesh_names(
+    herbal_corpus: CorpusService,  # noqa: F811
+) -> None:
+    retrieval = KbRetrieval(herbal_corpus)
+    cyclosporine = await retrieval.search(KbSearchRequest(query="ไซโคลสปอรินกับโรคหืด", top_k=3))
+    assert _documents(cyclosporine)[0] == CYCLOSPORINE_ASTHMA_PAPER
+    assert "Cyclosporine" in (cyclosporine.query_en or "")
+    assert CYCLOSPORINE in cyclosporine.diagnostics.retrieval.query_entities
+    # The segmenter cuts เมทฟอร์มิน into เมท|ฟอร์|มิ|น, and WordNet reads เมท as "roommate": the name is
+    # read whole instead.
+    metformin = await retrieval.search(KbSearchRequest(query="ผู้ป่วยเบาหวานที่ใช้เมทฟอร์มิน", top_k=3))
+    assert "Metformin" in (metformin.query_en or "") and "roommate" not in (metformin.query_en or "")
+    assert METFORMIN in metformin.diagnostics.retrieval.query_entities and metformin.untranslated == []
+    assert METFORMIN_PAPER in _documents(metformin)
+
+
+@pytest.mark.parametrize(
+    "thai",
+    ["เด็กวัยเรียน", "อัตราเสี่ยง", "ขึ้นทะเบียน", "ฝีในท้อง", "ที่ราบลุ่ม", "เสียเงิน", "ยาลดไข้สำหรับเด็ก", "ผลข้างเคียงของยาแก้ปวด"],
+)
+def test_ordinary_thai_words_are_not_read_as_drug_names(thai: str, herb_graph) -> None:  # noqa: F811
+    # Each of these once read as a drug: school-age children as Dikvertin, risk rate as Atrazine.
+    query = cross_lingual(thai, "th", build_lexicon([]), substances=substance_loanwords(herb_graph.catalog))
+    assert not [m for m in query.matches if herb_graph.catalog.describe(m.entity_id)], query

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from bio_mcp.graph.vocabulary import Vocabulary
 
@@ -34,6 +34,19 @@ class MeshCatalog:
 
     def pharm_actions(self, entity_id: str) -> Sequence[str]:
         return self._pharm_actions.get(entity_id, ())
+
+    def substance_names(self) -> Iterator[tuple[str, str]]:
+        """(name, entity id) of every name of a chemical or drug: MeSH's D tree (Chemicals and Drugs)
+        and anything with a pharmacological action."""
+        if self.vocabulary is not None:
+            for concept in self.vocabulary.concepts.values():
+                if concept.type == "Chemical" or concept.id in self._pharm_actions:
+                    yield concept.name, concept.id
+                    for synonym in concept.synonyms:
+                        yield synonym, concept.id
+        for entity_id, name in self._names.items():
+            if entity_id in self._pharm_actions:
+                yield name, entity_id
 
 
 def descriptor_ui_of_name(catalog: MeshCatalog, name: str) -> str | None:

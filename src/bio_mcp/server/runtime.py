@@ -138,8 +138,9 @@ class Runtime:
             log_event(log, INFO, "corpus ready")
             if {"kb", "evidence"} & names:
                 # The Thai reading of kb.search and the evidence tools (name lexicon, segmenter,
-                # Thai -> English words), which the first Thai query would otherwise build.
-                await self._warm_step("Thai", warm_up_thai, self.corpus.store)
+                # Thai -> English words, drug names), which the first Thai query would otherwise build.
+                graph = self.corpus.graph
+                await self._warm_step("Thai", warm_up_thai, self.corpus.store, graph.catalog if graph else None)
             if "evidence" in names:
                 await self._resume_ingestion()
         if "analyst" in names:

@@ -36,6 +36,7 @@ from bio_mcp.features.kb.language import (
     LangChoice,
     NameLexicon,
     cross_lingual,
+    substance_loanwords,
     load_lexicon,
     mesh_describer,
 )
@@ -124,10 +125,15 @@ def _is_plant(catalog: MeshCatalog | None, entity_id: str) -> bool:
 def _herb_hits(
     query: CrossLingualQuery, linked: Sequence[tuple[str, float]], lexicon: NameLexicon, catalog: MeshCatalog | None
 ) -> list[SearchHit]:
-    """Named entities (score 1: an exact name) first, then MeSH plants the linker found (its confidence)."""
-    scored = {entity: 1.0 for entity in query.entity_ids}
+    """Herbs the query names (score 1: an exact name) first, then MeSH plants the linker found (its
+    confidence). A drug the query names is an entity too, but not a herb."""
+
+    def is_herb(entity: str) -> bool:
+        return entity in lexicon.names or _is_plant(catalog, entity)
+
+    scored = {entity: 1.0 for entity in query.entity_ids if is_herb(entity)}
     for entity, confidence in linked:
-        if entity not in scored and (_is_plant(catalog, entity) or entity in lexicon.names):
+        if entity not in scored and is_herb(entity):
             scored[entity] = round(min(1.0, max(0.0, confidence)), 6)
     hits = []
     for entity, score in scored.items():
@@ -175,7 +181,7 @@ def _paper_reference(key: str, doc_uri: str) -> _PaperReference:
 def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: MeshCatalog | None) -> HybridSearchResponse:
     with context.store.read() as tx:
         lexicon = load_lexicon(tx.connection)
-    query = cross_lingual(request.query, request.lang, lexicon, mesh_describer(catalog))
+    query = cross_lingual(request.query, request.lang, lexicon, mesh_describer(catalog), substance_loanwords(catalog))
     filters = request.filters or SearchFilters()
     types = set(filters.types or HIT_TYPES)
     hits: list[SearchHit] = []

@@ -41,6 +41,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.search.thai_english import thai_english_words
+from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
 
@@ -229,10 +230,12 @@ def cross_lingual(
     lang: LangChoice,
     lexicon: NameLexicon,
     describe: Callable[[str], str | None] | None = None,
+    substances: LoanwordIndex[str] | None = None,
 ) -> CrossLingualQuery:
-    """Segment `query`, find the entities it names (Thai names by token, English and scientific names
-    by whole words) and build the English search text. `describe(entity_id)` may add a name the
-    entity has outside `kg_names` (its MeSH preferred name)."""
+    """Segment `query`, find the entities it names (Thai names by token, drug and chemical names spelt
+    in Thai by `substances`, English and scientific names by whole words) and build the English
+    search text.
+    `describe(entity_id)` may add a name the entity has outside `kg_names` (its MeSH preferred name)."""
     resolved = resolve_lang(query, lang)
     tokens: list[str] = []
     pieces: list[str] = []
@@ -244,7 +247,19 @@ def cross_lingual(
         tokens += _LATIN_WORD.findall(latin)
         pieces.append(latin)
         position = run.end()
-        for token in segment(run.group(), lexicon):
+        words = segment(run.group(), lexicon)
+        spelt = _substance_spans(words, lexicon, substances) if substances is not None else {}
+        index = 0
+        while index < len(words):
+            if index in spelt:
+                end, substance = spelt[index]
+                tokens.append(substance.thai)
+                matches += [NameMatch(substance.thai, entity, "th") for entity in substance.values]
+                pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
+                index = end
+                continue
+            token = words[index]
+            index += 1
             tokens.append(token)
             entities = lexicon.thai.get(token)
             if entities:
@@ -273,16 +288,78 @@ def cross_lingual(
     )
 
 
-# Thai words of each kind `cross_lingual` reads: a herb name, a loanword, a stop word, a common word.
-_WARM_UP_QUERY = "ขมิ้นชัน วิตามิน และ ตับ"
+# A name cut up by the segmenter spans at most this many of its words (โซ|รา|ฟี|นิ|บ: 5).
+_MAX_SUBSTANCE_WORDS = 8
 
 
-def warm_up(store: MetadataStore) -> None:
+def _has_translation(word: str, lexicon: NameLexicon) -> bool:
+    return (word in lexicon.thai or word in _transliterations() or word in _stopwords()
+            or word in thai_english_words())
+
+
+def _substance_spans(
+    words: Sequence[str], lexicon: NameLexicon, substances: LoanwordIndex[str]
+) -> dict[int, tuple[int, LoanwordMatch[str]]]:
+    """start -> (end, match) of the runs of `words` that spell a drug or chemical name in Thai letters.
+
+    The segmenter does not know most drug names and cuts them into syllables that are words of their
+    own (เมท|ฟอร์|มิ|น, metformin; รา is "mould" in WordNet), so runs of words are tried whole. A run
+    must hold a word with no translation (a run of translated words is Thai, not a loanword), and
+    neither start nor end with a stop word or hold a herb name. Overlapping runs: the longest Thai
+    spelling wins, then the one with fewer edits, then the first."""
+    found: list[tuple[int, int, LoanwordMatch[str]]] = []
+    for start in range(len(words)):
+        if words[start] in _stopwords() or words[start] in lexicon.thai:
+            continue
+        for end in range(start + 1, min(len(words), start + _MAX_SUBSTANCE_WORDS) + 1):
+            run = words[start:end]
+            if run[-1] in lexicon.thai:
+                break
+            if run[-1] in _stopwords() or all(_has_translation(word, lexicon) for word in run):
+                continue
+            match = substances.match("".join(run))
+            if match is not None:
+                found.append((start, end, match))
+    found.sort(key=lambda span: (-len(span[2].thai), span[2].edits, span[0]))
+    taken: set[int] = set()
+    chosen: dict[int, tuple[int, LoanwordMatch[str]]] = {}
+    for start, end, match in found:
+        if taken.isdisjoint(range(start, end)):
+            taken.update(range(start, end))
+            chosen[start] = (end, match)
+    return chosen
+
+
+_SINGLE_WORD = re.compile(r"[A-Za-z]+")
+
+
+def substance_loanwords(catalog: MeshCatalog | None) -> LoanwordIndex[str] | None:
+    """The catalog's drug and chemical names by their Thai spelling, one word each (Thai spells an INN
+    or a brand, not "acid, valproic"); built once per catalog, in about 0.2 s."""
+    return None if catalog is None else _substance_index(catalog)
+
+
+@lru_cache(maxsize=4)
+def _substance_index(catalog: MeshCatalog) -> LoanwordIndex[str]:
+    words: dict[str, set[str]] = {}
+    for name, entity_id in catalog.substance_names():
+        if _SINGLE_WORD.fullmatch(name):
+            words.setdefault(name, set()).add(entity_id)
+    return LoanwordIndex(words)
+
+
+# Thai words of each kind `cross_lingual` reads: a herb name, a loanword, a stop word, a common word,
+# a drug name the segmenter cuts up (warfarin).
+_WARM_UP_QUERY = "ขมิ้นชัน วิตามิน และ ตับ วาร์ฟาริน"
+
+
+def warm_up(store: MetadataStore, catalog: MeshCatalog | None = None) -> None:
     """Build what a first Thai query would otherwise wait for (about 3 s on two cores): the lexicon
-    of `kg_names` with its tokenizer, pythainlp's word lists and the Thai -> English word map."""
+    of `kg_names` with its tokenizer, pythainlp's word lists, the Thai -> English word map and the
+    catalog's drug and chemical names by Thai spelling."""
     with store.read() as tx:
         lexicon = load_lexicon(tx.connection)
-    cross_lingual(_WARM_UP_QUERY, "th", lexicon)
+    cross_lingual(_WARM_UP_QUERY, "th", lexicon, substances=substance_loanwords(catalog))
 
 
 def _each_word_once(text: str) -> str:
@@ -332,4 +409,4 @@ def english_query(
     """`cross_lingual` with the store's `kg_names` and the entities' MeSH names."""
     with store.read() as tx:
         lexicon = load_lexicon(tx.connection)
-    return cross_lingual(query, lang, lexicon, mesh_describer(catalog))
+    return cross_lingual(query, lang, lexicon, mesh_describer(catalog), substance_loanwords(catalog))
