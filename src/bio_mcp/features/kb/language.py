@@ -258,6 +258,13 @@ def cross_lingual(
                 pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
                 index = end
                 continue
+            compound = _wordnet_compound(words, index, lexicon)
+            if compound is not None:
+                end, lemma = compound
+                tokens.append(lemma)
+                pieces.extend(thai_english_words()[lemma])
+                index = end
+                continue
             token = words[index]
             index += 1
             tokens.append(token)
@@ -286,6 +293,22 @@ def cross_lingual(
         search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
         translated=translated,
     )
+
+
+# WordNet's Thai compounds the segmenter cuts up are at most this many of its words (ความดันโลหิต|สูง).
+_MAX_COMPOUND_WORDS = 4
+
+
+def _wordnet_compound(words: Sequence[str], start: int, lexicon: NameLexicon) -> tuple[int, str] | None:
+    """(end, lemma) of the longest run of two or more words from `start` that is one Thai WordNet
+    lemma: the segmenter cuts โรคหืด (asthma) into โรค|หืด (disease, and a word WordNet lacks) and
+    มะเร็งเต้านม (breast cancer) into มะเร็ง|เต้านม. A run holding a herb name is left to the herb."""
+    for end in range(min(len(words), start + _MAX_COMPOUND_WORDS), start + 1, -1):
+        run = words[start:end]
+        lemma = "".join(run)
+        if lemma in thai_english_words() and not any(word in lexicon.thai for word in run):
+            return end, lemma
+    return None
 
 
 # A name cut up by the segmenter spans at most this many of its words (โซ|รา|ฟี|นิ|บ: 5).
