@@ -56,6 +56,8 @@ async def test_thai_words_without_english_are_listed_and_not_read_as_vectors(her
     retrieval = KbRetrieval(herbal_corpus)
     sentence = await retrieval.search(KbSearchRequest(query="ฟ้าทะลายโจรรักษาไข้หวัดได้ไหม", top_k=3))
     assert _documents(sentence)[0] == f"pubmed:{ANDROGRAPHIS_PAPER}" and sentence.untranslated == ["รักษา"]
+    # ไหม ends the question ("can it ...?"): not Thai WordNet's silkworm.
+    assert "silkworm" not in (sentence.query_en or "")
     # Nothing English to search with: the English embedding model cannot read Thai, so only words
     # could match, and no English section holds these.
     nothing = await retrieval.search(KbSearchRequest(query="รักษา"))

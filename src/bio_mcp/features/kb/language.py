@@ -90,9 +90,15 @@ def _base_words() -> frozenset[str]:
     return frozenset(thai_words()) | frozenset(_transliterations())
 
 
+# The question particle ไหม ("...ได้ไหม", can I ...?) ends most Thai questions; pythainlp lists มั้ย
+# but not ไหม, which Thai WordNet reads as silk(worm), the word's other sense (silk is mostly
+# written ผ้าไหม or เส้นไหม, which the segmenter keeps whole).
+_QUESTION_PARTICLES = frozenset({"ไหม"})
+
+
 @lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
-    return frozenset(thai_stopwords())
+    return frozenset(thai_stopwords()) | _QUESTION_PARTICLES
 
 
 @dataclass(frozen=True)
