@@ -144,7 +144,8 @@ class MetadataStore:
         """Reads that all see one committed state, however long they take, without blocking writers.
 
         A SQLite read transaction is one already (WAL); PostgreSQL's default READ COMMITTED gives each
-        statement its own snapshot, so this one runs at REPEATABLE READ."""
+        statement its own snapshot, so this one runs at REPEATABLE READ. While it lasts, SQLite cannot
+        checkpoint the WAL past it (the file grows) and PostgreSQL's vacuum keeps the rows it may see."""
         with self._begin("reading a snapshot", read_only=True, repeatable=True) as connection:
             yield StoreTransaction.bind(connection)
 
