@@ -146,12 +146,12 @@ def sync(
     sys.stdout.write(json.dumps(response.to_json(), indent=2) + "\n")
     err.print(pending_message(pending))
     if settings.graph_related_after_sync if related is None else related:
-        err.print(refresh_related_after_sync(settings), markup=False, highlight=False)
+        err.print(refresh_related_after_write(settings), markup=False, highlight=False)
 
 
-def refresh_related_after_sync(settings: Settings) -> str:
-    """RELATED_TO brought in step after a sync, and the line that says what was done. A failure is
-    said, not raised: the sync itself has committed."""
+def refresh_related_after_write(settings: Settings) -> str:
+    """RELATED_TO brought in step after a sync or an ingestion, and the line that says what was
+    done. A failure is said, not raised: the documents have been committed."""
     from bio_mcp.features.kb.rebuild import refresh_configured_related
 
     with err.status("recomputing the graph's RELATED_TO"):
@@ -180,6 +180,9 @@ def ingest(
     write: Annotated[bool, typer.Option(help="Write to the corpus and graph (default: a dry run that writes nothing)")] = False,
     lang: Annotated[str, typer.Option(help="th, en or auto")] = "auto",
     doc_type: Annotated[str, typer.Option(help="pdf, text, markdown, html or auto (from the extension)")] = "auto",
+    related: Annotated[bool | None, typer.Option(
+        help="With --write: recompute the graph's RELATED_TO before returning if the files changed it "
+        "(default BIO_MCP_GRAPH_RELATED_AFTER_SYNC, on; skipped above BIO_MCP_GRAPH_RELATED_MAX_SECTIONS)")] = None,
 ) -> None:
     """Ingest files into the local corpus and knowledge graph (tool.ingest.run), OCR included."""
     from pydantic import ValidationError
@@ -204,6 +207,9 @@ def ingest(
             fail(exc)
     sys.stdout.write(json.dumps(response.to_json(), indent=2, ensure_ascii=False) + "\n")
     err.print(summarize(response), markup=False, highlight=False)
+    # Even after an error: the files written before it changed the graph.
+    if write and (settings.graph_related_after_sync if related is None else related):
+        err.print(refresh_related_after_write(settings), markup=False, highlight=False)
     if response.status == "error":
         raise typer.Exit(1)
 

@@ -102,7 +102,7 @@ def test_sync_brings_related_to_in_step_unless_told_not_to_or_the_graph_is_too_l
 
 
 def test_a_failing_refresh_after_sync_is_said_not_raised(bio_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bio_mcp.cli import refresh_related_after_sync
+    from bio_mcp.cli import refresh_related_after_write
     from bio_mcp.errors import BioMcpError, ErrorCode
     from bio_mcp.features.kb import rebuild
 
@@ -110,7 +110,7 @@ def test_a_failing_refresh_after_sync_is_said_not_raised(bio_home: Path, monkeyp
         raise BioMcpError(ErrorCode.STORE, "database error while writing: disk full")
 
     monkeypatch.setattr(rebuild, "refresh_configured_related", failing)
-    said = refresh_related_after_sync(load_settings(BIO_MCP_HOME=str(bio_home)))
+    said = refresh_related_after_write(load_settings(BIO_MCP_HOME=str(bio_home)))
     assert said == "RELATED_TO was not recomputed (database error while writing: disk full): run `bio-mcp graph related`"
 
 
@@ -195,6 +195,11 @@ def test_ingest_dry_runs_by_default_and_writes_with_write(bio_home: Path, tmp_pa
     assert body["files"][0]["doc_id"] in written.stderr
     settings = load_settings(BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash")
     assert pending_embeddings(settings) == 0  # the command embedded what it wrote
+    # The file's mentions are in the graph's RELATED_TO statistics before the command returns.
+    stale, recorded = _related_to(settings)
+    assert not stale and recorded is not None
+    assert f"RELATED_TO recomputed: {recorded['edges']:,} edges over {recorded['sections']:,} sections" in written.stderr
+    assert "RELATED_TO" not in _run(bio_home, "ingest", str(note), **env).stderr  # a dry run writes nothing
 
 
 def test_a_postgresql_url_without_the_postgres_extra_names_it(bio_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
