@@ -31,7 +31,8 @@ def _run(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]
     # A wide terminal, so progress lines are not cut where the test looks for their counts.
     child_env.update({"BIO_MCP_HOME": str(home), "COLUMNS": "200", **env})
     done = subprocess.run(
-        [sys.executable, "-m", "bio_mcp.cli", *args], env=child_env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "bio_mcp.cli", *args], env=child_env, capture_output=True, text=True, timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
