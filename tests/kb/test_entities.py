@@ -62,3 +62,12 @@ def test_imported_herb_names_and_ids_find_their_entities(graph_store, real_graph
     assert best("ชุมเห็ดเทศ").id == best("herb:senna-alata").id == "herb:senna-alata"
     assert best("herb:senna-alata").match == "id"
     assert best("formulation:triphala").id == best("ตรีผลา").id == "formulation:triphala"
+
+
+def test_a_drug_name_spelt_in_thai_finds_its_descriptor(graph_store, real_graph_indexer) -> None:  # noqa: F811
+    # พาราเซตามอล (paracetamol), as Thai pharmacies spell it, and as "the drug ..." run together.
+    for query in ("พาราเซตามอล", "ยาพาราเซตามอล"):
+        best = find_entities(EntitiesRequest(query=query), graph_store, real_graph_indexer.catalog).entities[0]
+        assert (best.id, best.name, best.match) == ("mesh:D000082", "Acetaminophen", "thai")
+        assert best.mentions == documents_mentioning(graph_store, "mesh:D000082") > 0
+    assert find_entities(EntitiesRequest(query="เด็กวัยเรียน"), graph_store, real_graph_indexer.catalog).entities == []

@@ -5,7 +5,8 @@ words, then close spellings: "tylenol" is a synonym of Acetaminophen, mesh:D0000
 herb and formulation ids (`nct:NCT...`, `gene:...`, `herb:...`, `formulation:...`) are looked up in
 the graph itself, and so are the names imported into `kg_names` (Thai, English and scientific names
 of herbs and formulations: ขมิ้นชัน is mesh:D030024), exact names ranked before the vocabulary's
-matches. A MeSH supplementary concept the linker reads as the descriptor MeSH 2024 files it under
+matches. A query in Thai letters is also read as `kb.search` reads Thai (`language.py`): the herbs and
+the drug or chemical names spelt in Thai it holds (วาร์ฟาริน, mesh:D014859 Warfarin; `match` `thai`). A MeSH supplementary concept the linker reads as the descriptor MeSH 2024 files it under
 (BC5CDR's sorafenib, mesh:C471405, is mesh:D000077157) is found by its old id too, as that
 descriptor (`match` `promoted`): the graph holds the descriptor only. `mentions` counts the corpus
 documents whose sections mention the entity, from the graph's MENTIONS edges.
@@ -13,6 +14,7 @@ documents whose sections mention the entity, from the graph's MENTIONS edges.
 
 from __future__ import annotations
 
+from bio_mcp.features.kb.language import contains_thai, english_query
 from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem
 from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
@@ -80,6 +82,9 @@ def find_entities(
     matches = vocabulary.search(request.query, limit=request.limit) if vocabulary is not None else []
     exact = [match for match in matches if match.how in EXACT_MATCHES]
     promoted = _promoted_id(linker, request.query)
+    # Names in Thai letters: herbs by their imported names, drugs and chemicals by their Thai
+    # spelling (วาร์ฟาริน is Warfarin), however the query's words run together (ยาวาร์ฟาริน).
+    thai = english_query(request.query, "th", store, catalog).entity_ids if contains_thai(request.query) else ()
     with store.read() as tx:
         graph = SqlGraphStore(tx.connection)
         found: dict[str, tuple[str, float]] = {node_id: ("id", 1.0) for node_id in graph.nodes(_graph_only_ids(request.query))}
@@ -87,6 +92,8 @@ def find_entities(
             found.setdefault(promoted, ("promoted", 1.0))
         for entity_id in entities_named(tx.connection, request.query):
             found.setdefault(entity_id, ("name", 1.0))
+        for entity_id in thai:
+            found.setdefault(entity_id, ("thai", 1.0))
         for match in exact:
             found.setdefault(match.concept.id, (match.how, max(0.0, min(1.0, match.score))))
         # Before the vocabulary's partial and close-spelling matches, which a linked name beats.

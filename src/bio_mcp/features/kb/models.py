@@ -324,7 +324,8 @@ class EntityItem(KbOutput):
     mentions: Count = Field(description="Documents of the corpus whose sections mention it")
     match: str = Field(
         description="Additive: how the query matched (id, name, synonym, linked, prefix, words, fuzzy; promoted: "
-        "the query is a MeSH supplementary concept's id that MeSH 2024 files under this descriptor)"
+        "the query is a MeSH supplementary concept's id that MeSH 2024 files under this descriptor; thai: the "
+        "Thai query names it, e.g. a drug name spelt in Thai)"
     )
     score: Score = Field(description="Additive: match strength in [0, 1]")
 
