@@ -110,3 +110,16 @@ def test_ordinary_thai_words_are_not_read_as_drug_names(thai: str, herb_graph) -
     # Each of these once read as a drug: school-age children as Dikvertin, risk rate as Atrazine.
     query = cross_lingual(thai, "th", build_lexicon([]), substances=substance_loanwords(herb_graph.catalog))
     assert not [m for m in query.matches if herb_graph.catalog.describe(m.entity_id)], query
+
+
+@pytest.mark.parametrize(
+    ("thai", "english"),
+    [("ท้องเสีย", "diarrhea"), ("ปวดหัว", "headache"), ("ตับอักเสบ", "hepatitis"), ("หืด", "asthma"),
+     ("คลื่นไส้", "nausea")],
+)
+def test_a_complaint_written_bare_is_read_as_the_disease_or_symptom_wordnet_files_it_under(
+    thai: str, english: str
+) -> None:
+    # Thai WordNet has อาการท้องเสีย (the symptom) and โรคตับอักเสบ (the disease), not the bare words.
+    query = cross_lingual(f"ขิงแก้{thai}", "th", build_lexicon([]))
+    assert english in query.search_text_en.split() and thai not in query.untranslated, query

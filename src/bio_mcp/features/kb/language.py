@@ -284,6 +284,8 @@ def cross_lingual(
                 continue
             elif token in thai_english_words():
                 pieces.extend(thai_english_words()[token])
+            elif (lemma := _prefixed_lemma(token)) is not None:
+                pieces.extend(thai_english_words()[lemma])
             else:
                 untranslated.append(token)
     tail = query[position:]
@@ -307,14 +309,28 @@ _MAX_COMPOUND_WORDS = 4
 
 def _wordnet_compound(words: Sequence[str], start: int, lexicon: NameLexicon) -> tuple[int, str] | None:
     """(end, lemma) of the longest run of two or more words from `start` that is one Thai WordNet
-    lemma: the segmenter cuts โรคหืด (asthma) into โรค|หืด (disease, and a word WordNet lacks) and
-    มะเร็งเต้านม (breast cancer) into มะเร็ง|เต้านม. A run holding a herb name is left to the herb."""
+    lemma, or one after a noun prefix (`_prefixed_lemma`): the segmenter cuts โรคหืด (asthma) into
+    โรค|หืด (disease, and a word WordNet lacks) and มะเร็งเต้านม (breast cancer) into มะเร็ง|เต้านม. A run
+    holding a herb name is left to the herb."""
     for end in range(min(len(words), start + _MAX_COMPOUND_WORDS), start + 1, -1):
         run = words[start:end]
-        lemma = "".join(run)
-        if lemma in thai_english_words() and not any(word in lexicon.thai for word in run):
+        joined = "".join(run)
+        lemma = joined if joined in thai_english_words() else _prefixed_lemma(joined)
+        if lemma is not None and not any(word in lexicon.thai for word in run):
             return end, lemma
     return None
+
+
+# Thai WordNet files a complaint under the noun it makes with one of these, as a dictionary does,
+# while people write the bare word: ท้องเสีย is filed as อาการท้องเสีย (the symptom: diarrhea), ตับอักเสบ
+# as โรคตับอักเสบ (the disease: hepatitis). The nominalisers การ and ความ are left out: they turn verbs
+# into nouns of other senses (ลด, reduce, into "decline"; รักษา, treat, into "medication").
+_NOUN_PREFIXES = ("โรค", "อาการ", "ภาวะ")
+
+
+def _prefixed_lemma(word: str) -> str | None:
+    """The Thai WordNet lemma `word` makes after a disease, symptom or condition prefix, if any."""
+    return next((prefix + word for prefix in _NOUN_PREFIXES if prefix + word in thai_english_words()), None)
 
 
 # A name cut up by the segmenter spans at most this many of its words (โซ|รา|ฟี|นิ|บ: 5).
