@@ -14,10 +14,12 @@ Segmentation is pythainlp's `newmm` (dictionary-based maximal matching) over its
 list plus every Thai name in `kg_names`, so "ฟ้าทะลายโจร" stays one token instead of ฟ้า/ทะลาย/โจร
 and maps to its entity. The English side of an entity is its non-Thai names (English and
 scientific) and, when a describer is given, its MeSH preferred name. Thai loanwords (ไวรัส, อินซูลิน)
-are carried over through pythainlp's Thai-English transliteration dictionary, and other Thai words
-(เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`search.thai_english`), when
-Debian's `wordnet-base` is installed. Everything pythainlp reads here ships inside its wheel: nothing
-is downloaded.
+are carried over through pythainlp's Thai-English transliteration dictionary, drug and chemical
+names spelt in Thai (วาร์ฟาริน, warfarin) through their MeSH names (`search.thai_loanwords`), and other
+Thai words (เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`search.thai_english`),
+when Debian's `wordnet-base` is installed: words the segmenter cut from one lemma as that lemma
+(มะเร็ง|ตับ, liver cancer), a bare complaint as the disease or symptom WordNet files it under.
+Everything pythainlp reads here ships inside its wheel: nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -240,8 +242,8 @@ def cross_lingual(
 ) -> CrossLingualQuery:
     """Segment `query`, find the entities it names (Thai names by token, drug and chemical names spelt
     in Thai by `substances`, English and scientific names by whole words) and build the English
-    search text.
-    `describe(entity_id)` may add a name the entity has outside `kg_names` (its MeSH preferred name)."""
+    search text. `describe(entity_id)` may add a name the entity has outside `kg_names` (its MeSH
+    preferred name)."""
     resolved = resolve_lang(query, lang)
     tokens: list[str] = []
     pieces: list[str] = []
@@ -264,7 +266,7 @@ def cross_lingual(
                 pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
                 index = end
                 continue
-            compound = _wordnet_compound(words, index, lexicon)
+            compound = _wordnet_compound(words, index, lexicon, next((start for start in spelt if start > index), None))
             if compound is not None:
                 end, lemma = compound
                 tokens.append(lemma)
@@ -307,12 +309,15 @@ def cross_lingual(
 _MAX_COMPOUND_WORDS = 4
 
 
-def _wordnet_compound(words: Sequence[str], start: int, lexicon: NameLexicon) -> tuple[int, str] | None:
-    """(end, lemma) of the longest run of two or more words from `start` that is one Thai WordNet
-    lemma, or one after a noun prefix (`_prefixed_lemma`): the segmenter cuts โรคหืด (asthma) into
-    โรค|หืด (disease, and a word WordNet lacks) and มะเร็งเต้านม (breast cancer) into มะเร็ง|เต้านม. A run
-    holding a herb name is left to the herb."""
-    for end in range(min(len(words), start + _MAX_COMPOUND_WORDS), start + 1, -1):
+def _wordnet_compound(
+    words: Sequence[str], start: int, lexicon: NameLexicon, stop: int | None = None
+) -> tuple[int, str] | None:
+    """(end, lemma) of the longest run of two or more words from `start` (ending by `stop`, where a
+    drug name begins) that is one Thai WordNet lemma, or one after a noun prefix (`_prefixed_lemma`):
+    the segmenter cuts โรคหืด (asthma) into โรค|หืด (disease, and a word WordNet lacks) and มะเร็งเต้านม
+    (breast cancer) into มะเร็ง|เต้านม. A run holding a herb name is left to the herb."""
+    last = min(len(words), start + _MAX_COMPOUND_WORDS, len(words) if stop is None else stop)
+    for end in range(last, start + 1, -1):
         run = words[start:end]
         joined = "".join(run)
         lemma = joined if joined in thai_english_words() else _prefixed_lemma(joined)
