@@ -196,9 +196,10 @@ class CrossLingualQuery:
     """A query made ready for the English literature.
 
     `search_text_en` is what the corpus is searched with: the query's Latin words as written, each
-    named entity's English names, Thai loanwords in English and other Thai words by WordNet; when nothing in a Thai query has an
-    English counterpart it is the segmented Thai text itself (`translated` False: only words can
-    match it, e.g. in ingested Thai documents; an English embedding model cannot read it).
+    named entity's English names (drugs spelt in Thai among them), Thai loanwords in English and
+    other Thai words by WordNet; when nothing in a Thai query has an English counterpart it is the
+    segmented Thai text itself (`translated` False: only words can match it, e.g. in ingested Thai
+    documents; an English embedding model cannot read it).
     `untranslated` lists the Thai words (stopwords aside) that had none."""
 
     query: str
