@@ -230,6 +230,9 @@ class Settings(BaseSettings):
     # What MCP clients see: tool names (portable: dots become underscores, as Claude Desktop requires;
     # seed: the seeds' dotted names) and the size budget of each result's text, in characters.
     tool_names: Literal["portable", "seed"] = Field(default="portable", validation_alias="BIO_MCP_TOOL_NAMES")
+    # The seeds' older names of a tool (traverse_relationships, search_documentation) are always
+    # callable; listing them too costs every client's context the same tool twice.
+    legacy_tool_names: bool = Field(default=False, validation_alias="BIO_MCP_LEGACY_TOOL_NAMES")
     text_budget: int = Field(default=65_536, ge=4_096, le=10_000_000, validation_alias="BIO_MCP_TEXT_BUDGET")
 
     # Logs.

@@ -88,6 +88,61 @@ async def test_seed_names_on_request(fakes, bio_home) -> None:
             assert not result.is_error
 
 
+# ---- the catalogue --------------------------------------------------------------------------------
+
+def _keywords(schema: Any) -> set[str]:
+    """The keywords used anywhere in a schema (field names under `properties` and `$defs` are not)."""
+    found: set[str] = set()
+    if isinstance(schema, list):
+        return found.union(*(_keywords(item) for item in schema))
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            found.add(key)
+            children = value.values() if key in ("properties", "$defs") and isinstance(value, dict) else [value]
+            found |= set().union(*(_keywords(child) for child in children))
+    return found
+
+
+CATALOGUE_BUDGET = 60_000  # characters of the whole tools/list reply as the SDK sends it
+LEGACY_NAMES = {"traverse_relationships", "search_documentation"}
+
+
+async def test_the_catalogue_lists_each_tool_once_within_its_budget(everything) -> None:
+    listed = await everything.list_tools()
+    names = [tool.name for tool in listed.tools]
+    assert len(names) == len(set(names)) and not set(names) & LEGACY_NAMES, names
+    assert len(listed.model_dump_json(by_alias=True, exclude_none=True)) <= CATALOGUE_BUDGET
+    for tool in listed.tools:
+        assert "title" not in _keywords(tool.input_schema), tool.name
+        assert not {"title", "description", "default"} & _keywords(tool.output_schema), tool.name
+
+
+async def test_full_schemas_with_their_descriptions_are_a_resource(everything) -> None:
+    for name in ("kb_search", "kb.search", "search_documentation"):
+        contents = (await everything.read_resource(f"bio-mcp://tools/{name}/schema")).contents[0]
+        body = json.loads(contents.text)
+        assert body["name"] == "kb_search"
+        score = body["outputSchema"]["$defs"]["EvidenceMetadata"]["properties"]["score"]
+        assert score["minimum"] == 0 and score["maximum"] == 1 and score["description"]
+    with pytest.raises(MCPError):
+        await everything.read_resource("bio-mcp://tools/no_such_tool/schema")
+
+
+async def test_legacy_names_are_callable_and_listed_only_on_request(fakes, bio_home) -> None:
+    async with Runtime(settings_for(fakes, BIO_MCP_LEGACY_TOOL_NAMES="true")) as runtime, \
+            Client(build_server(runtime.toolsets(["kb"]), options=runtime.server_options())) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert LEGACY_NAMES <= set(tools) and {"kb_search", "graph_traverse"} <= set(tools)
+        assert tools["traverse_relationships"].description.startswith("Legacy name of graph_traverse.")
+    async with Runtime(settings_for(fakes)) as runtime, \
+            Client(build_server(runtime.toolsets(["kb"]), options=runtime.server_options())) as client:
+        assert not {tool.name for tool in (await client.list_tools()).tools} & LEGACY_NAMES
+        result = await client.call_tool("traverse_relationships", {"seed_ids": [], "max_depth": 9})
+        # Reached the tool, whose own contract refused the arguments: not the unknown-tool answer.
+        assert result.is_error and "unknown tool" not in result.content[0].text
+        assert envelope_of(result)["details"]
+
+
 async def test_unknown_tool_is_the_validation_envelope_naming_the_tools(pubmed) -> None:
     result = await pubmed.call_tool("searchPubMed", {"queryTerm": "asthma"})
     assert result.meta["audit"]["latency_ms"] < 1000
@@ -223,7 +278,7 @@ async def test_resources_are_json_text_and_missing_ones_are_resource_errors(ever
 
 async def test_scratch_is_served_whatever_toolsets_are_enabled(pubmed) -> None:
     templates = {t.uri_template for t in (await pubmed.list_resource_templates()).resource_templates}
-    assert templates == {"bio-mcp://scratch/{scratch_id}"}
+    assert templates == {"bio-mcp://scratch/{scratch_id}", "bio-mcp://tools/{name}/schema"}
 
 
 # ---- descriptions, hints, prompts --------------------------------------------------------------------

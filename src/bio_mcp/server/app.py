@@ -9,6 +9,7 @@ call to an unknown tool answers the VALIDATION envelope naming the tools there a
 from __future__ import annotations
 
 import functools
+import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,6 +30,7 @@ from pydantic import ConfigDict
 
 from bio_mcp import __version__
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.server.listed_schema import TOOL_SCHEMA_URI, listed_input_schema, listed_output_schema
 from bio_mcp.server.prompts import register_prompts
 from bio_mcp.server.sampling import current_request
 from bio_mcp.server.toolset import CallContext, ResourceSpec, Toolset, ToolSpec, call_tool, error_result
@@ -58,9 +60,11 @@ def listed_name(name: str, style: ToolNames) -> str:
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """Server-wide behaviour the runtime decides: tool name style, text budget, the scratch resource."""
+    """Server-wide behaviour the runtime decides: tool name style, legacy names, text budget, the
+    scratch resource."""
 
     tool_names: ToolNames = "portable"
+    legacy_tool_names: bool = False
     call_context: CallContext = field(default_factory=CallContext)
     read_scratch: Callable[[str], Awaitable[str]] | None = None
 
@@ -75,17 +79,18 @@ class _RawArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
-def _as_sdk_tool(spec: ToolSpec[Any, Any], name: str, context: CallContext) -> Tool:
+def _as_sdk_tool(spec: ToolSpec[Any, Any], name: str, context: CallContext, legacy_of: str | None = None) -> Tool:
     async def run(arguments: dict[str, Any]) -> CallToolResult:
         return await call_tool(spec, arguments, context)
 
+    description = spec.description if legacy_of is None else f"Legacy name of {legacy_of}. {spec.description}"
     return Tool(
         fn=run,
         name=name,
         title=spec.title,
-        description=spec.description,
-        parameters=spec.input_schema(),
-        fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=spec.output_schema()),
+        description=description,
+        parameters=listed_input_schema(spec.input_schema()),
+        fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=listed_output_schema(spec.output_schema())),
         is_async=True,
         annotations=spec.annotations(),
     )
@@ -146,6 +151,41 @@ def scratch_resource(read_scratch: Callable[[str], Awaitable[str]]) -> ResourceS
     )
 
 
+def tool_schema_resource(specs: Sequence[ToolSpec[Any, Any]], style: ToolNames) -> ResourceSpec:
+    """Each tool's full input and output schemas, with every field's description (the listing's are
+    compacted: `listed_schema.py`), by any of the tool's names."""
+    by_name = {alias: spec for spec in specs for alias in (spec.name, portable_name(spec.name), *spec.legacy_names)}
+
+    async def read(name: str) -> str:
+        spec = by_name.get(name)
+        if spec is None:
+            raise BioMcpError(ErrorCode.NOT_FOUND, f"no tool {name!r}; tools/list names them")
+        return json.dumps({"name": listed_name(spec.name, style), "inputSchema": spec.input_schema(),
+                           "outputSchema": spec.output_schema()}, ensure_ascii=False)
+
+    return ResourceSpec(TOOL_SCHEMA_URI, "toolSchema",
+                        "A tool's full input and output schemas, with the description of every result field",
+                        "application/json", read)
+
+
+def _tool_names(specs: Sequence[ToolSpec[Any, Any]], options: ServerOptions) -> tuple[list[tuple[ToolSpec[Any, Any], str, str | None]], dict[str, str]]:
+    """The tools to list (spec, listed name, the name it is a legacy name of) and every accepted
+    spelling with the listed name it calls."""
+    listed: list[tuple[ToolSpec[Any, Any], str, str | None]] = []
+    aliases: dict[str, str] = {}
+    for spec in specs:
+        name = listed_name(spec.name, options.tool_names)
+        listed.append((spec, name, None))
+        aliases |= {spec.name: name, portable_name(spec.name): name}
+        for legacy in spec.legacy_names:
+            if options.legacy_tool_names:
+                listed.append((spec, legacy, name))
+                aliases[legacy] = legacy
+            else:
+                aliases[legacy] = name
+    return listed, aliases
+
+
 def build_server(
     toolsets: Sequence[Toolset],
     *,
@@ -155,9 +195,8 @@ def build_server(
 ) -> MCPServer[Any]:
     options = options or ServerOptions()
     specs = [spec for toolset in toolsets for spec in toolset.tools]
-    tools = [_as_sdk_tool(spec, listed_name(spec.name, options.tool_names), options.call_context) for spec in specs]
-    aliases = {alias: listed_name(spec.name, options.tool_names)
-               for spec in specs for alias in (spec.name, portable_name(spec.name))}
+    listed, aliases = _tool_names(specs, options)
+    tools = [_as_sdk_tool(spec, name, options.call_context, legacy_of) for spec, name, legacy_of in listed]
     server = BioMcpServer(
         SERVER_NAME,
         version=__version__,
@@ -170,6 +209,7 @@ def build_server(
         middleware=[_remember_request],
     )
     resources = [resource for toolset in toolsets for resource in toolset.resources]
+    resources.append(tool_schema_resource(specs, options.tool_names))
     if options.read_scratch is not None:
         resources.append(scratch_resource(options.read_scratch))
     for resource in resources:

@@ -38,7 +38,10 @@ def _error(code: str, message: str, status: int, **headers: str) -> JSONResponse
 
 def legacy_routes(toolsets: Sequence[Toolset], verifier: JwtVerifier | None) -> list[Route]:
     """The REST routes over `toolsets`' tools; `verifier` None means auth is disabled."""
-    specs: dict[str, ToolSpec[Any, Any]] = {spec.name: spec for toolset in toolsets for spec in toolset.tools}
+    # The seeds' legacy tool names (search_documentation) are this surface's own: always listed here.
+    specs: dict[str, ToolSpec[Any, Any]] = {
+        name: spec for toolset in toolsets for spec in toolset.tools for name in (spec.name, *spec.legacy_names)
+    }
 
     async def authorised(request: Request) -> JSONResponse | None:
         if verifier is None:
@@ -53,9 +56,9 @@ def legacy_routes(toolsets: Sequence[Toolset], verifier: JwtVerifier | None) -> 
         if denied is not None:
             return denied
         return _answer({"tools": [
-            {"name": spec.name, "title": spec.title, "description": spec.description,
+            {"name": name, "title": spec.title, "description": spec.description,
              "inputSchema": spec.input_schema(), "outputSchema": spec.output_schema()}
-            for spec in specs.values()
+            for name, spec in specs.items()
         ]})
 
     async def call(request: Request) -> JSONResponse:

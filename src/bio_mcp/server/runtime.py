@@ -108,6 +108,7 @@ class Runtime:
 
         return ServerOptions(
             tool_names=self.settings.tool_names,
+            legacy_tool_names=self.settings.legacy_tool_names or self.settings.http_legacy_rest_enabled,
             call_context=CallContext(self.settings.text_budget, self.put_scratch),
             read_scratch=self.read_scratch,
         )

@@ -60,6 +60,9 @@ class ToolSpec(Generic[InT, OutT]):
     title: str | None = None
     # False for tools that touch only local state (the corpus, the graph, caches).
     open_world: bool = True
+    # A seed's older names of the same tool: calls by them always work; they are listed as tools of
+    # their own only when the server lists legacy names (BIO_MCP_LEGACY_TOOL_NAMES).
+    legacy_names: tuple[str, ...] = ()
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema(by_alias=True)

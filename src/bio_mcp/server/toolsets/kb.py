@@ -24,8 +24,10 @@ from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
 if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime
 
-# Seed 002's legacy name of kb.search, registered only with MCP_HTTP_LEGACY_REST_ENABLED=true.
+# Seed 002's legacy names of kb.search and graph.traverse: always callable, listed only when the
+# server lists legacy names (BIO_MCP_LEGACY_TOOL_NAMES, or the legacy REST surface).
 LEGACY_SEARCH_NAME = "search_documentation"
+LEGACY_TRAVERSE_NAME = "traverse_relationships"
 
 _SEARCH_DESCRIPTION = (
     "Search the knowledge graph of the local corpus for evidence sections: hybrid BM25 + semantic "
@@ -47,6 +49,7 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
             description=_SEARCH_DESCRIPTION,
             input_model=KbSearchRequest, output_model=KbSearchResponse,
             run=retrieval.search, summarize=search.summarize, open_world=False,
+            legacy_names=(LEGACY_SEARCH_NAME,),
         ),
         ToolSpec(
             name="kb.retrieve_evidence",
@@ -57,16 +60,6 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
             run=retrieval.retrieve_evidence, summarize=evidence.summarize, open_world=False,
         ),
     ]
-    if settings.http_legacy_rest_enabled:
-        tools.append(
-            ToolSpec(
-                name=LEGACY_SEARCH_NAME,
-                title="Search documentation (deprecated: use kb.search)",
-                description="Deprecated legacy name of kb.search. " + _SEARCH_DESCRIPTION,
-                input_model=KbSearchRequest, output_model=KbSearchResponse,
-                run=retrieval.search, summarize=search.summarize,
-            )
-        )
     resources: list[ResourceSpec] = []
     if settings.diagnostics_resources_enabled:
 
@@ -83,7 +76,7 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
     return tools, resources
 
 
-# ---- graph.traverse / traverse_relationships, graph.entities (graph) ------------------------------
+# ---- graph.traverse, graph.entities (graph) ------------------------------------------------------
 
 _TRAVERSE_DESCRIPTION = (
     "Walk the knowledge graph from seed nodes (entity ids such as mesh:D000082 from graph.entities, "
@@ -94,18 +87,15 @@ _TRAVERSE_DESCRIPTION = (
 
 
 def graph_tools(graph: KbGraph) -> list[ToolSpec[Any, Any]]:
-    traverse_tools: list[ToolSpec[Any, Any]] = [
+    return [
         ToolSpec(
-            name=name,
+            name="graph.traverse",
             title="Traverse the knowledge graph",
             description=_TRAVERSE_DESCRIPTION,
             input_model=TraverseRequest, output_model=TraverseResponse,
             run=graph.traverse, summarize=traverse.summarize, open_world=False,
-        )
-        # One implementation under the kb name and the seed's name.
-        for name in ("graph.traverse", "traverse_relationships")
-    ]
-    return traverse_tools + [
+            legacy_names=(LEGACY_TRAVERSE_NAME,),
+        ),
         ToolSpec(
             name="graph.entities",
             title="Find knowledge-graph entities",

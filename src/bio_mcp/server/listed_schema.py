@@ -1,0 +1,65 @@
+"""The schemas `tools/list` carries: what a client needs to call a tool and check its result, and no more.
+
+Every tool's input and output schemas go to the client in every `tools/list` reply, and many clients
+put that reply in the model's context, so its size is a cost paid on every conversation. Pydantic's
+schemas carry a generated `title` on every property, spell "string or null" as an `anyOf`, and the
+output schemas add field descriptions, defaults and `additionalProperties: false`, none of which a
+client needs to validate a result (and the last refuses the additive fields the seeds' versioning
+policy allows). The listing drops them; the full annotated schemas stay readable at
+`bio-mcp://tools/{name}/schema` and are what the server itself validates arguments against.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TOOL_SCHEMA_URI = "bio-mcp://tools/{name}/schema"
+
+# Annotations, not constraints: without them an output schema accepts exactly the same results.
+_OUTPUT_NOISE = ("description", "default", "examples")
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [{type: T, ...}, {type: null}]` as `{type: [T, null], ...}`: the same values, less text."""
+    options = node.get("anyOf")
+    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
+        return node
+    (other,) = [option for option in options if option != {"type": "null"}]
+    if not isinstance(other.get("type"), str) or set(other) & set(node) - {"anyOf"}:
+        return node
+    compact = {key: value for key, value in node.items() if key != "anyOf"} | other
+    compact["type"] = [other["type"], "null"]
+    if "enum" in other:
+        compact["enum"] = [*other["enum"], None]
+    return compact
+
+
+def _compact(node: Any, output: bool) -> Any:
+    if isinstance(node, list):
+        return [_compact(item, output) for item in node]
+    if not isinstance(node, dict):
+        return node
+    compact: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            compact[key] = {name: _compact(schema, output) for name, schema in value.items()}
+            continue
+        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
+            continue
+        if output and (key in _OUTPUT_NOISE or (key == "additionalProperties" and value is False)):
+            continue
+        compact[key] = _compact(value, output)
+    return _nullable(compact)
+
+
+def listed_input_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema without generated titles or the model's own docstring; field descriptions
+    stay, since they tell the model what to pass."""
+    compact = _compact(schema, output=False)
+    compact.pop("description", None)
+    return compact
+
+
+def listed_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The output schema's structure and constraints (types, required fields, enums, bounds)."""
+    return _compact(schema, output=True)
