@@ -23,6 +23,7 @@ import pytest
 from test_transports import BIO_MCP, SECRET, server_env, serving_http
 
 from bio_mcp.server.auth import mint_token
+from bio_mcp.server.scratch_pages import NOTE_PREFIX
 
 INSPECTOR_HOME = Path(os.environ.get("BIO_MCP_INSPECTOR_HOME", Path.home() / ".cache" / "bio-mcp" / "inspector"))
 LAUNCHER = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
@@ -204,7 +205,6 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "kb_search": {"query": "semaglutide", "top_k": 3},
         "graph_entities": {"query": "semaglutide"},
         "graph_traverse": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
-        "traverse_relationships": {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 1},
         "tool_query_kg": {"start": {"type": "indication", "id": "mesh:D003924"}},
         "tool_find_contraindications": {"herb_ids": ["mesh:D005737"], "formulation_ids": []},
         "tool_ingest_run": {"batch": [{"uri": ingested.as_uri()}]},
@@ -229,7 +229,6 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "kb_retrieve_evidence": ({"section_ids": []}, "VALIDATION"),
         "graph_entities": ({"query": "x", "limit": 0}, "VALIDATION"),
         "graph_traverse": ({"seed_ids": []}, "VALIDATION"),
-        "traverse_relationships": ({"seed_ids": [], "max_depth": 9}, "VALIDATION"),
         "tool_query_kg": ({"start": {"type": "herb", "id": "mesh:D030024"}, "max_depth": 9}, "VALIDATION"),
         "tool_find_contraindications": ({"herb_ids": ["no such herb"]}, "VALIDATION"),
         "tool_ingest_run": ({"batch": []}, "VALIDATION"),
@@ -242,15 +241,14 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     results = {tool: assert_ok(out[f"good:{tool}"]) for tool in good}
     for tool, (_, code) in bad.items():
         assert_error(out[f"bad:{tool}"], code)
-    # traverse_relationships is graph_traverse's legacy name: callable, not listed by default.
-    assert set(bad) - {"traverse_relationships"} == names, names ^ set(bad)  # every listed tool had bad arguments
+    assert set(bad) == names, names ^ set(bad)  # every listed tool was called with bad arguments too
 
     doc_id = results["rag_search"]["structuredContent"]["results"][0]["doc_id"]
     got = assert_ok(client.call("rag_get", {"doc_id": doc_id}))
     section_id = results["kb_search"]["structuredContent"]["evidence"][0]["section_id"]
     assert_ok(client.call("kb_retrieve_evidence", {"section_ids": [section_id]}))
     called = set(good) | {"pubmed_sync_delta", "rag_get", "kb_retrieve_evidence"}
-    assert called - {"traverse_relationships"} == names, names ^ called  # every listed tool had good arguments
+    assert called == names, names ^ called  # every listed tool was called with good arguments
 
     details = results["fetchArticleDetails"]["structuredContent"]
     checkpoint_id = results["analyst_ask"]["structuredContent"]["checkpoint_id"]
@@ -284,7 +282,11 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     assert json.loads(contents["job"]["text"])["job_id"] == job_id
     assert "note.md" in contents["job_log"]["text"]
     if "scratch" in contents:
-        rest = json.loads(contents["scratch"]["text"])
+        # A long scratch text comes in pages, each naming the next (server/scratch_pages.py).
+        pages = [contents["scratch"]["text"]]
+        while following := re.search(r"the next page is (\S+);", pages[-1][pages[-1].rfind(NOTE_PREFIX):]):
+            pages.append(assert_text_resource(client.read(following.group(1)))["text"])
+        rest = json.loads("".join(page[:page.rfind(NOTE_PREFIX)] if NOTE_PREFIX in page else page for page in pages))
         assert [a["pmid"] for a in details["articles"] + rest] == pmids
     for uri, message in missing_uris.items():
         assert_resource_missing(out[uri], message)
@@ -292,7 +294,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     templates = {t["uriTemplate"] for t in out["templates"].result["resourceTemplates"]}
     assert listed == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}
     assert templates == {"resource://pubmed/paper/{pmid}", "analyst://checkpoint/{checkpoint_id}",
-                         "bio-mcp://scratch/{scratch_id}", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
+                         "bio-mcp://scratch/{scratch_id}", "bio-mcp://scratch/{scratch_id}/{page}",
+                         "bio-mcp://tools/{name}/schema", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
                          "bio-mcp://jobs/{job_id}/log", "paper://pmid/{pmid}", "bio-mcp://eval/{report_id}",
                          "bio-mcp://eval/{report_id}/json"}
 

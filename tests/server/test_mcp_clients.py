@@ -19,6 +19,7 @@ from mcp_types import TextResourceContents
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
 from bio_mcp.server.runtime import Runtime
+from tests.server.scratch_reading import read_whole
 
 pytestmark = pytest.mark.anyio
 
@@ -187,35 +188,55 @@ async def test_text_past_the_budget_is_cut_and_the_whole_text_is_in_scratch(fake
             assert len(text) <= 5000
             uri = re.search(r"bio-mcp://scratch/[0-9a-f]{64}", text).group(0)
             assert "Cut at the text budget" in text
-            full = (await client.read_resource(uri)).contents[0]
-            assert isinstance(full, TextResourceContents) and full.text.startswith(text.split("\n\n---\n")[0])
-            assert len(full.text) > len(text)
-            assert all(pmid in full.text for pmid in result.structured_content["pmids"])
+            first = (await client.read_resource(uri)).contents[0]
+            assert isinstance(first, TextResourceContents) and len(first.text) <= 5000
+            full, pages = await read_whole(client, uri)
+            assert full.startswith(text.split("\n\n---\n")[0]) and len(pages) > 1 and len(full) > len(text)
+            assert all(pmid in full for pmid in result.structured_content["pmids"])
 
 
 # ---- sizes ----------------------------------------------------------------------------------------
 
-async def test_eighty_abstracts_fit_the_budget_with_the_rest_in_scratch(pubmed, fakes) -> None:
+async def test_eighty_abstracts_fill_the_text_budget_with_the_rest_in_scratch(pubmed, fakes) -> None:
     pmids = fakes.eutils.pmids[:80]
     body, text = await ok(pubmed, "fetchArticleDetails", {"pmids": pmids})
-    assert len(json.dumps(body, ensure_ascii=False)) <= 65_536
+    # The records kept fill the text (what most clients show the model), not the structured content.
+    assert len(text) > 0.8 * 65_536 and len(json.dumps(body, ensure_ascii=False)) <= 4 * 65_536
     # The abstract and the MeSH headings are sent once each.
     assert all("abstractSections" not in article and "meshHeadings" not in article for article in body["articles"])
     kept = [article["pmid"] for article in body["articles"]]
-    rest: list[dict[str, Any]] = []
-    if "overflow" in body:
-        assert body["overflow"]["pmids"] == pmids[len(kept):] and body["overflow"]["uri"] in text
-        rest = json.loads((await pubmed.read_resource(body["overflow"]["uri"])).contents[0].text)
-    assert kept + [article["pmid"] for article in rest] == pmids
+    assert body["overflow"]["pmids"] == pmids[len(kept):] and body["overflow"]["uri"] in text
+    whole, pages = await read_whole(pubmed, body["overflow"]["uri"])
+    assert len(pages) > 1 and all(len(page) <= 65_536 for page in pages)
+    assert kept + [article["pmid"] for article in json.loads(whole)] == pmids
+
+
+async def test_a_scratch_page_past_the_last_is_a_resource_error(pubmed, fakes) -> None:
+    body, _ = await ok(pubmed, "fetchArticleDetails", {"pmids": fakes.eutils.pmids[:80]})
+    _, pages = await read_whole(pubmed, body["overflow"]["uri"])
+    assert "this is the last page" in pages[-1]
+    for page in (len(pages) + 1, 0):
+        with pytest.raises(MCPError):
+            await pubmed.read_resource(f"{body['overflow']['uri']}/{page}")
+
+
+async def test_mesh_headings_keep_their_qualifiers_in_the_text(pubmed, fakes) -> None:
+    body, text = await ok(pubmed, "fetchArticleDetails", {"pmids": fakes.eutils.pmids[:20]})
+    qualified = [(term, article["pmid"]) for article in body["articles"] for term in article.get("meshTerms", [])
+                 if term.get("qualifierName")]
+    assert qualified
+    for term, _ in qualified:
+        shown = f"{term['descriptorName']}/{term['qualifierName']}" + ("*" if term["isMajorTopic"] else "")
+        assert shown in text, shown
 
 
 async def test_raw_records_over_the_budget_go_to_scratch(pubmed, fakes) -> None:
     pmids = fakes.eutils.pmids[:120]
-    body, _ = await ok(pubmed, "fetchArticleDetails", {"pmids": pmids, "detailLevel": "full_xml"})
-    assert len(json.dumps(body, ensure_ascii=False)) <= 65_536
+    body, text = await ok(pubmed, "fetchArticleDetails", {"pmids": pmids, "detailLevel": "full_xml"})
+    assert len(json.dumps(body, ensure_ascii=False)) <= 65_536 and len(text) > 0.8 * 65_536
     overflow = body["overflow"]
     assert overflow["mimeType"] == "application/xml" and overflow["pmids"]
-    xml = (await pubmed.read_resource(overflow["uri"])).contents[0].text
+    xml, _ = await read_whole(pubmed, overflow["uri"])
     assert xml.startswith("<PubmedArticleSet>") and xml.count("<PubmedArticle>") + xml.count(
         "<PubmedBookArticle>") == len(overflow["pmids"])
 
@@ -278,7 +299,8 @@ async def test_resources_are_json_text_and_missing_ones_are_resource_errors(ever
 
 async def test_scratch_is_served_whatever_toolsets_are_enabled(pubmed) -> None:
     templates = {t.uri_template for t in (await pubmed.list_resource_templates()).resource_templates}
-    assert templates == {"bio-mcp://scratch/{scratch_id}", "bio-mcp://tools/{name}/schema"}
+    assert templates == {"bio-mcp://scratch/{scratch_id}", "bio-mcp://scratch/{scratch_id}/{page}",
+                         "bio-mcp://tools/{name}/schema"}
 
 
 # ---- descriptions, hints, prompts --------------------------------------------------------------------

@@ -12,6 +12,7 @@ from mcp import Client
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
 from bio_mcp.server.runtime import Runtime
+from tests.server.scratch_reading import read_whole
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +106,7 @@ async def test_long_pmid_lists_go_by_post(gateway, fakes) -> None:
     # What does not fit the budget is in a scratch text, in order, and nothing is lost.
     kept = [a["pmid"] for a in out["articles"]]
     overflow = out.get("overflow")
-    rest = json.loads((await gateway.read_resource(overflow["uri"])).contents[0].text) if overflow else []
+    rest = json.loads((await read_whole(gateway, overflow["uri"]))[0]) if overflow else []
     assert kept + [a["pmid"] for a in rest] == pmids and (overflow is None or overflow["pmids"] == pmids[len(kept):])
 
 

@@ -1,8 +1,14 @@
 """The result budget a feature keeps to, and where what does not fit goes (a scratch text).
 
 A feature that can return more than a client should take in one result (records, citations)
-keeps items while they fit `budget` characters of JSON and hands the rest to `put`, which keeps
-the text behind a `bio-mcp://scratch/{id}` URI and returns that URI.
+keeps items while they fit `budget` characters and hands the rest to `put`, which keeps the text
+behind a `bio-mcp://scratch/{id}` URI and returns that URI.
+
+The budget is the text content's (`BIO_MCP_TEXT_BUDGET`), which is what most clients show the model.
+An item's JSON is larger than its Markdown (a record's JSON carries every author's affiliation, its
+history dates and identifiers: about 2.5 times its text in the real records), so an item counts
+as the larger of its text and its JSON over `STRUCTURED_FACTOR`: the kept items fill the text budget
+while the structured content stays within that many times it.
 """
 
 from __future__ import annotations
@@ -23,8 +29,20 @@ class Overflow:
     put: ScratchPut | None = None
 
 
+STRUCTURED_FACTOR = 4
+
+
 def json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def text_and_json_size(text_size: Callable[[T], int]) -> Callable[[T], int]:
+    """An item's share of the budget: its text, or its JSON over STRUCTURED_FACTOR if that is more."""
+
+    def size(item: T) -> int:
+        return max(text_size(item), -(-json_size(item) // STRUCTURED_FACTOR))
+
+    return size
 
 
 def split_to_budget(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list[T], list[T]]:

@@ -33,6 +33,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.server.listed_schema import TOOL_SCHEMA_URI, listed_input_schema, listed_output_schema
 from bio_mcp.server.prompts import register_prompts
 from bio_mcp.server.sampling import current_request
+from bio_mcp.server.scratch_pages import scratch_page
 from bio_mcp.server.toolset import CallContext, ResourceSpec, Toolset, ToolSpec, call_tool, error_result
 from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
@@ -143,12 +144,29 @@ def _as_resource_reader(read: Callable[..., Awaitable[str | bytes]]) -> Callable
     return reader
 
 
-def scratch_resource(read_scratch: Callable[[str], Awaitable[str]]) -> ResourceSpec:
-    return ResourceSpec(
-        SCRATCH_URI_PREFIX + "{scratch_id}", "scratchText",
-        "The full text of a tool result part that was too large to return inline (named in that result)",
-        "text/plain", read_scratch,
-    )
+def scratch_resources(read_scratch: Callable[[str], Awaitable[str]], page_size: int) -> list[ResourceSpec]:
+    """A scratch text's first page (the whole text when it fits one) and its further pages."""
+
+    async def first_page(scratch_id: str) -> str:
+        return scratch_page(await read_scratch(scratch_id), scratch_id, 1, page_size)
+
+    async def nth_page(scratch_id: str, page: str) -> str:
+        if not page.isdigit():
+            raise BioMcpError(ErrorCode.NOT_FOUND, f"no page {page!r}: pages are numbered from 1")
+        return scratch_page(await read_scratch(scratch_id), scratch_id, int(page), page_size)
+
+    return [
+        ResourceSpec(
+            SCRATCH_URI_PREFIX + "{scratch_id}", "scratchText",
+            "The full text of a tool result part that was too large to return inline (named in that result); "
+            "a text longer than a result's budget is served in pages, each ending with a line naming the next",
+            "text/plain", first_page,
+        ),
+        ResourceSpec(
+            SCRATCH_URI_PREFIX + "{scratch_id}/{page}", "scratchTextPage",
+            "Page n (from 1) of a scratch text that is served in pages", "text/plain", nth_page,
+        ),
+    ]
 
 
 def tool_schema_resource(specs: Sequence[ToolSpec[Any, Any]], style: ToolNames) -> ResourceSpec:
@@ -211,7 +229,7 @@ def build_server(
     resources = [resource for toolset in toolsets for resource in toolset.resources]
     resources.append(tool_schema_resource(specs, options.tool_names))
     if options.read_scratch is not None:
-        resources.append(scratch_resource(options.read_scratch))
+        resources += scratch_resources(options.read_scratch, options.call_context.text_budget)
     for resource in resources:
         server.resource(
             resource.uri, name=resource.name, description=resource.description, mime_type=resource.mime_type

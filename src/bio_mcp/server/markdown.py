@@ -96,7 +96,7 @@ async def fit_text(text: str, budget: int, put: ScratchPut | None) -> str:
     if put is not None:
         try:
             uri = await put(text, "text/markdown")
-            where = f"the full text is at {uri} (read it as an MCP resource)"
+            where = f"the full text is at {uri} (read it as an MCP resource; a long one comes in pages, each naming the next)"
         except Exception:  # the answer still goes out, cut, when the scratch store is down
             log.exception("could not keep the full text in a scratch resource")
             where = "the rest could not be kept (scratch store unavailable)"

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from bio_mcp.features.overflow import Overflow, json_size, spill
+from bio_mcp.features.overflow import Overflow, json_size, spill, text_and_json_size
 from bio_mcp.features.pubmed.citations import VANCOUVER_MAX_AUTHORS
 from bio_mcp.features.pubmed.models import (
     DetailsRequest,
@@ -88,7 +88,8 @@ async def fetch_article_details(
         articles = [article_json(a, request) for a in parsed.records]
         found = {a.pmid for a in parsed.records}
         unrequested = parsed.unrequested
-    spilled = await spill(overflow, articles, json_size, lambda rest: _overflow_text(request.detail_level, rest),
+    text_size = text_and_json_size(lambda article: len(_article_text(article, request.detail_level)))
+    spilled = await spill(overflow, articles, text_size, lambda rest: _overflow_text(request.detail_level, rest),
                           _MIME_TYPES.get(request.detail_level, "application/json"),
                           # requestedPmids, and overflow.pmids at worst
                           reserved=2 * json_size(requested))
@@ -144,7 +145,9 @@ def render_article(article: dict[str, Any]) -> list[str]:
         lines.append(article["abstractText"])
     mesh = article.get("meshTerms") or []
     if mesh:
-        terms = [m["descriptorName"] + ("*" if m.get("isMajorTopic") else "") for m in mesh]
+        # PubMed's own spelling: each descriptor/qualifier pair, starred where it is a major topic.
+        terms = [m["descriptorName"] + (f"/{m['qualifierName']}" if m.get("qualifierName") else "")
+                 + ("*" if m.get("isMajorTopic") else "") for m in mesh]
         lines.append("MeSH (* major): " + "; ".join(dict.fromkeys(terms)))
     if article.get("keywords"):
         lines.append("Keywords: " + "; ".join(article["keywords"]))
@@ -162,17 +165,19 @@ def overflow_note(overflow: ResultOverflow | None, what: str) -> list[str]:
             "resource, or ask again for fewer PMIDs.")]
 
 
+def _article_text(article: dict[str, Any], detail_level: str) -> str:
+    """One record as the text content shows it, with the blank line before it."""
+    if "content" in article:
+        fence = "xml" if detail_level == "full_xml" else "text"
+        return "\n".join(["", f"### PMID {article['pmid']}", f"```{fence}", article["content"].rstrip("\n"), "```"])
+    return "\n".join(["", *render_article(article)])
+
+
 def summarize(response: DetailsResponse) -> str:
     lines = [f"**{len(response.articles)} of {len(response.requested_pmids)} records** ({response.detail_level})."]
     if response.not_found_pmids:
         lines.append("Not found in PubMed: " + ", ".join(response.not_found_pmids))
     lines += [f"Warning: {warning}" for warning in response.warnings or []]
     lines += overflow_note(response.overflow, "records")
-    for article in response.articles:
-        lines.append("")
-        if "content" in article:
-            fence = "xml" if response.detail_level == "full_xml" else "text"
-            lines += [f"### PMID {article['pmid']}", f"```{fence}", article["content"].rstrip("\n"), "```"]
-        else:
-            lines += render_article(article)
+    lines += [_article_text(article, response.detail_level) for article in response.articles]
     return "\n".join(lines)
