@@ -88,6 +88,11 @@ class SyncJobRepository:
         self._connection.execute(sa.insert(sync_jobs).values(values))
         return self._require(job_id)
 
+    def widen(self, job_id: str, window_start: str) -> None:
+        """A running job's window now starts earlier (a first sync whose look-back held nothing)."""
+        self._connection.execute(sa.update(sync_jobs).where(sync_jobs.c.job_id == job_id)
+                                 .values(window_start=require_iso_utc(window_start, "window_start")))
+
     def finish(self, job_id: str, counts: Mapping[str, int], warnings: Sequence[str] = ()) -> SyncJob:
         return self._end(job_id, "done", counts, warnings, error=None)
 

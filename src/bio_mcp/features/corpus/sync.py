@@ -58,6 +58,10 @@ from bio_mcp.store import ChunkSet, MetadataStore
 from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
 
 
+# Before the oldest Entrez date any PubMed record carries.
+PUBMED_FIRST_EDAT = date(1700, 1, 1)
+
+
 @dataclass(frozen=True)
 class SyncOptions:
     # First sync of a query key: start here (None: `lookback_days` before the last day).
@@ -308,7 +312,7 @@ async def sync_delta(
         if last is not None:
             start = overlap_start(parse_iso_utc(last).date(), request.overlap_days)
         else:
-            start = options.since or end - timedelta(days=options.lookback_days)
+            start = options.since or end - timedelta(days=request.lookback_days or options.lookback_days)
         cap = request.max_records or options.max_records
         with store.transaction() as tx:
             tx.jobs.start(
@@ -324,15 +328,31 @@ async def sync_delta(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                 max_count=cap,
             )
+            # A first sync that finds nothing in its look-back would leave a new user with an empty
+            # corpus and no idea why: it reaches back to PubMed's oldest records instead, and says so.
+            widened = last is None and plan.total == 0 and options.since is None and request.lookback_days is None
+            if widened:
+                start = PUBMED_FIRST_EDAT
+                with store.transaction() as tx:
+                    tx.jobs.widen(job_id, format_iso_utc(datetime.combine(start, datetime.min.time(), UTC)))
+                plan = await plan_windows(
+                    eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
+                    max_count=cap,
+                )
             if worker is not None and options.worker_min_records is not None and plan.total >= options.worker_min_records:
                 worker.start()
             run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker)
             stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
-            if last is None:
+            if widened:
+                warnings.insert(0, f"first sync of {request.query_key!r}: no record entered PubMed in the "
+                                   f"{options.lookback_days} days before {end.isoformat()}, so this sync reaches back "
+                                   "to PubMed's oldest records, oldest first")
+            elif last is None:
                 warnings.insert(0, f"first sync of {request.query_key!r}: from EDAT {start.isoformat()} "
-                                   f"(older records: set corpus.checkpoint.set to an earlier date and sync again)")
+                                   f"(older records: pass lookback_days, or set corpus.checkpoint.set to an "
+                                   "earlier date, and sync again)")
             if stop is not None:
                 warnings.append(stop.warning())
         except BaseException as exc:
