@@ -1,14 +1,20 @@
 """A new user's first sync through MCP, on the server's defaults: it brings records even when none
-entered PubMed within the look-back, says how far back it reached, and honours an explicit look-back."""
+entered PubMed within the look-back, says how far back it reached, and honours an explicit look-back;
+and chunks a stopped server left unembedded are embedded when the next one starts."""
 
 from __future__ import annotations
 
+import logging
+
+import anyio
 import pytest
 from mcp import Client
 
 from bio_mcp.config import load_settings
+from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.server.app import build_server
 from bio_mcp.server.runtime import Runtime
+from tests.corpus.conftest import TERM
 
 pytestmark = pytest.mark.anyio
 
@@ -45,3 +51,21 @@ async def test_the_look_back_is_described_in_the_schema(corpus) -> None:
     tool = next(t for t in (await corpus.list_tools()).tools if t.name == "pubmed_sync_delta")
     description = tool.input_schema["properties"]["lookback_days"]["description"]
     assert "365" in description and "oldest records" in description
+
+
+async def test_chunks_left_unembedded_are_embedded_at_the_next_start_which_says_so(make_service, caplog) -> None:
+    stopped = make_service(embed_in_background=False)
+    await stopped.sync_delta(SyncDeltaRequest(query_key="resume", term=TERM))
+    left = stopped.index.pending_embeddings()
+    assert left > 0
+    await stopped.aclose()
+
+    caplog.set_level(logging.INFO, logger="bio_mcp.corpus")
+    restarted = make_service(embed_in_background=True)
+    await restarted.open()
+    assert f"{left} chunks were left unembedded by an earlier run; embedding them now" in caplog.text
+    for _ in range(300):
+        if restarted.index.pending_embeddings() == 0:
+            break
+        await anyio.sleep(0.1)
+    assert restarted.index.pending_embeddings() == 0

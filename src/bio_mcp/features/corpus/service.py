@@ -149,6 +149,11 @@ class CorpusService:
                 raise
             self._store, self._index, self._lease = store, index, lease
             if self._embed_in_background:
+                pending = await asyncio.to_thread(index.pending_embeddings)
+                if pending:
+                    # Chunks a stopped server (or a sync run with --no-embed) left unembedded are found by
+                    # BM25 only until now; said, so a user knows why search improves after a restart.
+                    log.info("%d chunks were left unembedded by an earlier run; embedding them now", pending)
                 self._worker = asyncio.create_task(self._embed_forever(), name="bio-mcp-corpus-embeddings")
                 self._wake.set()
             if self._refresh_related:
