@@ -23,7 +23,12 @@ import numpy as np
 from bio_mcp.search.chunking import ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings, HashEmbeddings
 from bio_mcp.search.embeddings.minilm_weights import load_model_files
-from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, SHIPPED_MODEL_DIR, OnnxEmbeddings
+from bio_mcp.search.embeddings.onnx_int8 import (
+    MAX_SEQ_LENGTH,
+    SHIPPED_MODEL_DIR,
+    OnnxEmbeddings,
+    custom_ops_library,
+)
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
 
@@ -46,10 +51,9 @@ def passages(corpus: Path, count: int) -> list[str]:
 
 
 def tokenize_throughput(texts: list[str]) -> None:
-    from onnxruntime_extensions import get_library_path
     from tokenizers import Tokenizer
 
-    shipped = WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, get_library_path())
+    shipped = WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library())
     reference = Tokenizer.from_str(load_model_files().tokenizer_json)
     reference.enable_truncation(max_length=MAX_SEQ_LENGTH)
     reference.no_padding()

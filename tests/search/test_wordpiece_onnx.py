@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import pytest
 
 from bio_mcp.errors import BioMcpError
 from bio_mcp.search.embeddings.minilm_weights import ModelFiles, load_model_files
-from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, SHIPPED_MODEL_DIR
+from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, SHIPPED_MODEL_DIR, custom_ops_library
 from bio_mcp.search.embeddings.wordpiece_onnx import (
     WordpieceOnnxTokenizer,
     bert_normalise,
@@ -79,9 +81,7 @@ def _reference(files: ModelFiles) -> object:
 
 
 def _shipped() -> WordpieceOnnxTokenizer:
-    from onnxruntime_extensions import get_library_path
-
-    return WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, get_library_path())
+    return WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library())
 
 
 def _real_texts(data_dir: Path) -> list[str]:
@@ -138,3 +138,12 @@ def test_a_long_text_is_cut_to_the_models_length() -> None:
     ids = _shipped().encode("the " * 1000)
     assert ids.shape == (MAX_SEQ_LENGTH,) and ids.dtype == np.int64
     assert ids[0] == 101 and ids[-1] == 102 and set(ids[1:-1].tolist()) == {1996}
+
+
+def test_the_shipped_model_loads_without_torch_or_transformers_even_where_they_are_installed() -> None:
+    # onnxruntime-extensions' __init__ imports onnx, transformers and torch when they are installed
+    # (the local extra, as in the test venv): 260 MB of a server's memory for a library path.
+    code = ("import sys\nfrom bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings\n"
+            "OnnxEmbeddings().load()\nprint(sorted({'torch', 'transformers', 'onnx'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert done.stdout.strip() == "[]", done.stdout

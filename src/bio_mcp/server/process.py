@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING
 
 import anyio
@@ -113,8 +114,10 @@ async def warm_up_then_freeze(runtime: Runtime, toolsets: list[Toolset]) -> None
     holds an NCBI rate-limit slot keeps every replica from NCBI meanwhile (a Redis monitor of
     bench/ratelimit_replicas.py showed slots pending for up to 1.9 s instead of ~0.1 s).
     """
+    started = time.perf_counter()
     await runtime.warm_up(toolsets)
     settle_collector()
+    log_event(log, logging.INFO, "warmed up", seconds=round(time.perf_counter() - started, 2))
 
 
 def _exit_now() -> None:

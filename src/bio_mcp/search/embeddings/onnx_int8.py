@@ -21,6 +21,7 @@ and unpadded, so every token counts), then L2 norm.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,20 @@ def verify_model_files(model_dir: Path) -> None:
             )
 
 
+def custom_ops_library() -> str:
+    """The path of onnxruntime-extensions' operator library (the tokenizer's WordPiece operator),
+    found without importing the package: its `__init__` imports onnx when that is installed, and
+    through it transformers and torch (the `local` extra): 4 s and 260 MB of a server's memory
+    for a file path."""
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        for library in sorted(Path(folder).glob("_extensions_pydll*")):
+            if library.suffix in (".so", ".pyd", ".dylib"):
+                return str(library)
+    raise ImportError("onnxruntime-extensions' operator library (_extensions_pydll) was not found")
+
+
 def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxTokenizer]:
     with _sessions_lock:
         loaded = _sessions.get(model_dir)
@@ -84,9 +99,10 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxT
         verify_model_files(model_dir)
         try:
             import onnxruntime  # type: ignore[import-untyped]
-            from onnxruntime_extensions import get_library_path  # type: ignore[import-untyped]
 
             from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
+
+            library = custom_ops_library()
         except ImportError as exc:
             raise BioMcpError(
                 ErrorCode.EMBEDDINGS,
@@ -94,7 +110,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxT
                 {"error": str(exc)},
             ) from None
         try:
-            tokenizer = WordpieceOnnxTokenizer(model_dir / "tokenizer.onnx", MAX_SEQ_LENGTH, get_library_path())
+            tokenizer = WordpieceOnnxTokenizer(model_dir / "tokenizer.onnx", MAX_SEQ_LENGTH, library)
             options = onnxruntime.SessionOptions()
             # One thread per run: a text runs alone and is short, so a second thread mostly waits
             # and spins. Same vectors to the bit; on the shared 2-core machine (load 6) a sentence

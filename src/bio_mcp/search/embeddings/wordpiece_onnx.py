@@ -118,7 +118,7 @@ class WordpieceOnnxTokenizer:
     """Runs the graph of `build_tokenizer_graph`: one text in, its ids out (step 3 included)."""
 
     def __init__(self, path: Path, max_length: int, custom_ops_library: str) -> None:
-        """`custom_ops_library`: onnxruntime_extensions.get_library_path()."""
+        """`custom_ops_library`: the path of onnxruntime-extensions' operator library (`onnx_int8.custom_ops_library`)."""
         import onnxruntime  # type: ignore[import-untyped]
 
         options = onnxruntime.SessionOptions()
