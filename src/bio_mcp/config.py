@@ -270,6 +270,9 @@ class Settings(BaseSettings):
     @field_validator("toolsets")
     @classmethod
     def _known_toolsets(cls, value: list[str]) -> list[str]:
+        if not value:
+            # BIO_MCP_TOOLSETS="" (a client's optional field left blank) serves every toolset, not none.
+            return list(TOOLSETS)
         unknown = sorted(set(value) - set(TOOLSETS))
         if unknown:
             raise ValueError(f"unknown toolset(s) {unknown}; choose from {list(TOOLSETS)}")
