@@ -38,7 +38,7 @@ class Author(NcbiModel):
     initials: str | None = None
     suffix: str | None = None
     collective_name: str | None = None
-    affiliation: str | None = Field(default=None, description="The first affiliation (seed shape)")
+    affiliation: str | None = Field(default=None, description="The first affiliation")
     affiliations: list[str] = Field(default_factory=list)
     orcid: str | None = Field(default=None, description="Bare ORCID iD, e.g. 0000-0002-1825-0097")
 
