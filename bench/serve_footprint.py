@@ -6,9 +6,10 @@
 
 Starts the real server over stdio (the SDK's client, as Claude Desktop starts it) on a fresh
 BIO_MCP_HOME with the fake E-utilities and ClinicalTrials.gov over the shared real records, and
-measures from the spawn: the `initialize` answer, the first `tools/list`, the first answer of a
-tool that needs no warm-up (`corpus_checkpoint_get`), the first PubMed search (`searchPubMedArticles`,
-through the fake), the first corpus search (`rag_search`: store, index, embedding model), then waits
+measures from the spawn: the `initialize` answer, the first `tools/list`, the first PubMed search
+(`searchPubMedArticles`, through the fake: it needs no warm-up), the first answer of a corpus tool
+(`corpus_checkpoint_get`: the store), the first corpus search (`rag_search`: store, index, embedding
+model), then waits
 for the server's "warmed up" log line and reads its resident memory (VmRSS) and peak (VmHWM) from
 /proc. The run's one cache of compiled vocabularies (BIO_MCP_CACHE_DIR) is fresh too unless
 `--warm-cache` names one, so the figures include building it. Prints one JSON line per figure.
@@ -88,8 +89,8 @@ async def one_run(args: argparse.Namespace, port: int, run: int) -> None:
             emit("serve_initialize", round(time.perf_counter() - started, 3), "s", **params)
             await client.list_tools()
             emit("serve_first_tools_list", round(time.perf_counter() - started, 3), "s", **params)
-            calls = [("corpus_checkpoint_get", {"query_key": "bench"}),
-                     ("searchPubMedArticles", {"queryTerm": "asthma", "maxResults": 3}),
+            calls = [("searchPubMedArticles", {"queryTerm": "asthma", "maxResults": 3}),
+                     ("corpus_checkpoint_get", {"query_key": "bench"}),
                      ("rag_search", {"query": "asthma", "top_k": 3})]
             for tool, arguments in calls:
                 result = await client.call_tool(tool, arguments)
