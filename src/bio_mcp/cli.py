@@ -230,9 +230,11 @@ app.add_typer(data_app, name="data")
 
 @data_app.command("install-mesh")
 def data_install_mesh(
-    file: Annotated[Path, typer.Argument(help="A MeSH descriptors file (mesh_descriptors_*.jsonl: ui, name, terms)")],
+    file: Annotated[Path, typer.Argument(help="NLM's descriptor XML (desc2025.xml, gzipped or not) or a "
+                                              "mesh_descriptors_*.jsonl (ui, name, terms, tree_numbers)")],
 ) -> None:
-    """Validate a MeSH descriptors file and copy it (atomically) to BIO_MCP_HOME/mesh/."""
+    """Validate MeSH descriptors and install them (atomically) under BIO_MCP_HOME/mesh/, in place of the
+    MeSH 2024 the package ships; from NLM's XML the pharmacological actions are installed too."""
     from bio_mcp.mesh_files import install_mesh
 
     settings = settings_or_exit()
@@ -241,6 +243,24 @@ def data_install_mesh(
     except BioMcpError as exc:
         fail(exc)
     sys.stdout.write(f"installed {count} MeSH descriptors at {target}\n")
+
+
+@data_app.command("build-vocabularies")
+def data_build_vocabularies(
+    data: Annotated[Path, typer.Option(help="The shared data folder (mesh/, herbs/, ontology/, bench/bc5cdr/)")] = Path(
+        "../shared/data"),
+    relation_model: Annotated[Path | None, typer.Option(
+        help="Also learn PPR's training split into this file (for BIO_MCP_RELATIONS_TRAINING; never shipped)")] = None,
+) -> None:
+    """Rebuild the vocabularies the package ships (src/bio_mcp/vocabularies/) from the shared data folder."""
+    from bio_mcp.vocabularies.build import build_relation_model, build_vocabularies
+
+    with err.status("building the vocabularies"):
+        built = build_vocabularies(data)
+        if relation_model is not None:
+            built.append(build_relation_model(data, relation_model))
+    for item in built:
+        sys.stdout.write(json.dumps(item.__dict__) + "\n")
 
 
 index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)
