@@ -39,7 +39,7 @@ from bio_mcp.graph.vocabulary import Vocabulary, read_descriptors
 # the processed FARMACY/ETHNOBOT dump (constituents, traditional uses).
 DUKE_TABLES = ("FNFTAX.csv", "COMMON_NAMES.csv", "AGGREGAC.csv")
 DUKE_FARMACY_TABLES = ("duke_plant_constituents.csv", "duke_plant_ethnobotany.csv")
-# The cross-reference prefixes graph/icd10.py joins on.
+# The cross-reference prefixes graph/icd10.py joins on (quoted, as DO writes them, or not).
 DO_PREFIXES = ('"MESH:', '"ICD10CM:', "MESH:", "ICD10CM:")
 BC5CDR = Path("bench") / "bc5cdr"
 
@@ -67,9 +67,15 @@ def _place(shipped: Shipped, out: Path) -> Path:
 
 
 def do_rows(text: str) -> str:
-    """The header and the MeSH and ICD-10-CM rows of DO's cross-references, as written."""
+    """The header and, as written, the MeSH and ICD-10-CM rows of the diseases that have both (only
+    those join a MeSH descriptor to a code: graph/icd10.py)."""
     lines = text.splitlines(keepends=True)
-    return lines[0] + "".join(line for line in lines[1:] if line.split("\t")[-1].startswith(DO_PREFIXES))
+    kept = [line for line in lines[1:] if line.split("\t")[-1].startswith(DO_PREFIXES)]
+    prefixes: dict[str, set[str]] = {}
+    for line in kept:
+        doid, _, xref = line.rstrip("\n").split("\t")
+        prefixes.setdefault(doid, set()).add(xref.strip('"').split(":", 1)[0])
+    return lines[0] + "".join(line for line in kept if len(prefixes[line.split("\t", 1)[0]]) == 2)
 
 
 def bc5cdr_priors(data: Path, vocabulary: Vocabulary) -> dict[str, object]:
