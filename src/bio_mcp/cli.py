@@ -579,12 +579,16 @@ app.add_typer(kg_app, name="kg")
 
 @kg_app.command("import")
 def kg_import(
-    files: Annotated[list[Path], typer.Argument(help="Import tables (.tsv, or .jsonl with a kind per line), in order")],
+    files: Annotated[list[Path] | None, typer.Argument(
+        help="Import tables (.tsv, or .jsonl with a kind per line), in order; none: the Thai herb names and "
+             "formulations shipped in the package")] = None,
 ) -> None:
     """Import herbs, formulations and relations with their sources (format: `bio_mcp.graph.kg_import`).
 
     Each file is checked line by line first; a file with a bad line writes nothing and every bad line
     is listed as FILE:LINE: what is wrong. Importing a file again adds nothing."""
+    from bio_mcp.data_files import THAI_FORMULATIONS, THAI_HERB_NAMES
+
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.graph.kg_import import import_file
     from bio_mcp.mesh_files import mesh_path_of
@@ -596,7 +600,7 @@ def kg_import(
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
     store = open_metadata_store(settings)
     try:
-        for file in files:
+        for file in files or [THAI_HERB_NAMES.path, THAI_FORMULATIONS.path]:
             with store.transaction() as tx:
                 report = import_file(tx.connection, file, catalog)
             sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
@@ -617,7 +621,8 @@ def kg_herbs(
     from bio_mcp.mesh_files import mesh_path_of
     from bio_mcp.store import open_metadata_store
 
-    settings = settings_or_exit(duke_dir=duke)
+    # By its variable's name: Settings takes the setting's environment name, and a field name is not one.
+    settings = settings_or_exit(BIO_MCP_DUKE_DIR=duke)
     configure_logging("warning", settings.logs_dir)
     with err.status("loading the MeSH vocabulary"):
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
