@@ -588,7 +588,6 @@ def kg_import(
     Each file is checked line by line first; a file with a bad line writes nothing and every bad line
     is listed as FILE:LINE: what is wrong. Importing a file again adds nothing."""
     from bio_mcp.data_files import THAI_FORMULATIONS, THAI_HERB_NAMES
-
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.graph.kg_import import import_file
     from bio_mcp.mesh_files import mesh_path_of

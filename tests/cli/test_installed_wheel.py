@@ -18,7 +18,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from bio_mcp.config import load_settings
-from bio_mcp.data_files import BC5CDR_PRIORS, DO_XREFS, DUKE, MESH_DESCRIPTORS, MESH_PHARM_ACTIONS, VOCABULARIES
+from bio_mcp.data_files import (
+    BC5CDR_PRIORS,
+    DO_XREFS,
+    DUKE,
+    MESH_DESCRIPTORS,
+    MESH_PHARM_ACTIONS,
+    VOCABULARIES,
+)
 from bio_mcp.graph.linking_eval import evaluate_file
 
 pytestmark = [pytest.mark.package, pytest.mark.anyio]
