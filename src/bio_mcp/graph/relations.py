@@ -548,7 +548,9 @@ class RelationModel:
     def to_json(self) -> dict[str, object]:
         model = self.model
         return {"names": {key: list(value) for key, value in self.names.items()}, "dropped": sorted(self.dropped),
-                "model": {"classes": list(model.classes), "priors": model.priors, "weights": model.weights,
+                # Sorted: training meets the features in a set's order, which varies from run to run.
+                "model": {"classes": list(model.classes), "priors": model.priors,
+                          "weights": {label: dict(sorted(weights.items())) for label, weights in model.weights.items()},
                           "unseen": model.unseen, "none_bias": model.none_bias},
                 "confidence": self.confidence}
 
