@@ -55,6 +55,14 @@ def member(folder: Path, name: str) -> Path | None:
     return None
 
 
+def table(folder: Path, name: str) -> Path:
+    """`member(folder, name)`, or FileNotFoundError naming the plain file when there is none."""
+    found = member(folder, name)
+    if found is None:
+        raise FileNotFoundError(folder / name)
+    return found
+
+
 def data_file(explicit: Path | None, shipped: Shipped) -> Path | None:
     """The explicit setting's file when it is one (a setting naming nothing is not replaced: the
     user asked for that file), else the shipped copy; None when neither exists."""

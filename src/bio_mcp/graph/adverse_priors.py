@@ -67,9 +67,10 @@ def adverse_priors_of(documents: Iterable[PubtatorDocument]) -> AdversePriors:
 
 
 def priors_to_json(priors: AdversePriors) -> dict[str, object]:
-    return {"chemical_documents": dict(priors.chemical_documents), "chemical_causes": dict(priors.chemical_causes),
-            "disease_documents": dict(priors.disease_documents), "disease_effects": dict(priors.disease_effects),
-            "pairs": sorted(list(pair) for pair in priors.pairs)}
+    """Sorted, so the same documents give the same bytes (the counts are filled from sets)."""
+    counts = {name: dict(sorted(getattr(priors, name).items()))
+              for name in ("chemical_documents", "chemical_causes", "disease_documents", "disease_effects")}
+    return {**counts, "pairs": sorted(list(pair) for pair in priors.pairs)}
 
 
 def priors_from_json(data: dict) -> AdversePriors:

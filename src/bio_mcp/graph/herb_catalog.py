@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy.engine import Connection
 
 from bio_mcp.config import Settings
-from bio_mcp.data_files import DUKE, data_folder, member, open_text
+from bio_mcp.data_files import DUKE, data_folder, member, open_text, table
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import BROADER, Edge, Node
@@ -87,25 +87,17 @@ class DukeTaxon:
 
 def read_duke_taxa(duke_dir: Path) -> list[DukeTaxon]:
     taxa: dict[str, DukeTaxon] = {}
-    with open_text(_table(duke_dir, "FNFTAX.csv"), errors="replace", newline="") as handle:
+    with open_text(table(duke_dir, "FNFTAX.csv"), errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             taxon = " ".join((row.get("TAXON") or "").split())
             if taxon:
                 taxa[row["FNFNUM"]] = DukeTaxon(row["FNFNUM"], taxon)
-    with open_text(_table(duke_dir, "COMMON_NAMES.csv"), errors="replace", newline="") as handle:
+    with open_text(table(duke_dir, "COMMON_NAMES.csv"), errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             name = " ".join((row.get("CNNAM") or "").split())
             if name and row.get("FNFNUM") in taxa:
                 taxa[row["FNFNUM"]].common_names.append(name)
     return [taxa[key] for key in sorted(taxa, key=lambda n: (len(n), n))]
-
-
-def _table(duke_dir: Path, name: str) -> Path:
-    """A table of the folder, plain or compressed (the package ships them compressed)."""
-    found = member(duke_dir, name)
-    if found is None:
-        raise FileNotFoundError(duke_dir / name)
-    return found
 
 
 def duke_dir_of(settings: Settings) -> Path | None:
@@ -116,11 +108,11 @@ def duke_dir_of(settings: Settings) -> Path | None:
 @lru_cache(maxsize=2)
 def duke_activities(duke_dir: Path | None) -> dict[str, tuple[str, ...]]:
     """Chemical search key -> the activities Dr. Duke lists for it (AGGREGAC.csv), sorted; {} without data."""
-    table = member(duke_dir, "AGGREGAC.csv") if duke_dir is not None else None
-    if table is None:
+    activities = member(duke_dir, "AGGREGAC.csv") if duke_dir is not None else None
+    if activities is None:
         return {}
     found: dict[str, set[str]] = {}
-    with open_text(table, errors="replace", newline="") as handle:
+    with open_text(activities, errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             chemical, activity = row.get("CHEM") or "", (row.get("ACTIVITY") or "").strip()
             if chemical and activity:

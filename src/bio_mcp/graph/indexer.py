@@ -143,9 +143,9 @@ def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
 
 
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
-    """The graph writer a sync uses: the MeSH vocabulary (`mesh_files.mesh_path_of`) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the
-    relation extractors (each needs the linker's mentions; without PPR's training split the plant one
-    is the untrained cue rules)."""
+    """The graph writer a sync uses: the MeSH vocabulary (`mesh_files.mesh_path_of`) and, with
+    BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the relation extractors (each needs the
+    linker's mentions; without PPR's training split the plant one is the untrained cue rules)."""
     catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
     extractors: list[RelationSource] = []

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from bio_mcp.data_files import member, open_text
+from bio_mcp.data_files import open_text, table
 from bio_mcp.graph.vocabulary import Vocabulary, search_key
 
 # MeSH branches whose descriptors texts about medicinal plants call plants: Plants, and Fungi
@@ -40,11 +40,8 @@ def plant_descriptors(vocabulary: Vocabulary) -> set[str]:
 
 
 def _read_csv(duke_dir: Path, name: str) -> Iterator[dict[str, str]]:
-    found = member(duke_dir, name)
-    if found is None:
-        raise FileNotFoundError(duke_dir / name)
     # Duke's exports are Latin-1 (accented author names).
-    with open_text(found, encoding="latin-1", newline="") as handle:
+    with open_text(table(duke_dir, name), encoding="latin-1", newline="") as handle:
         yield from csv.DictReader(handle)
 
 

@@ -46,9 +46,10 @@ from typing import NamedTuple, Protocol
 import ahocorasick
 
 from bio_mcp.config import Settings
-from bio_mcp.data_files import DUKE, data_folder, is_json, member, read_json
+from bio_mcp.data_files import is_json, member, read_json
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
+from bio_mcp.graph.herb_catalog import duke_dir_of
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
@@ -650,10 +651,6 @@ def ppr_train_path_of(settings: Settings) -> Path | None:
     PPR ships in the package (see the module docstring)."""
     path = settings.relations_training_path
     return path if path is not None and path.is_file() else None
-
-
-def duke_dir_of(settings: Settings) -> Path | None:
-    return data_folder(settings.duke_dir, DUKE, FNFTAX)
 
 
 @lru_cache(maxsize=2)

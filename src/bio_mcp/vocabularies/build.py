@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import lzma
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def build_vocabularies(data: Path, out: Path = VOCABULARIES) -> list[Built]:
     """Write every shipped file under `out` from the shared data folder `data`."""
     built: list[Built] = []
 
-    def copy(source: Path, target: Path, transform=None) -> None:  # noqa: ANN001 - a str -> str function
+    def copy(source: Path, target: Path, transform: Callable[[str], str] | None = None) -> None:
         raw = source.read_bytes()
         content = transform(raw.decode("utf-8")).encode("utf-8") if transform else raw
         built.append(_write(target, content, len(raw), out))
