@@ -73,6 +73,10 @@ async def test_an_installed_server_started_from_an_empty_folder_runs_at_full_str
                                                                                       tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
+    # The Thai herb names ship in the package: `kg import` with no file imports them.
+    imported = subprocess.run([str(installed / "bio-mcp"), "kg", "import"], env=clean_env(tmp_path), cwd=empty,
+                              capture_output=True, text=True, timeout=600, check=False)
+    assert imported.returncode == 0, imported.stderr[-2000:]
     params = StdioServerParameters(command=str(installed / "bio-mcp"), args=["serve"], env=clean_env(tmp_path),
                                    cwd=str(empty))
     async with Client(params, read_timeout_seconds=300) as client:
@@ -95,11 +99,15 @@ async def test_an_installed_server_started_from_an_empty_folder_runs_at_full_str
 
         garlic = json.loads((await client.read_resource("kg://herb/garlic")).contents[0].text)
         assert garlic["id"] == "mesh:D005737" and garlic["names"]["en"] == "Garlic"
+        assert garlic["names"]["th"] == "กระเทียม"
 
+        # A drug spelt in Thai (paracetamol), read through MeSH's names; a herb by its Thai name.
         thai = await client.call_tool("graph.entities", {"query": "พาราเซตามอล"})
         assert not thai.is_error, thai.content
         first = thai.structured_content["entities"][0]
         assert (first["id"], first["match"]) == ("mesh:D000082", "thai")
+        herb = await client.call_tool("graph.entities", {"query": "ฟ้าทะลายโจร"})
+        assert herb.structured_content["entities"][0]["id"] == "mesh:D035685"  # Andrographis
 
     # Nothing was written beside the empty working folder.
     assert list(empty.iterdir()) == []
