@@ -230,9 +230,11 @@ app.add_typer(data_app, name="data")
 
 @data_app.command("install-mesh")
 def data_install_mesh(
-    file: Annotated[Path, typer.Argument(help="A MeSH descriptors file (mesh_descriptors_*.jsonl: ui, name, terms)")],
+    file: Annotated[Path, typer.Argument(help="NLM's descriptor XML (desc2025.xml, gzipped or not) or a "
+                                              "mesh_descriptors_*.jsonl (ui, name, terms, tree_numbers)")],
 ) -> None:
-    """Validate a MeSH descriptors file and copy it (atomically) to BIO_MCP_HOME/mesh/."""
+    """Validate MeSH descriptors and install them (atomically) under BIO_MCP_HOME/mesh/, in place of the
+    MeSH 2024 the package ships; from NLM's XML the pharmacological actions are installed too."""
     from bio_mcp.mesh_files import install_mesh
 
     settings = settings_or_exit()
@@ -241,6 +243,24 @@ def data_install_mesh(
     except BioMcpError as exc:
         fail(exc)
     sys.stdout.write(f"installed {count} MeSH descriptors at {target}\n")
+
+
+@data_app.command("build-vocabularies")
+def data_build_vocabularies(
+    data: Annotated[Path, typer.Option(help="The shared data folder (mesh/, herbs/, ontology/, bench/bc5cdr/)")] = Path(
+        "../shared/data"),
+    relation_model: Annotated[Path | None, typer.Option(
+        help="Also learn PPR's training split into this file (for BIO_MCP_RELATIONS_TRAINING; never shipped)")] = None,
+) -> None:
+    """Rebuild the vocabularies the package ships (src/bio_mcp/vocabularies/) from the shared data folder."""
+    from bio_mcp.vocabularies.build import build_relation_model, build_vocabularies
+
+    with err.status("building the vocabularies"):
+        built = build_vocabularies(data)
+        if relation_model is not None:
+            built.append(build_relation_model(data, relation_model))
+    for item in built:
+        sys.stdout.write(json.dumps(item.__dict__) + "\n")
 
 
 index_app = typer.Typer(help="The corpus's derived search indexes.", no_args_is_help=True)
@@ -559,12 +579,15 @@ app.add_typer(kg_app, name="kg")
 
 @kg_app.command("import")
 def kg_import(
-    files: Annotated[list[Path], typer.Argument(help="Import tables (.tsv, or .jsonl with a kind per line), in order")],
+    files: Annotated[list[Path] | None, typer.Argument(
+        help="Import tables (.tsv, or .jsonl with a kind per line), in order; none: the Thai herb names and "
+             "formulations shipped in the package")] = None,
 ) -> None:
     """Import herbs, formulations and relations with their sources (format: `bio_mcp.graph.kg_import`).
 
     Each file is checked line by line first; a file with a bad line writes nothing and every bad line
     is listed as FILE:LINE: what is wrong. Importing a file again adds nothing."""
+    from bio_mcp.data_files import THAI_FORMULATIONS, THAI_HERB_NAMES
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.graph.kg_import import import_file
     from bio_mcp.mesh_files import mesh_path_of
@@ -576,7 +599,7 @@ def kg_import(
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
     store = open_metadata_store(settings)
     try:
-        for file in files:
+        for file in files or [THAI_HERB_NAMES.path, THAI_FORMULATIONS.path]:
             with store.transaction() as tx:
                 report = import_file(tx.connection, file, catalog)
             sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
@@ -597,7 +620,8 @@ def kg_herbs(
     from bio_mcp.mesh_files import mesh_path_of
     from bio_mcp.store import open_metadata_store
 
-    settings = settings_or_exit(duke_dir=duke)
+    # By its variable's name: Settings takes the setting's environment name, and a field name is not one.
+    settings = settings_or_exit(BIO_MCP_DUKE_DIR=duke)
     configure_logging("warning", settings.logs_dir)
     with err.status("loading the MeSH vocabulary"):
         catalog = load_catalog(mesh_path_of(settings), settings.caches)

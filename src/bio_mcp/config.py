@@ -76,23 +76,25 @@ class Settings(BaseSettings):
         default=1000, ge=0, validation_alias="BIO_MCP_ANNOTATION_WORKER_MIN_RECORDS"
     )
 
-    # MeSH descriptors (JSON lines) for normalising indications in the analyst's questions.
+    # MeSH descriptors (JSON lines, plain or compressed): the linker, the graph, the analyst's indications.
+    # Default: the copy `bio-mcp data install-mesh` put under BIO_MCP_HOME, else MeSH 2024 shipped in the package.
     mesh_path: Path | None = Field(default=None, validation_alias="BIO_MCP_MESH_PATH")
     # Derived, rebuildable files (the compiled MeSH vocabulary, the entity linker), keyed by the
     # hashes of what they were built from; default BIO_MCP_HOME/cache. Several homes may share one.
     cache_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_CACHE_DIR")
     # BC5CDR-style PubTator file whose mention -> MeSH pairs the entity linker adds to MeSH's own terms
-    # (default: the training split beside the checkout when present; without one, MeSH alone).
+    # (default: what the package ships of BC5CDR's training split, vocabularies/trained/).
     linker_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_LINKER_TRAINING")
     # Dr. Duke's Phytochemical and Ethnobotanical Databases (CSV folder: FNFTAX, COMMON_NAMES, AGGREGAC):
-    # herb taxa and common names, constituent activities. Default: the shared data beside the checkout.
+    # herb taxa and common names, constituent activities. Default: the tables shipped in the package.
     duke_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_DUKE_DIR")
     # The Disease Ontology's cross-references (allXREFinDO.tsv: DOID, label, xref): MeSH -> ICD-10-CM
-    # codes of indications. Default: the shared data beside the checkout.
+    # codes of indications. Default: the MESH and ICD10CM rows shipped in the package.
     do_xrefs_path: Path | None = Field(default=None, validation_alias="BIO_MCP_DO_XREFS_PATH")
-    # Relation extraction (seed 003): PPR's training split, which the cue model and the plant and
-    # phenotype names are learnt from (default: beside the checkout; without it the untrained cue
-    # rules of graph/relation_cues.py run). Plant taxa and common names come from duke_dir.
+    # Relation extraction: PPR's training split, which the cue model and the plant and phenotype names
+    # are learnt from, or the model `bio-mcp data build-vocabularies --relation-model` built from it
+    # (PPR may not be shipped; without it the untrained cue rules of graph/relation_cues.py run).
+    # Plant taxa and common names come from duke_dir.
     relations_training_path: Path | None = Field(default=None, validation_alias="BIO_MCP_RELATIONS_TRAINING")
 
     # Shared state across replicas; in-process when unset.

@@ -1,46 +1,57 @@
-"""Where the MeSH descriptors file is, wherever the server starts, and how it gets there.
+"""Where the MeSH descriptors file is, wherever the server starts, and how a newer year gets there.
 
 Resolution order (`mesh_path_of`, the one function every part uses):
 
 1. `BIO_MCP_MESH_PATH`, when it names a file;
 2. the copy `bio-mcp data install-mesh FILE` put under `BIO_MCP_HOME/mesh/`;
-3. development only: the shared data beside a source checkout (`../shared/data/mesh/...`, found
-   from the package's own location, not the working directory).
+3. the MeSH 2024 descriptors shipped in the package (`bio_mcp/vocabularies/mesh/`, `data_files`).
 
-Missing MeSH is a working but degraded configuration (indications are searched as typed), so it
-is reported loudly: a warning in the log (`mesh_status`) and in `pubmed-connect://info`.
+`install-mesh` takes our JSON lines (`{ui, name, terms, tree_numbers}`, plain, .gz or .xz) or NLM's
+own descriptor XML (`desc2025.xml`, gzipped or not), read as a stream; from the XML it also writes
+the pharmacological actions (`data_pharm_action.tsv`) beside the descriptors.
+
+Missing MeSH (a BIO_MCP_MESH_PATH naming nothing, or a package with its data stripped) is a working
+but degraded configuration (indications are searched as typed), so it is reported loudly: a warning
+in the log (`mesh_status`) and in `pubmed-connect://info`.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
+import lzma
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
+
+from lxml import etree
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import MESH_DESCRIPTORS, MESH_PHARM_ACTIONS, member, open_binary, open_text
 from bio_mcp.errors import BioMcpError, ErrorCode
 
 log = logging.getLogger("bio_mcp.mesh")
 
 INSTALLED_NAME = "mesh_descriptors.jsonl"
-SHARED_DATA_NAME = "mesh_descriptors_2024.jsonl"
-# src/bio_mcp/mesh_files.py -> the checkout root is three levels up; its shared data sits beside it.
-_CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
+PHARM_ACTIONS_NAME = "data_pharm_action.tsv"
+PHARM_ACTIONS_COLUMNS = ("DescriptorUI", "DescriptorName", "PharmActionUI", "PharmActionName")
 # Far fewer descriptors than a MeSH year has (about 30,000) means a truncated or wrong file.
 MIN_DESCRIPTORS = 1000
 MISSING_WARNING = (
     "MeSH descriptors not found: indications are searched as typed, without MeSH synonyms. Install them "
-    "with `bio-mcp data install-mesh FILE` (a mesh_descriptors_*.jsonl) or set BIO_MCP_MESH_PATH"
+    "with `bio-mcp data install-mesh FILE` (NLM's desc20XX.xml or a mesh_descriptors_*.jsonl) or set BIO_MCP_MESH_PATH"
 )
 
 
 @dataclass(frozen=True)
 class MeshStatus:
     path: Path | None
-    # "BIO_MCP_MESH_PATH", "BIO_MCP_HOME" or "checkout"; None when missing.
+    # "BIO_MCP_MESH_PATH", "BIO_MCP_HOME" or "package"; None when missing.
     source: str | None
     warning: str | None
 
@@ -50,20 +61,6 @@ class MeshStatus:
 
 def installed_mesh_path(settings: Settings) -> Path:
     return settings.home / "mesh" / INSTALLED_NAME
-
-
-def checkout_data_dir() -> Path | None:
-    """The shared data folder beside a source checkout (development), or None outside one: found
-    from this file, not from the working directory, which a client such as Claude Desktop sets to /."""
-    if not (_CHECKOUT_ROOT / "pyproject.toml").is_file():
-        return None
-    return _CHECKOUT_ROOT.parent / "shared" / "data"
-
-
-def checkout_mesh_path() -> Path | None:
-    """The shared data's MeSH descriptors beside a source checkout, or None outside one."""
-    data = checkout_data_dir()
-    return data / "mesh" / SHARED_DATA_NAME if data is not None else None
 
 
 def mesh_status(settings: Settings) -> MeshStatus:
@@ -76,9 +73,8 @@ def mesh_status(settings: Settings) -> MeshStatus:
     installed = installed_mesh_path(settings)
     if installed.is_file():
         return MeshStatus(installed, "BIO_MCP_HOME", "; ".join(problems) or None)
-    checkout = checkout_mesh_path()
-    if checkout is not None and checkout.is_file():
-        return MeshStatus(checkout, "checkout", "; ".join(problems) or None)
+    if MESH_DESCRIPTORS.path.is_file():
+        return MeshStatus(MESH_DESCRIPTORS.path, "package", "; ".join(problems) or None)
     return MeshStatus(None, None, "; ".join([*problems, MISSING_WARNING]))
 
 
@@ -90,11 +86,73 @@ def mesh_path_of(settings: Settings) -> Path | None:
     return status.path
 
 
+def pharm_actions_path(mesh_path: Path) -> Path | None:
+    """`data_pharm_action.tsv` (plain or compressed) beside the descriptor file, else the shipped
+    MeSH 2024 actions (a descriptor's UI stays the same from year to year); None without either."""
+    return member(mesh_path.parent, PHARM_ACTIONS_NAME) or (
+        MESH_PHARM_ACTIONS.path if MESH_PHARM_ACTIONS.path.is_file() else None
+    )
+
+
+# ---- NLM's descriptor XML ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class XmlDescriptor:
+    ui: str
+    name: str
+    terms: list[str]
+    tree_numbers: list[str]
+    # (action UI, action name) of the PharmacologicalActionList.
+    actions: list[tuple[str, str]]
+
+    def to_json(self) -> dict[str, object]:
+        return {"ui": self.ui, "name": self.name, "terms": self.terms, "tree_numbers": self.tree_numbers}
+
+
+def _text(element: etree._Element | None) -> str:
+    return " ".join((element.text or "").split()) if element is not None else ""
+
+
+def read_descriptor_xml(stream: IO[bytes]) -> Iterator[XmlDescriptor]:
+    """NLM's `desc20XX.xml` (DescriptorRecordSet), one DescriptorRecord at a time: each record is
+    cleared once read, so memory stays flat over the 300 MB file. The terms are the record's name,
+    then every concept's terms in file order (the preferred concept first, as NLM writes it)."""
+    try:
+        for _, record in etree.iterparse(stream, events=("end",), tag="DescriptorRecord", resolve_entities=False,
+                                         load_dtd=False, no_network=True, huge_tree=True):
+            name = _text(record.find("DescriptorName/String"))
+            terms = [name, *(_text(term) for term in record.iterfind("ConceptList/Concept/TermList/Term/String"))]
+            actions = [
+                (_text(action.find("DescriptorUI")), _text(action.find("DescriptorName/String")))
+                for action in record.iterfind("PharmacologicalActionList/PharmacologicalAction/DescriptorReferredTo")
+            ]
+            yield XmlDescriptor(
+                ui=_text(record.find("DescriptorUI")), name=name, terms=list(dict.fromkeys(t for t in terms if t)),
+                tree_numbers=[_text(tree) for tree in record.iterfind("TreeNumberList/TreeNumber")], actions=actions,
+            )
+            record.clear()
+            while record.getprevious() is not None:
+                del record.getparent()[0]
+    except etree.XMLSyntaxError as exc:
+        raise BioMcpError(ErrorCode.VALIDATION, f"not MeSH descriptor XML: {exc}", {}) from None
+
+
+def _is_xml(path: Path) -> bool:
+    with open_binary(path) as handle:
+        head = handle.read(512).lstrip()
+    return head.startswith(b"<")
+
+
+# ---- validation and installation -----------------------------------------------------------------
+
+
 def validate_mesh_file(path: Path) -> int:
-    """The number of descriptors in a `mesh_descriptors_*.jsonl` file; VALIDATION if it is not one."""
+    """The number of descriptors in a `mesh_descriptors_*.jsonl` file (plain, .gz or .xz);
+    VALIDATION if it is not one."""
     count = 0
     try:
-        with path.open(encoding="utf-8") as lines:
+        with open_text(path) as lines:
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
@@ -108,35 +166,83 @@ def validate_mesh_file(path: Path) -> int:
                         {"path": str(path), "line": number},
                     )
                 count += 1
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, BioMcpError):
             raise
         raise BioMcpError(
             ErrorCode.VALIDATION, f"cannot read {path} as MeSH descriptors (JSON lines): {exc}", {"path": str(path)}
         ) from None
+    _enough(path, count)
+    return count
+
+
+def _enough(path: Path, count: int) -> None:
     if count < MIN_DESCRIPTORS:
         raise BioMcpError(
             ErrorCode.VALIDATION,
             f"{path} holds {count} descriptors, fewer than the {MIN_DESCRIPTORS} of any MeSH year: truncated?",
             {"path": str(path), "descriptors": count},
         )
-    return count
 
 
-def install_mesh(settings: Settings, source: Path) -> tuple[Path, int]:
-    """Validate `source` and copy it to BIO_MCP_HOME/mesh atomically (a reader never sees half a file)."""
-    count = validate_mesh_file(source)
-    target = installed_mesh_path(settings)
+def _write_atomically(target: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """`write(binary handle)` into a temporary file beside `target`, then renamed over it: a reader
+    never sees half a file, and a failed write leaves the old one."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".mesh-", suffix=".part", dir=target.parent)
     try:
-        with os.fdopen(handle, "wb") as out, source.open("rb") as src:
-            while block := src.read(1 << 20):
-                out.write(block)
+        with os.fdopen(handle, "wb") as out:
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _install_xml(source: Path, target: Path) -> int:
+    """Descriptors to JSON lines and actions to `data_pharm_action.tsv`, both checked before either replaces
+    the installed copy."""
+    actions = io.StringIO()
+    writer = csv.writer(actions, delimiter="\t", lineterminator="\n")
+    writer.writerow(PHARM_ACTIONS_COLUMNS)
+    count = 0
+    lines = io.BytesIO()
+    try:
+        with open_binary(source) as stream:
+            for descriptor in read_descriptor_xml(stream):
+                if not descriptor.ui or not descriptor.name:
+                    raise BioMcpError(ErrorCode.VALIDATION, f"{source}: a DescriptorRecord without UI or name",
+                                      {"path": str(source), "record": count + 1})
+                lines.write(json.dumps(descriptor.to_json(), ensure_ascii=False).encode() + b"\n")
+                writer.writerows((descriptor.ui, descriptor.name, ui, name) for ui, name in descriptor.actions)
+                count += 1
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise BioMcpError(ErrorCode.VALIDATION, f"cannot read {source}: {exc}", {"path": str(source)}) from None
+    _enough(source, count)
+    _write_atomically(target, lambda out: out.write(lines.getvalue()))
+    _write_atomically(target.with_name(PHARM_ACTIONS_NAME), lambda out: out.write(actions.getvalue().encode()))
+    return count
+
+
+def install_mesh(settings: Settings, source: Path) -> tuple[Path, int]:
+    """Validate `source` (NLM's descriptor XML, or our JSON lines) and install it under BIO_MCP_HOME/mesh."""
+    target = installed_mesh_path(settings)
+    try:
+        xml = _is_xml(source)
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise BioMcpError(ErrorCode.VALIDATION, f"cannot read {source}: {exc}", {"path": str(source)}) from None
+    if xml:
+        return target, _install_xml(source, target)
+    count = validate_mesh_file(source)
+
+    def copy(out: IO[bytes]) -> None:
+        with open_binary(source) as src:
+            while block := src.read(1 << 20):
+                out.write(block)
+
+    _write_atomically(target, copy)
+    # Actions installed with an earlier XML belong to that year, not to these descriptors.
+    target.with_name(PHARM_ACTIONS_NAME).unlink(missing_ok=True)
     return target, count

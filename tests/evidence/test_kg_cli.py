@@ -44,3 +44,20 @@ def test_kg_import_and_herbs_from_a_terminal(bio_home: Path, data_dir: Path, tmp
     assert f"{broken}:2: source is empty" in done.stderr.replace("\n", "")
     assert f"{broken}:3: object 'Hypertension'" in done.stderr.replace("\n", "")
     assert "Traceback" not in done.stderr
+
+
+def test_kg_import_without_files_imports_the_shipped_thai_tables(bio_home: Path, data_dir: Path) -> None:
+    # An install has no examples/ folder: the Thai tables ship in the package.
+    done = _run(bio_home, data_dir, "kg", "import")
+    assert done.returncode == 0, done.stderr[-2000:]
+    herbs, formulations = (json.loads(line) for line in done.stdout.splitlines())
+    assert herbs["lines"] == {"herb": 32} and herbs["names_added"] == 96
+    assert formulations["lines"] == {"formulation": 1} and formulations["edges_added"] == 2
+
+
+def test_kg_herbs_reads_the_duke_folder_it_is_given(bio_home: Path, data_dir: Path, tmp_path: Path) -> None:
+    # --duke was once passed to the settings by a name they do not take, so BIO_MCP_DUKE_DIR won.
+    done = _run(bio_home, data_dir, "kg", "herbs", "--duke", str(tmp_path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["mesh_plants"] == 1222 and report["duke_taxa"] == 0

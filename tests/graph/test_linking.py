@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from bio_mcp.cli import app
 from bio_mcp.config import load_settings
+from bio_mcp.data_files import BC5CDR_PRIORS
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.linking import (
     CurrentIdLinker,
@@ -271,8 +272,8 @@ def test_a_file_without_gold_is_linked_and_written_without_scores(paths, linker,
 def test_the_training_pairs_are_found_from_any_working_directory(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Claude Desktop starts the server in /: the BC5CDR training pairs beside the checkout were
-    # looked up from the working directory, so such a server linked with MeSH alone.
+    # Claude Desktop starts the server in /: the BC5CDR training pairs were once looked up from the
+    # working directory, so such a server linked with MeSH alone. Now they ship in the package.
     monkeypatch.chdir(tmp_path)
     found = training_path_of(load_settings(BIO_MCP_HOME=str(tmp_path / "home")))
-    assert found == (data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt").resolve()
+    assert found == BC5CDR_PRIORS.path and found.is_file()

@@ -3,6 +3,7 @@ plant names from Dr. Duke's tables, and the evidence rows and edges a document g
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -14,10 +15,11 @@ from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_gr
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, TREATS
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
-from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.indexer import GraphIndexer, load_catalog
+from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
 from bio_mcp.graph.ppr import PprDocument, read_ppr
-from bio_mcp.graph.relations import RelationExtractor
+from bio_mcp.graph.relations import RelationExtractor, RelationModel, extractor_of, train_relation_model
 from bio_mcp.graph.relations_eval import evaluate
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.store import SqlGraphStore
@@ -149,3 +151,23 @@ def test_document_graphs_write_one_evidence_row_per_sentence_and_edges_derived_f
     _write(store, indexer, [replace(changed, version=2, relations={"0": kept})])
     assert {r.id for r in _evidence(store)} == {r.id for r in after_rows}
     assert set(_relation_edges(store)) == set(after_edges)
+
+
+def test_a_model_built_once_extracts_as_training_in_the_server_does(data_dir, linker_cache) -> None:
+    # `bio-mcp data build-vocabularies --relation-model FILE` writes this; BIO_MCP_RELATIONS_TRAINING=FILE
+    # then serves it without retraining (PPR itself, and so the model, are never shipped).
+    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
+    linker = load_linker_from(mesh, data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt", linker_cache)
+    vocabulary = load_catalog(mesh, linker_cache).vocabulary
+    duke = data_dir / "herbs" / "duke"
+    model = train_relation_model(read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt"), linker, vocabulary, duke)
+    trained = extractor_of(model, vocabulary, duke)
+    served = extractor_of(RelationModel.from_json(json.loads(json.dumps(model.to_json()))), vocabulary, duke)
+    assert served.dropped == trained.dropped and served.confidence == trained.confidence
+    found = 0
+    for document in read_ppr(data_dir / "bench" / "ppr" / "PPR_dev_corpus.txt")[:40]:
+        mentions = linker.link(document.text)
+        expected = trained.relations(document.text, mentions)
+        assert served.relations(document.text, mentions) == expected
+        found += len(expected)
+    assert found > 20

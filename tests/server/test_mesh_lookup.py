@@ -52,7 +52,7 @@ async def test_ids_and_misses(client) -> None:
 
 async def test_without_mesh_the_tool_says_where_to_point_it(bio_home, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("BIO_MCP_MESH_PATH", str(tmp_path / "absent.jsonl"))
-    monkeypatch.setattr("bio_mcp.mesh_files._CHECKOUT_ROOT", tmp_path)  # as installed: no checkout around
+    monkeypatch.setattr("bio_mcp.data_files.VOCABULARIES", tmp_path)  # a package with its data stripped
     async with Runtime(load_settings()) as runtime:
         async with Client(build_server(runtime.toolsets(["pubmed"]))) as session:
             result = await session.call_tool("lookupMeshTerms", {"query": "tylenol"})

@@ -148,8 +148,8 @@ async def test_resources_info_and_stats(gateway) -> None:
     await call(gateway, "searchPubMedArticles", {"queryTerm": "asthma"})
     info = json.loads((await gateway.read_resource("pubmed-connect://info")).contents[0].text)
     assert info["supportedEutilities"] == ["ESearch", "EFetch", "ESummary", "ELink", "EInfo", "ESpell"]
-    # In a checkout the shared data's MeSH is found (tests/test_mesh_files.py covers the other places).
-    assert info["mesh"]["source"] == "checkout" and info["mesh"]["warning"] is None
+    # With nothing set, the MeSH the package ships is found (tests/test_mesh_files.py covers the other places).
+    assert info["mesh"]["source"] == "package" and info["mesh"]["warning"] is None
     assert info["ncbiCompliance"]["toolIdentifier"].startswith("bio-mcp/")
     assert info["operationalStatus"]["ncbiStatus"] == "Nominal"
     stats = json.loads((await gateway.read_resource("pubmed-connect://stats/pubmed")).contents[0].text)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bio_mcp.data_files import is_json, read_json
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 
@@ -65,9 +66,25 @@ def adverse_priors_of(documents: Iterable[PubtatorDocument]) -> AdversePriors:
     return AdversePriors(named["Chemical"], causes, named["Disease"], effects, frozenset(pairs))
 
 
+def priors_to_json(priors: AdversePriors) -> dict[str, object]:
+    """Sorted, so the same documents give the same bytes (the counts are filled from sets)."""
+    counts = {name: dict(sorted(getattr(priors, name).items()))
+              for name in ("chemical_documents", "chemical_causes", "disease_documents", "disease_effects")}
+    return {**counts, "pairs": sorted(list(pair) for pair in priors.pairs)}
+
+
+def priors_from_json(data: dict) -> AdversePriors:
+    return AdversePriors(Counter(data["chemical_documents"]), Counter(data["chemical_causes"]),
+                         Counter(data["disease_documents"]), Counter(data["disease_effects"]),
+                         frozenset((chemical, disease) for chemical, disease in data["pairs"]))
+
+
 def load_adverse_priors(training_path: Path | None, held_out: frozenset[str] = frozenset()) -> AdversePriors:
     """The priors of a PubTator file's documents (the linker's training file), leaving out
-    `held_out` PMIDs (a file being scored); no file gives no priors."""
+    `held_out` PMIDs (a file being scored), or those the shipped BC5CDR priors hold (learnt without
+    the development split: `held_out` cannot apply); no file gives no priors."""
     if training_path is None or not training_path.is_file():
         return NO_PRIORS
+    if is_json(training_path):
+        return priors_from_json(read_json(training_path)["adverse"])  # type: ignore[index]
     return adverse_priors_of(document for document in read_pubtator(training_path) if document.pmid not in held_out)

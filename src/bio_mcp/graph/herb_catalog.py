@@ -28,13 +28,13 @@ from pathlib import Path
 from sqlalchemy.engine import Connection
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import DUKE, data_folder, member, open_text, table
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import BROADER, Edge, Node
 from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept, Vocabulary, search_key
-from bio_mcp.mesh_files import checkout_mesh_path
 
 PLANTS_TREE = "B01.875"
 SCIENTIFIC_LANG = "la"
@@ -87,12 +87,12 @@ class DukeTaxon:
 
 def read_duke_taxa(duke_dir: Path) -> list[DukeTaxon]:
     taxa: dict[str, DukeTaxon] = {}
-    with (duke_dir / "FNFTAX.csv").open(encoding="utf-8", errors="replace", newline="") as handle:
+    with open_text(table(duke_dir, "FNFTAX.csv"), errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             taxon = " ".join((row.get("TAXON") or "").split())
             if taxon:
                 taxa[row["FNFNUM"]] = DukeTaxon(row["FNFNUM"], taxon)
-    with (duke_dir / "COMMON_NAMES.csv").open(encoding="utf-8", errors="replace", newline="") as handle:
+    with open_text(table(duke_dir, "COMMON_NAMES.csv"), errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             name = " ".join((row.get("CNNAM") or "").split())
             if name and row.get("FNFNUM") in taxa:
@@ -101,21 +101,18 @@ def read_duke_taxa(duke_dir: Path) -> list[DukeTaxon]:
 
 
 def duke_dir_of(settings: Settings) -> Path | None:
-    """BIO_MCP_DUKE_DIR, else (development) the shared data beside the checkout; None if neither has FNFTAX.csv."""
-    if settings.duke_dir is not None:
-        return settings.duke_dir if (settings.duke_dir / "FNFTAX.csv").is_file() else None
-    mesh = checkout_mesh_path()
-    candidate = mesh.parents[1] / "herbs" / "duke" if mesh is not None else None
-    return candidate if candidate is not None and (candidate / "FNFTAX.csv").is_file() else None
+    """BIO_MCP_DUKE_DIR, else the tables shipped in the package; None if the one chosen has no FNFTAX.csv."""
+    return data_folder(settings.duke_dir, DUKE, "FNFTAX.csv")
 
 
 @lru_cache(maxsize=2)
 def duke_activities(duke_dir: Path | None) -> dict[str, tuple[str, ...]]:
     """Chemical search key -> the activities Dr. Duke lists for it (AGGREGAC.csv), sorted; {} without data."""
-    if duke_dir is None or not (duke_dir / "AGGREGAC.csv").is_file():
+    activities = member(duke_dir, "AGGREGAC.csv") if duke_dir is not None else None
+    if activities is None:
         return {}
     found: dict[str, set[str]] = {}
-    with (duke_dir / "AGGREGAC.csv").open(encoding="utf-8", errors="replace", newline="") as handle:
+    with open_text(activities, errors="replace", newline="") as handle:
         for row in csv.DictReader(handle):
             chemical, activity = row.get("CHEM") or "", (row.get("ACTIVITY") or "").strip()
             if chemical and activity:

@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import DO_XREFS, data_file, open_text
 from bio_mcp.graph.vocabulary import search_key
-from bio_mcp.mesh_files import checkout_mesh_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ def read_do_xrefs(path: Path) -> Icd10Index:
     mesh_of: dict[str, set[str]] = {}
     codes_of: dict[str, set[str]] = {}
     labels: dict[str, str] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
+    with open_text(path, newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
             doid, label, xref = row.get("id") or "", row.get("label") or "", row.get("xref") or ""
             prefix, _, value = xref.partition(":")
@@ -68,12 +68,8 @@ def read_do_xrefs(path: Path) -> Icd10Index:
 
 
 def do_xrefs_path_of(settings: Settings) -> Path | None:
-    """BIO_MCP_DO_XREFS_PATH, else (development) the shared data beside the checkout; None if neither is a file."""
-    if settings.do_xrefs_path is not None:
-        return settings.do_xrefs_path if settings.do_xrefs_path.is_file() else None
-    mesh = checkout_mesh_path()
-    candidate = mesh.parents[1] / "ontology" / "do_xrefs.tsv" if mesh is not None else None
-    return candidate if candidate is not None and candidate.is_file() else None
+    """BIO_MCP_DO_XREFS_PATH, else the cross-references shipped in the package; None if the one chosen is no file."""
+    return data_file(settings.do_xrefs_path, DO_XREFS)
 
 
 @lru_cache(maxsize=2)

@@ -38,7 +38,7 @@ from bio_mcp.graph.mentions import EntityMentions, Mention, group_mentions
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
-from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.mesh_files import mesh_path_of, pharm_actions_path
 
 
 class SectionText(Protocol):
@@ -132,26 +132,20 @@ def _current_relation(relation: StatedRelation, current: Mapping[str, str]) -> S
     return replace(relation, src=current.get(relation.src, relation.src), dst=current.get(relation.dst, relation.dst))
 
 
-def pharm_actions_path(mesh_path: Path) -> Path:
-    """`data_pharm_action.tsv` beside the descriptor file."""
-    return mesh_path.with_name("data_pharm_action.tsv")
-
-
 @lru_cache(maxsize=4)
 def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
     """The MeSH catalog of the descriptor file (and the pharmacological actions beside it), once per process."""
     if mesh_path is None or not mesh_path.is_file():
         return EMPTY_CATALOG
     actions_path = pharm_actions_path(mesh_path)
-    actions = load_pharm_actions(actions_path) if actions_path.is_file() else {}
+    actions = load_pharm_actions(actions_path) if actions_path is not None else {}
     return MeshCatalog(load_vocabulary(mesh_path, cache_dir=cache_dir), actions)
 
 
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
-    """The graph writer a sync uses: the MeSH vocabulary (BIO_MCP_MESH_PATH, else the shared data
-    beside the checkout) and, with BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the
-    relation extractors (each needs the linker's mentions; without PPR's training split the plant one
-    is the untrained cue rules)."""
+    """The graph writer a sync uses: the MeSH vocabulary (`mesh_files.mesh_path_of`) and, with
+    BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the relation extractors (each needs the
+    linker's mentions; without PPR's training split the plant one is the untrained cue rules)."""
     catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
     extractors: list[RelationSource] = []

@@ -11,7 +11,7 @@ starts and ends on a word boundary and keeps the text's offsets. On top of it:
 - plural and adjectival variants of the terms ("seizures", "hypertensive" -> Hypertension), and their
   British spellings ("haemorrhage", "oedema", "oestrogen");
 - the mention -> MeSH pairs of the BC5CDR training set where MeSH's own terms fall short
-  (`BIO_MCP_LINKER_TRAINING`; without the file the linker uses MeSH alone);
+  (`BIO_MCP_LINKER_TRAINING`, else what the package ships of the training split: `LinkerPriors`);
 - the same pairs carried over to the other heads of a generic disease phrase: the training set
   names "renal damage", "renal dysfunction" and "renal toxicity" Kidney Diseases, so "renal
   injury" and "renal disorders" are read the same way (`head_variants`);
@@ -36,6 +36,7 @@ from typing import NamedTuple
 import ahocorasick
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import BC5CDR_PRIORS, data_file, is_json, read_json
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
@@ -43,10 +44,7 @@ from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.pickle_cache import load_cached
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
-from bio_mcp.mesh_files import checkout_data_dir, mesh_path_of
-
-# Within the shared data folder (`mesh_files.checkout_data_dir`).
-CHECKOUT_TRAINING_FILE = Path("bench") / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
+from bio_mcp.mesh_files import mesh_path_of
 
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
@@ -394,13 +392,46 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
     return EntityLinker(automaton, entries, types, names, current_ids)
 
 
-def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None = None,
-                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
-    """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong."""
+@dataclass(slots=True)
+class LinkerPriors:
+    """What the linker learns from an annotated training set, without its texts: the mention ->
+    MeSH pairs, and the keys and tree branches whose dictionary matches were mostly wrong there
+    (`_imprecise`). Shipped in the package (`data_files.BC5CDR_PRIORS`, built by
+    `bio-mcp data build-vocabularies`), so an install links as the checkout does."""
+
+    pairs: TrainingPairs
+    imprecise_keys: frozenset[str]
+    imprecise_branches: frozenset[str]
+    # The training documents' PMIDs, so a score on documents the priors learnt from is flagged.
+    pmids: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            # In the order training met them: `Counter.most_common` breaks ties by it.
+            "ids": {key: dict(counts) for key, counts in self.pairs.ids.items()},
+            "spellings": {key: sorted(texts) for key, texts in self.pairs.spellings.items()},
+            "types": {key: dict(counts) for key, counts in self.pairs.types.items()},
+            "texts": {key: dict(counts) for key, counts in self.pairs.texts.items()},
+            "imprecise_keys": sorted(self.imprecise_keys), "imprecise_branches": sorted(self.imprecise_branches),
+            "pmids": sorted(self.pmids),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> LinkerPriors:
+        def counters(value: object) -> defaultdict[str, Counter[str]]:
+            return defaultdict(Counter, {key: Counter(counts) for key, counts in value.items()})  # type: ignore[union-attr]
+
+        pairs = TrainingPairs(counters(data["ids"]), defaultdict(set, {key: set(texts) for key, texts in
+                                                                      data["spellings"].items()}),  # type: ignore[union-attr]
+                              counters(data["types"]), counters(data["texts"]))
+        return cls(pairs, frozenset(data["imprecise_keys"]), frozenset(data["imprecise_branches"]),  # type: ignore[arg-type]
+                   frozenset(data.get("pmids", ())))  # type: ignore[arg-type]
+
+
+def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str, list[_Candidate]],
+                                                                        dict[str, EntityType]]:
+    """MeSH's terms plus the training set's pairs (which outrank them), and the types they give."""
     types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
-    if not training:
-        return _compile(dictionary_candidates(vocabulary, types), types)
-    pairs = training_pairs(training)
     # BC5CDR's reading of a concept's type wins over the tree's ("Death" is annotated a disease).
     for entity_id, counts in pairs.types.items():
         types[entity_id] = counts.most_common(1)[0][0]  # type: ignore[assignment]
@@ -419,8 +450,35 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | None
         if key not in candidates:
             candidates[key].append(_Candidate(key, entity_id, TRAINING_HEAD, _PRIOR[TRAINING_HEAD], None,
                                               (-1, 1, entity_id)))
-    linker = _compile(candidates, types)
-    keys, branches = _imprecise(linker, training, vocabulary, min_precision, min_branch_precision)
+    return candidates, types
+
+
+def linker_priors(vocabulary: Vocabulary, training: list[PubtatorDocument], min_precision: float = 0.4,
+                  min_branch_precision: float = 0.4) -> LinkerPriors:
+    """What `training` teaches the linker over `vocabulary` (see `LinkerPriors`)."""
+    pairs = training_pairs(training)
+    candidates, types = _with_pairs(vocabulary, pairs)
+    keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision, min_branch_precision)
+    return LinkerPriors(pairs, frozenset(keys), frozenset(branches), frozenset(d.pmid for d in training))
+
+
+def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | LinkerPriors | None = None,
+                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
+    """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong;
+    `training` is the annotated documents or what was learnt from them (`LinkerPriors`)."""
+    if not training:
+        types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
+        return _compile(dictionary_candidates(vocabulary, types), types)
+    if isinstance(training, LinkerPriors):
+        priors = training
+        candidates, types = _with_pairs(vocabulary, priors.pairs)
+        keys, branches = priors.imprecise_keys, priors.imprecise_branches
+    else:
+        priors = LinkerPriors(training_pairs(training), frozenset(), frozenset())
+        candidates, types = _with_pairs(vocabulary, priors.pairs)
+        keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision,
+                                    min_branch_precision)
+    pairs = priors.pairs
     for key in keys:
         candidates.pop(key, None)
     # A concept the training set never names, filed (anywhere) in a branch of the tree whose terms
@@ -489,12 +547,11 @@ def _imprecise(linker: EntityLinker, training: list[PubtatorDocument], vocabular
 
 
 def training_path_of(settings: Settings) -> Path | None:
-    """BIO_MCP_LINKER_TRAINING, else the BC5CDR training split beside the checkout, else None (MeSH alone)."""
+    """BIO_MCP_LINKER_TRAINING (a PubTator file), else the priors learnt from BC5CDR's training split
+    shipped in the package (`LinkerPriors`), else None (MeSH alone)."""
     if settings.linker_training_path is not None:
         return settings.linker_training_path
-    data = checkout_data_dir()
-    found = data / CHECKOUT_TRAINING_FILE if data is not None else None
-    return found.resolve() if found is not None and found.is_file() else None
+    return data_file(None, BC5CDR_PRIORS)
 
 
 def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Path | None,
@@ -519,11 +576,14 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
                        stale=f"entity-linker-*-{digest}.pickle")
 
 
-def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | None:
-    """The training file's documents but `held_out`; read only to build a linker (a cached one
-    does not need them: the annotation worker starts that much sooner)."""
+def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | LinkerPriors | None:
+    """The training file's documents but `held_out`, or the priors a shipped file holds (learnt
+    without BC5CDR's development split); read only to build a linker (a cached one does not need
+    them: the annotation worker starts that much sooner)."""
     if training_path is None:
         return None
+    if is_json(training_path):
+        return LinkerPriors.from_json(read_json(training_path)["linker"])  # type: ignore[index]
     return [document for document in read_pubtator(training_path) if document.pmid not in held_out]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import is_json, read_json
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.linking import EntityLinker, load_linker_from, training_path_of
 from bio_mcp.graph.pubtator import Annotation, PubtatorDocument, format_document, read_pubtator
@@ -89,7 +90,8 @@ def evaluate_file(data: Path, settings: Settings, output: Path | None = None) ->
 
     The linker is built without the training documents that are also in `data`, so a score is never
     earned on documents the linker learnt from (the shared BC5CDR training file holds the
-    development split too).
+    development split too); the shipped priors were learnt without that split, and the report
+    counts the scored documents they did learn from.
     """
     documents = read_pubtator(data)
     if not documents:
@@ -104,5 +106,11 @@ def evaluate_file(data: Path, settings: Settings, output: Path | None = None) ->
     if output is not None:
         output.write_text("".join(format_document(document) for document in predicted), encoding="utf-8")
     if report is not None:
-        report["linker"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out)}
+        training = training_path_of(settings)
+        report["linker"] = {"training": str(training), "held_out_documents": len(held_out)}
+        if training is not None and is_json(training):
+            # Shipped priors were learnt once, without BC5CDR's development split: held_out cannot
+            # apply to them, so say how many scored documents they did learn from (0 on that split).
+            learnt = set(read_json(training)["linker"]["pmids"])  # type: ignore[index]
+            report["linker"]["learnt_from_scored_documents"] = len(held_out & learnt)
     return report

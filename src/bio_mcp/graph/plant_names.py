@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from bio_mcp.data_files import open_text, table
 from bio_mcp.graph.vocabulary import Vocabulary, search_key
 
 # MeSH branches whose descriptors texts about medicinal plants call plants: Plants, and Fungi
@@ -38,9 +39,9 @@ def plant_descriptors(vocabulary: Vocabulary) -> set[str]:
     }
 
 
-def _read_csv(path: Path) -> Iterator[dict[str, str]]:
+def _read_csv(duke_dir: Path, name: str) -> Iterator[dict[str, str]]:
     # Duke's exports are Latin-1 (accented author names).
-    with path.open(encoding="latin-1", newline="") as handle:
+    with open_text(table(duke_dir, name), encoding="latin-1", newline="") as handle:
         yield from csv.DictReader(handle)
 
 
@@ -60,7 +61,7 @@ def duke_plant_names(duke_dir: Path, vocabulary: Vocabulary | None) -> dict[str,
     mesh = _mesh_keys(vocabulary, plants) if vocabulary is not None else {}
     names: dict[str, tuple[str, bool]] = {}
     by_number: dict[str, str] = {}
-    for row in _read_csv(duke_dir / FNFTAX):
+    for row in _read_csv(duke_dir, FNFTAX):
         genus, species = row["GENUS"].strip(), row["SPECIES"].strip()
         if not genus or not species or not genus.isalpha():
             continue
@@ -71,7 +72,7 @@ def duke_plant_names(duke_dir: Path, vocabulary: Vocabulary | None) -> dict[str,
             names.setdefault(form, (entity_id, True))
         genus_id = mesh.get(search_key(genus))
         names.setdefault(genus, (genus_id or herb_id(genus), True))
-    for row in _read_csv(duke_dir / COMMON_NAMES):
+    for row in _read_csv(duke_dir, COMMON_NAMES):
         name, entity_id = row["CNNAM"].strip(), by_number.get(row["FNFNUM"])
         if entity_id and len(name) > 3 and name.lower() not in _COMMON_STOP:
             names.setdefault(name.lower(), (entity_id, False))

@@ -25,9 +25,11 @@ Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
 `confidence` of a relation is the pair model's precision for its edge type (TREATS, CAUSES),
 measured two-fold on the training split; HAS_CONSTITUENT's was judged by hand on a sample (no gold).
 
-Without PPR's training split (an install: PPR may not be redistributed, nor a model fitted on it)
-the extractor is untrained: the same recognisers minus PPR's annotated names and key filter, and
-cue rules in place of the pair model (`graph/relation_cues.py`, with their own measured confidence).
+Without PPR's training split (an install: PPR may not be redistributed, nor a model fitted on it,
+so neither ships in the package) the extractor is untrained: the same recognisers minus PPR's
+annotated names and key filter, and cue rules in place of the pair model (`graph/relation_cues.py`,
+with their own measured confidence). BIO_MCP_RELATIONS_TRAINING names PPR's training file, or the
+`RelationModel` built from it once by `bio-mcp data build-vocabularies --relation-model FILE`.
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ from typing import NamedTuple, Protocol
 import ahocorasick
 
 from bio_mcp.config import Settings
+from bio_mcp.data_files import is_json, member, read_json
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
+from bio_mcp.graph.herb_catalog import duke_dir_of
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
@@ -64,10 +68,6 @@ from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLA
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest
 from bio_mcp.mesh_files import mesh_path_of
-
-_CHECKOUT_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
-CHECKOUT_PPR_TRAIN = _CHECKOUT_DATA / "bench" / "ppr" / "PPR_train_corpus.txt"
-CHECKOUT_DUKE_DIR = _CHECKOUT_DATA / "herbs" / "duke"
 
 EXTRACTOR = "ppr-cues-nb"
 CONSTITUENT_EXTRACTOR = "constituent-cues"
@@ -508,7 +508,7 @@ def _dictionary_names(
     if vocabulary is not None:
         for key, (entity_id, _) in mesh_plant_names(vocabulary).items():
             names[key] = _Entry(entity_id, PLANT_KIND, None)
-    if duke_dir is not None and (duke_dir / FNFTAX).is_file():
+    if duke_dir is not None and member(duke_dir, FNFTAX) is not None:
         for name, (entity_id, sensitive) in duke_plant_names(duke_dir, vocabulary).items():
             names[term_key(name)] = _Entry(entity_id, PLANT_KIND, frozenset({name}) if sensitive else None)
     genera: dict[str, str | None] = {}
@@ -533,11 +533,39 @@ def untrained_extractor(vocabulary: Vocabulary | None, duke_dir: Path | None) ->
     return RelationExtractor(NameMatcher(names), plants, CueRules(), confidence, genera=genera, name=CUE_EXTRACTOR)
 
 
-def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
-                    duke_dir: Path | None) -> RelationExtractor:
-    """Names from Duke, MeSH and the training documents' gold entities, filtered by their precision
-    there; then the pair model, fitted on the same documents."""
-    names, plants, genera = _dictionary_names(vocabulary, duke_dir)
+@dataclass
+class RelationModel:
+    """What PPR's training split teaches the extractor: the gold names the dictionary lacks, the
+    names found mostly wrong there, the pair model and its measured precision. Built once from a
+    local copy of PPR (`bio-mcp data build-vocabularies --relation-model FILE`) so a server need
+    not retrain; never shipped (PPR's gold names are in it)."""
+
+    # Folded name -> (entity id or None, kind).
+    names: dict[str, tuple[str | None, str]]
+    dropped: frozenset[str]
+    model: NaiveBayes
+    confidence: dict[str, float]
+
+    def to_json(self) -> dict[str, object]:
+        model = self.model
+        return {"names": {key: list(value) for key, value in self.names.items()}, "dropped": sorted(self.dropped),
+                # Sorted: training meets the features in a set's order, which varies from run to run.
+                "model": {"classes": list(model.classes), "priors": model.priors,
+                          "weights": {label: dict(sorted(weights.items())) for label, weights in model.weights.items()},
+                          "unseen": model.unseen, "none_bias": model.none_bias},
+                "confidence": self.confidence}
+
+    @classmethod
+    def from_json(cls, data: dict) -> RelationModel:
+        raw = data["model"]
+        model = NaiveBayes(tuple(raw["classes"]), raw["priors"], raw["weights"], raw["unseen"], raw["none_bias"])
+        model._deltas()
+        return cls({key: (value[0], value[1]) for key, value in data["names"].items()}, frozenset(data["dropped"]),
+                   model, data["confidence"])
+
+
+def _learnt_names(documents: Sequence[PprDocument]) -> dict[str, tuple[str | None, str]]:
+    """The training documents' gold entity names, by their most frequent kind."""
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     # Acronyms a training abstract defines ("AGE": aged garlic extract) mean something else in the
     # next one; the abbreviation rule finds them where a text defines them.
@@ -548,11 +576,31 @@ def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabu
                 kinds[term_key(entity.text)][entity.type] += 1
                 if sum(char.isupper() for char in entity.text) >= 2 and len(entity.text) <= 8:
                     acronyms.add(term_key(entity.text))
+    learnt: dict[str, tuple[str | None, str]] = {}
     for key, counts in kinds.items():
         kind = counts.most_common(1)[0][0]
-        if len(key) < 3 or key in names or key in acronyms:
+        if len(key) < 3 or key in acronyms:
             continue
-        names[key] = _Entry(herb_id(key) if kind == PLANT else None, PLANT_KIND if kind == PLANT else kind, None)
+        learnt[key] = (herb_id(key) if kind == PLANT else None, PLANT_KIND if kind == PLANT else kind)
+    return learnt
+
+
+def _names_with(vocabulary: Vocabulary | None, duke_dir: Path | None, learnt: dict[str, tuple[str | None, str]]
+                ) -> tuple[dict[str, _Entry], frozenset[str], dict[str, str | None]]:
+    """The dictionary's names (`_dictionary_names`), then the learnt ones it does not have."""
+    names, plants, genera = _dictionary_names(vocabulary, duke_dir)
+    for key, (entity_id, kind) in learnt.items():
+        if key not in names:
+            names[key] = _Entry(entity_id, kind, None)
+    return names, plants, genera
+
+
+def train_relation_model(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
+                         duke_dir: Path | None) -> RelationModel:
+    """Names from Duke, MeSH and the training documents' gold entities, filtered by their precision
+    there; then the pair model, fitted on the same documents."""
+    learnt = _learnt_names(documents)
+    names, plants, genera = _names_with(vocabulary, duke_dir, learnt)
     linked = [(document, document.text, linker.link(document.text)) for document in documents]
     extractor = RelationExtractor(NameMatcher(names), plants, None, {}, genera=genera)
     dropped = frozenset(_key_precision(extractor, linked))
@@ -561,9 +609,18 @@ def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabu
     for number, (document, text, mentions) in enumerate(linked):
         halves[number % 2].extend(training_examples(extractor, document, text, mentions))
     examples = halves[0] + halves[1]
-    extractor.model = NaiveBayes.fit([(features, label) for features, label, _ in examples])
-    extractor.confidence = _class_precision(halves)
-    return extractor
+    model = NaiveBayes.fit([(features, label) for features, label, _ in examples])
+    return RelationModel(learnt, dropped, model, _class_precision(halves))
+
+
+def extractor_of(model: RelationModel, vocabulary: Vocabulary | None, duke_dir: Path | None) -> RelationExtractor:
+    names, plants, genera = _names_with(vocabulary, duke_dir, model.names)
+    return RelationExtractor(NameMatcher(names), plants, model.model, model.confidence, model.dropped, genera)
+
+
+def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,
+                    duke_dir: Path | None) -> RelationExtractor:
+    return extractor_of(train_relation_model(documents, linker, vocabulary, duke_dir), vocabulary, duke_dir)
 
 
 def _class_precision(halves: tuple[list, list]) -> dict[str, float]:
@@ -589,27 +646,30 @@ def _class_precision(halves: tuple[list, list]) -> dict[str, float]:
 
 
 def ppr_train_path_of(settings: Settings) -> Path | None:
-    path = settings.relations_training_path or CHECKOUT_PPR_TRAIN
-    return path if path.is_file() else None
-
-
-def duke_dir_of(settings: Settings) -> Path | None:
-    path = settings.duke_dir or CHECKOUT_DUKE_DIR
-    return path if (path / FNFTAX).is_file() else None
+    """BIO_MCP_RELATIONS_TRAINING: a PPR corpus file, or a model built from one
+    (`bio-mcp data build-vocabularies --relation-model FILE`); None without it. Nothing learnt from
+    PPR ships in the package (see the module docstring)."""
+    path = settings.relations_training_path
+    return path if path is not None and path.is_file() else None
 
 
 @lru_cache(maxsize=2)
 def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker, vocabulary: Vocabulary | None,
                       cache_dir: Path | None, inputs: tuple[Path, ...]) -> RelationExtractor:
-    """Trained once per process, or read from a pickle in `cache_dir` keyed by this code and every
-    input file's hash (training takes seconds: it links the 400 training abstracts)."""
-    if cache_dir is None:
+    """Trained (or assembled from the shipped model) once per process, or read from a pickle in
+    `cache_dir` keyed by this code and every input file's hash (training takes seconds: it links
+    the 400 training abstracts)."""
+    def build() -> RelationExtractor:
+        if is_json(training):
+            return extractor_of(RelationModel.from_json(read_json(training)), vocabulary, duke_dir)  # type: ignore[arg-type]
         return train_extractor(read_ppr(training), linker, vocabulary, duke_dir)
+
+    if cache_dir is None:
+        return build()
     files = sha256_hex(" ".join(file_digest(path) for path in inputs))[:12]
     cache = cache_dir / f"relation-extractor-{_code_digest()[:12]}-{files}.pickle"
     # Pickles of the same files trained by earlier code are dead weight.
-    return load_cached(cache, RelationExtractor, lambda: train_extractor(read_ppr(training), linker, vocabulary, duke_dir),
-                       stale=f"relation-extractor-*-{files}.pickle")
+    return load_cached(cache, RelationExtractor, build, stale=f"relation-extractor-*-{files}.pickle")
 
 
 def _code_digest() -> str:
@@ -634,7 +694,8 @@ def load_relation_extractor(
     duke_dir = duke_dir_of(settings)
     if training is None or untrained:
         return _cached_untrained(duke_dir, vocabulary)
-    inputs = [training, *((duke_dir / FNFTAX, duke_dir / COMMON_NAMES) if duke_dir is not None else ())]
+    inputs = [training, *(path for name in (FNFTAX, COMMON_NAMES) if duke_dir is not None
+                          and (path := member(duke_dir, name)) is not None)]
     mesh_path, linker_training = mesh_path_of(settings), training_path_of(settings)
     inputs.extend(path for path in (mesh_path, linker_training) if path is not None and path.is_file())
     return _cached_extractor(training, duke_dir, linker, vocabulary, settings.caches, tuple(inputs))

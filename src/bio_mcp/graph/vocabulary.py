@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from bio_mcp.data_files import open_text
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.mentions import EntityType
 from bio_mcp.graph.pickle_cache import load_cached
@@ -168,7 +169,8 @@ class Vocabulary:
 
 
 def read_descriptors(path: Path) -> dict[str, Concept]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with open_text(path) as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
     descriptor_of_tree = {tree: row["ui"] for row in rows for tree in row["tree_numbers"]}
     concepts: dict[str, Concept] = {}
     for row in rows:
@@ -208,7 +210,7 @@ def load_vocabulary(path: Path, cache_dir: Path | None = None) -> Vocabulary:
 def load_pharm_actions(path: Path) -> dict[str, tuple[str, ...]]:
     """`data_pharm_action.tsv`: substance id -> the ids of its pharmacological actions (HAS_PHARM_ACTION)."""
     actions: dict[str, list[str]] = {}
-    with path.open(encoding="utf-8", newline="") as handle:
+    with open_text(path, newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
             actions.setdefault(mesh_entity_id(row["DescriptorUI"]), []).append(mesh_entity_id(row["PharmActionUI"]))
     return {substance: tuple(dict.fromkeys(ids)) for substance, ids in actions.items()}

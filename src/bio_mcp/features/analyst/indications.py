@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from bio_mcp.data_files import open_text
 from bio_mcp.errors import BioMcpError, ErrorCode
 
 ABBREVIATIONS = {
@@ -82,7 +83,7 @@ def load_mesh_index(path: Path) -> MeshIndex:
     """The index of a `mesh_descriptors_*.jsonl` file (one {"name", "terms"} object per line)."""
     descriptors: list[tuple[str, list[str]]] = []
     try:
-        with path.open(encoding="utf-8") as stream:
+        with open_text(path) as stream:
             for line in stream:
                 if line.strip():
                     record = json.loads(line)
