@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -104,6 +105,31 @@ def token(
 def version() -> None:
     """Print the version."""
     sys.stdout.write(f"bio-mcp {__version__}\n")
+
+
+@app.command()
+def doctor(as_json: Annotated[bool, typer.Option("--json", help="One JSON object per check")] = False) -> None:
+    """Check what the server will use: data files, NCBI settings, the store, Redis, OCR, WordNet, disk.
+
+    Exits 1 when a part the server needs is broken, saying how to fix it.
+    """
+    from rich.table import Table
+
+    from bio_mcp.doctor import run_checks
+
+    checks = run_checks(settings_or_exit())
+    if as_json:
+        for check in checks:
+            sys.stdout.write(json.dumps(dataclasses.asdict(check), ensure_ascii=False) + "\n")
+    else:
+        colours = {"ok": "green", "warn": "yellow", "fail": "red"}
+        table = Table("part", "status", "what was found", "how to fix", title="bio-mcp doctor")
+        for check in checks:
+            table.add_row(check.part, f"[{colours[check.status]}]{check.status}[/]", escape(check.detail),
+                          escape(check.fix))
+        Console().print(table)
+    if any(check.status == "fail" for check in checks):
+        raise typer.Exit(1)
 
 
 @app.command()
