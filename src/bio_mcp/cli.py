@@ -589,15 +589,27 @@ def kg_import(
 @kg_app.command("herbs")
 def kg_herbs(
     duke: Annotated[Path | None, typer.Option(help="Dr. Duke's CSV folder (default BIO_MCP_DUKE_DIR)")] = None,
+    farmacy: Annotated[Path | None, typer.Option(
+        help="Dr. Duke's constituent and ethnobotany tables (default BIO_MCP_DUKE_FARMACY_DIR)")] = None,
 ) -> None:
-    """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names. Run it after
-    importing curated herb tables, so Duke's taxa join the herbs those tables named; running it again adds nothing."""
+    """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names and
+    constituents. Run it after importing curated herb tables, so Duke's taxa join the herbs those
+    tables named; running it again adds nothing."""
+    from bio_mcp.graph.duke_farmacy import CONSTITUENTS_FILE, duke_farmacy_dir_of
     from bio_mcp.graph.herb_catalog import duke_dir_of, write_herb_catalog
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.mesh_files import mesh_path_of
     from bio_mcp.store import open_metadata_store
 
-    settings = settings_or_exit(duke_dir=duke)
+    # The options override the settings' environment variables (Settings reads fields by alias).
+    settings = settings_or_exit(BIO_MCP_DUKE_DIR=duke and str(duke), BIO_MCP_DUKE_FARMACY_DIR=farmacy and str(farmacy))
+    duke_dir, farmacy_dir = duke_dir_of(settings), duke_farmacy_dir_of(settings)
+    # A folder named on purpose that lacks its table is a mistake, not "no data".
+    for given, found, needed in ((settings.duke_dir, duke_dir, "FNFTAX.csv"),
+                                 (settings.duke_farmacy_dir, farmacy_dir, CONSTITUENTS_FILE)):
+        if given is not None and found is None:
+            err.print(f"[red]error:[/red] {escape(str(given))} has no {needed}")
+            raise typer.Exit(2)
     configure_logging("warning", settings.logs_dir)
     with err.status("loading the MeSH vocabulary"):
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
@@ -607,7 +619,7 @@ def kg_herbs(
     store = open_metadata_store(settings)
     try:
         with store.transaction() as tx:
-            report = write_herb_catalog(tx.connection, catalog, duke_dir_of(settings))
+            report = write_herb_catalog(tx.connection, catalog, duke_dir, farmacy_dir)
     finally:
         store.close()
     sys.stdout.write(json.dumps(report.__dict__) + "\n")
