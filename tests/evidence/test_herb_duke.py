@@ -152,6 +152,10 @@ async def test_a_constituents_literature_is_its_herbs_coded_indication_unless_th
         paths = result.structured_content["paths"]
         assert [[node["id"] for node in path] for path in paths] == [["mesh:D030024", "mesh:D003474", "mesh:D006528"]]
         assert paths[0][2]["icd10cm"] == "C22.0"
+        # Without a pattern too: the constituents that lead nowhere come after it.
+        result = await client.call_tool("tool.query_kg", {"start": {"type": "herb", "id": "turmeric"}})
+        paths = [[node["id"] for node in path] for path in result.structured_content["paths"]]
+        assert paths[0] == ["mesh:D030024", "mesh:D003474", "mesh:D006528"] and len(paths) == 50
 
         # Magnesium is in garlic by Duke's table, and in a third of its plants: its harm is not garlic's.
         garlic = await _herb(client, "garlic")

@@ -41,7 +41,8 @@ async def test_retrieve_evidence_of_an_untitled_document_validates(ingest_env: I
 
     async with Client(build_server([build_kb_toolset(KbRetrieval(service.corpus), service.corpus.settings)])) as client:
         schema = next(tool.output_schema for tool in (await client.list_tools()).tools if tool.name == "kb_retrieve_evidence")
-        result = await client.call_tool("kb.retrieve_evidence", {"section_ids": section_ids})
+        # By the name it is listed under, so the SDK checks the result against the schema it was given.
+        result = await client.call_tool("kb_retrieve_evidence", {"section_ids": section_ids})
     assert not result.is_error, result.content[0].text
     body = result.structured_content
     jsonschema.validate(body, schema)

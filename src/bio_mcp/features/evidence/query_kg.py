@@ -17,9 +17,10 @@ else is NOT_FOUND, and a start of another type than `start.type` says is VALIDAT
 
 Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
 MAX_EDGES_PER_NODE edges of each relation type read per node and hop, best weight first (a herb's
-constituents with relations of their own first when the walk goes on). Order is deterministic: edges by
-weight then ids, paths in walk order. `edges` (additive) is aligned with `paths`: each edge with its
-strength and up to three evidence sentences with their sources.
+constituents with relations of their own first when the walk goes on). Order is deterministic:
+edges by weight then ids, paths in walk order, a herb's constituents that lead nowhere last.
+`edges` (additive) is aligned with `paths`: each edge with its strength and up to three evidence
+sentences with their sources.
 """
 
 from __future__ import annotations
@@ -180,6 +181,9 @@ def query_kg(
     # Partial paths: (node ids, node types, edges).
     frontier: list[tuple[list[str], list[str], list[RelationEdge]]] = [([start_id], [start_type], [])]
     finished: list[tuple[list[str], list[str], list[RelationEdge]]] = []
+    # A herb's constituent that leads nowhere: listed after the paths that go on (a herb has hundreds
+    # with Dr. Duke's table, and kg://herb lists them all).
+    listed: list[tuple[list[str], list[str], list[RelationEdge]]] = []
     strengths: dict[tuple[str, str, str], tuple[str, int]] = {}
     info: dict[str, EntityInfo] = {start_id: start}
     truncated = False
@@ -209,11 +213,12 @@ def query_kg(
                 grew = True
                 extended.append((ids + [other], kinds + [kind], path_edges + [edge]))
             if not grew and path_edges and pattern is None:
-                finished.append((ids, kinds, path_edges))
+                ended = listed if len(path_edges) == 1 and path_edges[0].type == HAS_CONSTITUENT else finished
+                ended.append((ids, kinds, path_edges))
         frontier = extended
         if len(finished) >= request.max_paths:
             break
-    finished += [path for path in frontier if pattern is None or len(path[0]) == len(pattern)]
+    finished += [path for path in frontier if pattern is None or len(path[0]) == len(pattern)] + listed
     if len(finished) > request.max_paths:
         finished, truncated = finished[: request.max_paths], True
     evidence = evidence_of(connection, {edge.key for _, _, edges in finished for edge in edges})
