@@ -27,9 +27,19 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = Console(stderr=True)
+_SETTING_NAMES = {
+    name for info in Settings.model_fields.values()
+    for name in ([info.validation_alias] if isinstance(info.validation_alias, str)
+                 else [c for c in getattr(info.validation_alias, "choices", ()) if isinstance(c, str)])
+}
 
 
 def settings_or_exit(**overrides: object) -> Settings:
+    """Settings with `overrides` named by their environment variables: Settings ignores any other
+    key, so a field's own name (`duke_dir=`) would silently do nothing."""
+    unknown = sorted(set(overrides) - _SETTING_NAMES)
+    if unknown:
+        raise TypeError(f"not settings' environment variables: {', '.join(unknown)}")
     try:
         return load_settings(**{k: v for k, v in overrides.items() if v is not None})
     except BioMcpError as exc:
