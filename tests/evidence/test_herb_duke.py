@@ -32,8 +32,9 @@ pytestmark = pytest.mark.anyio
 TRADITIONAL = "traditional use (Dr. Duke's ethnobotany), not evidence"
 
 
-def _settings(home: Path, data_dir: Path) -> Any:
+def _settings(home: Path, data_dir: Path, database_url: str | None = None) -> Any:
     return load_settings(
+        **({"DATABASE_URL": database_url} if database_url else {}),
         BIO_MCP_HOME=str(home), BIO_MCP_EMBEDDINGS_PROVIDER="hash",
         BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"),
         BIO_MCP_DUKE_DIR=str(data_dir / "herbs" / "duke"),
@@ -42,8 +43,10 @@ def _settings(home: Path, data_dir: Path) -> Any:
     )
 
 
-async def _open(home: Path, data_dir: Path, catalog: MeshCatalog) -> tuple[CorpusService, EutilsClient]:
-    settings = _settings(home, data_dir)
+async def _open(
+    home: Path, data_dir: Path, catalog: MeshCatalog, database_url: str | None = None
+) -> tuple[CorpusService, EutilsClient]:
+    settings = _settings(home, data_dir, database_url)
     eutils = EutilsClient(settings)
     service = CorpusService(settings, eutils, graph=GraphIndexer(catalog, None), embed_in_background=False)
     await service.open()
@@ -110,17 +113,28 @@ async def _read_herbs(home: Path, data_dir: Path, catalog: MeshCatalog, *names: 
         await eutils.aclose()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    return None if request.param == "sqlite" else str(request.getfixturevalue("postgres_schema_url"))
+
+
 @pytest.fixture
-async def duke_graph(bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog, tmp_path: Path) -> AsyncIterator[CorpusService]:  # noqa: F811
-    """Thai tables, the herb catalog with Duke's constituents, and two facts about chemicals from real
-    titles: curcumin against hepatocellular carcinoma, magnesium causing myasthenia gravis (BC5CDR)."""
-    service, eutils = await _open(bio_home, data_dir, mesh_catalog)
+async def duke_graph(
+    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog, tmp_path: Path, database_url: str | None,  # noqa: F811
+) -> AsyncIterator[CorpusService]:
+    """Thai tables, the herb catalog with Duke's constituents (written twice: the second run adds
+    nothing), and two facts about chemicals from real titles: curcumin against hepatocellular
+    carcinoma, magnesium causing myasthenia gravis (BC5CDR)."""
+    service, eutils = await _open(bio_home, data_dir, mesh_catalog, database_url)
     store = service.store
     for table in ("thai_herb_names.tsv", "thai_formulations.tsv"):
         with store.transaction() as tx:
             import_file(tx.connection, EXAMPLES / table, mesh_catalog)
-    with store.transaction() as tx:
-        write_herb_catalog(tx.connection, mesh_catalog, data_dir / "herbs" / "duke", data_dir / "herbs" / "duke_farmacy")
+    for run in range(2):
+        with store.transaction() as tx:
+            report = write_herb_catalog(tx.connection, mesh_catalog, data_dir / "herbs" / "duke",
+                                        data_dir / "herbs" / "duke_farmacy")
+        assert report.constituent_edges == 82347 and report.constituent_evidence_added == (84824 if run == 0 else 0)
     magnesium = next(line.split("|t|", 1)[1].strip() for line in
                      (data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt").open(encoding="utf-8")
                      if line.startswith("2385256|t|"))
