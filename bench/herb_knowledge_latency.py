@@ -4,7 +4,8 @@ tool.find_contraindications latency, as JSON lines.
     .venv/bin/python bench/herb_knowledge_latency.py [--data ../shared/data] [--runs 5]
 
 The workload is real: the two Thai tables (examples/kg), the herb catalog (1,222 MeSH plants and
-Dr. Duke's 2,376 taxa), and relations from the PPR training abstracts turned into an import file:
+Dr. Duke's 2,376 taxa, with Dr. Duke's constituent table: 82,347 HAS_CONSTITUENT edges; kg://herb
+also reads Dr. Duke's traditional uses), and relations from the PPR training abstracts turned into an import file:
 each Increase/Decrease relation whose plant is a herb of the graph by an exact name and whose
 phenotype is a MeSH disease by exact name or entry term (a plant decreasing a disease: indication;
 increasing one: adverse_effect), with the PPR sentence and its PMID. That exact-match mapping only
@@ -24,6 +25,7 @@ from pathlib import Path
 from bio_mcp.features.evidence.contraindications import FindContraindicationsRequest, find_contraindications
 from bio_mcp.features.evidence.herbs import herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, query_kg
+from bio_mcp.graph.duke_farmacy import traditional_uses
 from bio_mcp.graph.herb_catalog import duke_activities, write_herb_catalog
 from bio_mcp.graph.icd10 import read_do_xrefs
 from bio_mcp.graph.indexer import load_catalog
@@ -83,6 +85,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     data: Path = args.data
+    farmacy = data / "herbs" / "duke_farmacy"
     with tempfile.TemporaryDirectory() as home:
         catalog = load_catalog(data / "mesh" / "mesh_descriptors_2024.jsonl", Path(home))
         store = MetadataStore(f"sqlite:///{home}/bench.db")
@@ -92,7 +95,7 @@ def main() -> None:
                 ms, _ = timed(lambda: import_file(tx.connection, REPO / "examples" / "kg" / name, catalog))  # noqa: B023
             emit("kg_import_ms", ms, "ms", file=name)
         with store.transaction() as tx:
-            ms, report = timed(lambda: write_herb_catalog(tx.connection, catalog, data / "herbs" / "duke"))
+            ms, report = timed(lambda: write_herb_catalog(tx.connection, catalog, data / "herbs" / "duke", farmacy))
         emit("kg_herbs_ms", ms, "ms", **report.__dict__)  # type: ignore[attr-defined]
         with store.read() as tx:
             herb_of = {" ".join(n.name.casefold().split()): n.entity_id for n in all_names(tx.connection)
@@ -115,7 +118,8 @@ def main() -> None:
                     request = QueryKgRequest.model_validate({"start": {"type": "herb", "id": herb}})
                     check = FindContraindicationsRequest(herb_ids=[herb])
                     timings["herb_resource_ms"].append(timed(
-                        lambda h=herb: herb_record(connection, h, icd10, activities, catalog.vocabulary))[0])
+                        lambda h=herb: herb_record(connection, h, icd10, activities, catalog.vocabulary,
+                                                   lambda taxa: traditional_uses(farmacy, taxa, catalog.vocabulary)))[0])
                     ms, result = timed(lambda r=request: query_kg(connection, r, icd10, catalog.vocabulary))
                     timings["query_kg_ms"].append(ms)
                     paths += len(result.paths)  # type: ignore[attr-defined]

@@ -28,9 +28,19 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = Console(stderr=True)
+_SETTING_NAMES = {
+    name for info in Settings.model_fields.values()
+    for name in ([info.validation_alias] if isinstance(info.validation_alias, str)
+                 else [c for c in getattr(info.validation_alias, "choices", ()) if isinstance(c, str)])
+}
 
 
 def settings_or_exit(**overrides: object) -> Settings:
+    """Settings with `overrides` named by their environment variables: Settings ignores any other
+    key, so a field's own name (`duke_dir=`) would silently do nothing."""
+    unknown = sorted(set(overrides) - _SETTING_NAMES)
+    if unknown:
+        raise TypeError(f"not settings' environment variables: {', '.join(unknown)}")
     try:
         return load_settings(**{k: v for k, v in overrides.items() if v is not None})
     except BioMcpError as exc:
@@ -638,16 +648,28 @@ def kg_import(
 @kg_app.command("herbs")
 def kg_herbs(
     duke: Annotated[Path | None, typer.Option(help="Dr. Duke's CSV folder (default BIO_MCP_DUKE_DIR)")] = None,
+    farmacy: Annotated[Path | None, typer.Option(
+        help="Dr. Duke's constituent and ethnobotany tables (default BIO_MCP_DUKE_FARMACY_DIR)")] = None,
 ) -> None:
-    """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names. Run it after
-    importing curated herb tables, so Duke's taxa join the herbs those tables named; running it again adds nothing."""
+    """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names and
+    constituents. Run it after importing curated herb tables, so Duke's taxa join the herbs those
+    tables named; running it again adds nothing."""
+    from bio_mcp.graph.duke_farmacy import CONSTITUENTS_FILE, duke_farmacy_dir_of
     from bio_mcp.graph.herb_catalog import duke_dir_of, write_herb_catalog
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.mesh_files import mesh_path_of
     from bio_mcp.store import open_metadata_store
 
-    # By its variable's name: Settings takes the setting's environment name, and a field name is not one.
-    settings = settings_or_exit(BIO_MCP_DUKE_DIR=duke)
+    # The options override the settings' environment variables (Settings reads fields by alias).
+    settings = settings_or_exit(BIO_MCP_DUKE_DIR=duke and str(duke),
+                                BIO_MCP_DUKE_FARMACY_DIR=farmacy and str(farmacy))
+    duke_dir, farmacy_dir = duke_dir_of(settings), duke_farmacy_dir_of(settings)
+    # A folder named on purpose that lacks its table is a mistake, not "no data".
+    for given, found, needed in ((settings.duke_dir, duke_dir, "FNFTAX.csv"),
+                                 (settings.duke_farmacy_dir, farmacy_dir, CONSTITUENTS_FILE)):
+        if given is not None and found is None:
+            err.print(f"[red]error:[/red] {escape(str(given))} has no {needed}")
+            raise typer.Exit(2)
     configure_logging("warning", settings.logs_dir)
     with err.status("loading the MeSH vocabulary"):
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
@@ -657,7 +679,7 @@ def kg_herbs(
     store = open_metadata_store(settings)
     try:
         with store.transaction() as tx:
-            report = write_herb_catalog(tx.connection, catalog, duke_dir_of(settings))
+            report = write_herb_catalog(tx.connection, catalog, duke_dir, farmacy_dir)
     finally:
         store.close()
     sys.stdout.write(json.dumps(report.__dict__) + "\n")

@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     # Dr. Duke's Phytochemical and Ethnobotanical Databases (CSV folder: FNFTAX, COMMON_NAMES, AGGREGAC):
     # herb taxa and common names, constituent activities. Default: the tables shipped in the package.
     duke_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_DUKE_DIR")
+    # Dr. Duke's plant-to-constituent and plant-to-traditional-use tables as processed CSV
+    # (duke_plant_constituents.csv, duke_plant_ethnobotany.csv): herbs' constituents for
+    # `bio-mcp kg herbs`, their traditional uses in kg://herb. Default: the shared data beside the checkout.
+    duke_farmacy_dir: Path | None = Field(default=None, validation_alias="BIO_MCP_DUKE_FARMACY_DIR")
     # The Disease Ontology's cross-references (allXREFinDO.tsv: DOID, label, xref): MeSH -> ICD-10-CM
     # codes of indications. Default: the MESH and ICD10CM rows shipped in the package.
     do_xrefs_path: Path | None = Field(default=None, validation_alias="BIO_MCP_DO_XREFS_PATH")
@@ -262,7 +266,7 @@ class Settings(BaseSettings):
         "ncbi_api_key", "ncbi_email", "redis_url", "database_url", "auth_secret_key",
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
         "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "cache_dir", "public_url",
-        "duke_dir", "do_xrefs_path",
+        "duke_dir", "duke_farmacy_dir", "do_xrefs_path",
         "jina_api_key", "cohere_api_key", mode="before",
     )
     @classmethod

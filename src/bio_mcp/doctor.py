@@ -21,12 +21,14 @@ from bio_mcp.data_files import (
     BC5CDR_PRIORS,
     DO_XREFS,
     DUKE,
+    DUKE_FARMACY,
     MESH_DESCRIPTORS,
     THAI_HERB_NAMES,
     Shipped,
     data_file,
 )
 from bio_mcp.errors import BioMcpError
+from bio_mcp.graph.duke_farmacy import duke_farmacy_dir_of
 from bio_mcp.graph.herb_catalog import duke_dir_of
 from bio_mcp.graph.icd10 import do_xrefs_path_of
 from bio_mcp.graph.linking import training_path_of
@@ -78,6 +80,8 @@ def _data_files(settings: Settings) -> list[Check]:
     return [
         _optional_file("Dr. Duke's tables", duke_dir_of(settings), DUKE,
                        "herbs have no Duke taxa, names or activities", "BIO_MCP_DUKE_DIR"),
+        _optional_file("Dr. Duke's constituents", duke_farmacy_dir_of(settings), DUKE_FARMACY,
+                       "herbs have no constituents or traditional uses", "BIO_MCP_DUKE_FARMACY_DIR"),
         _optional_file("Disease Ontology", do_xrefs_path_of(settings), DO_XREFS,
                        "indications carry no ICD-10-CM codes", "BIO_MCP_DO_XREFS_PATH"),
         _optional_file("Thai herb names", data_file(None, THAI_HERB_NAMES), THAI_HERB_NAMES,

@@ -51,14 +51,41 @@ class ToolInput(BaseModel):
         return _drop_empty_optionals(cls, data)
 
 
+def _without_optional_nones(model: BaseModel, body: dict[str, Any]) -> dict[str, Any]:
+    """`body` (`model` dumped by alias) without the None of fields that have a default, at any depth.
+    A field without a default is required by the output schema, so its None stays (as null): an
+    untitled document keeps `"title": null` where dropping every None left the key out and the
+    result failed the schema."""
+    for name, info in type(model).model_fields.items():
+        key = info.serialization_alias or info.alias or name
+        if key not in body:
+            continue
+        value, dumped = getattr(model, name), body[key]
+        if dumped is None and not info.is_required():
+            del body[key]
+        elif isinstance(value, BaseModel) and isinstance(dumped, dict):
+            _without_optional_nones(value, dumped)
+        elif isinstance(value, list | tuple) and isinstance(dumped, list):
+            for item, item_dumped in zip(value, dumped, strict=False):
+                if isinstance(item, BaseModel) and isinstance(item_dumped, dict):
+                    _without_optional_nones(item, item_dumped)
+        elif isinstance(value, dict) and isinstance(dumped, dict):
+            for item_key, item in value.items():
+                if isinstance(item, BaseModel) and isinstance(dumped.get(item_key), dict):
+                    _without_optional_nones(item, dumped[item_key])
+    return body
+
+
 class ToolOutput(BaseModel):
-    """Output of a tool: serialised by alias; `exclude_none` for contracts whose optional keys are omitted."""
+    """Output of a tool: serialised by alias; `omit_none` for contracts whose optional keys are
+    omitted when None (a field without a default is required by the schema and is kept, as null)."""
 
     model_config = ConfigDict(populate_by_name=True)
     omit_none: ClassVar[bool] = False
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=self.omit_none)
+        body = self.model_dump(mode="json", by_alias=True)
+        return _without_optional_nones(self, body) if self.omit_none else body
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:

@@ -18,6 +18,7 @@ def _run(home: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess[
         "BIO_MCP_CACHE_DIR": os.environ["BIO_MCP_CACHE_DIR"], "BIO_MCP_HOME": str(home), "COLUMNS": "200",
         "BIO_MCP_MESH_PATH": str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"),
         "BIO_MCP_DUKE_DIR": str(data_dir / "herbs" / "duke"),
+        "BIO_MCP_DUKE_FARMACY_DIR": str(data_dir / "herbs" / "duke_farmacy"),
     })
     return subprocess.run([sys.executable, "-m", "bio_mcp.cli", *args], env=env, capture_output=True, text=True,
                           timeout=600, check=False)
@@ -56,8 +57,17 @@ def test_kg_import_without_files_imports_the_shipped_thai_tables(bio_home: Path,
 
 
 def test_kg_herbs_reads_the_duke_folder_it_is_given(bio_home: Path, data_dir: Path, tmp_path: Path) -> None:
-    # --duke was once passed to the settings by a name they do not take, so BIO_MCP_DUKE_DIR won.
-    done = _run(bio_home, data_dir, "kg", "herbs", "--duke", str(tmp_path))
+    """`--duke DIR` wins over BIO_MCP_DUKE_DIR (set to the full data by _run): a folder holding Duke's
+    first ten taxa gives ten; a folder without FNFTAX.csv is an error, not an empty catalog."""
+    duke = tmp_path / "duke"
+    duke.mkdir()
+    taxa = (data_dir / "herbs" / "duke" / "FNFTAX.csv").read_text(encoding="latin-1").splitlines(keepends=True)
+    (duke / "FNFTAX.csv").write_text("".join(taxa[:11]), encoding="latin-1")
+    (duke / "COMMON_NAMES.csv").write_bytes((data_dir / "herbs" / "duke" / "COMMON_NAMES.csv").read_bytes())
+    done = _run(bio_home, data_dir, "kg", "herbs", "--duke", str(duke))
     assert done.returncode == 0, done.stderr[-2000:]
-    report = json.loads(done.stdout)
-    assert report["mesh_plants"] == 1222 and report["duke_taxa"] == 0
+    assert json.loads(done.stdout)["duke_taxa"] == 10
+    done = _run(bio_home, data_dir, "kg", "herbs", "--duke", str(duke), "--farmacy", str(tmp_path / "no-farmacy"))
+    assert done.returncode == 2 and "no-farmacy has no duke_plant_constituents.csv" in done.stderr.replace("\n", "")
+    done = _run(bio_home, data_dir, "kg", "herbs", "--duke", str(tmp_path))
+    assert done.returncode == 2 and "has no FNFTAX.csv" in done.stderr and "Traceback" not in done.stderr

@@ -12,6 +12,9 @@ plant MeSH covers (tree B01.875, Plants), else `herb:<slug of the scientific nam
   (name or entry term, also with a variety dropped: "Allium sativum var. sativum" -> Garlic), else
   to a new `herb:` node with a BROADER edge to its genus when MeSH has the genus.
 
+- with Dr. Duke's plant-to-constituent table (`graph/duke_farmacy.py`), every taxon's constituents
+  as HAS_CONSTITUENT edges of the herb the taxon went to.
+
 Dr. Duke's constituent activities (AGGREGAC.csv) are read by `duke_activities`: chemical name ->
 the activities Duke lists for it, matched to MeSH chemicals by name.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,6 +34,7 @@ from bio_mcp.config import Settings
 from bio_mcp.data_files import DUKE, data_folder, member, open_text, table
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.duke_farmacy import write_duke_constituents
 from bio_mcp.graph.elements import BROADER, Edge, Node
 from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
@@ -128,10 +132,19 @@ class HerbCatalogReport:
     duke_on_imported: int
     herb_nodes: int
     names_added: int
+    # Dr. Duke's constituent table: its rows, the HAS_CONSTITUENT edges they make (how many of them to
+    # a MeSH chemical), the evidence rows this run added. 0 without the table.
+    constituent_rows: int = 0
+    constituent_edges: int = 0
+    constituents_on_mesh: int = 0
+    constituent_evidence_added: int = 0
 
 
-def write_herb_catalog(connection: Connection, catalog: MeshCatalog, duke_dir: Path | None) -> HerbCatalogReport:
-    """Write the herb nodes and names (see the module docstring); safe to run again."""
+def write_herb_catalog(
+    connection: Connection, catalog: MeshCatalog, duke_dir: Path | None, farmacy_dir: Path | None = None
+) -> HerbCatalogReport:
+    """Write the herb nodes and names, and with `farmacy_dir` their constituents (see the module
+    docstring); safe to run again."""
     plants = PlantIndex(catalog.vocabulary)
     imported = {
         search_key(name.name): name.entity_id
@@ -144,6 +157,7 @@ def write_herb_catalog(connection: Connection, catalog: MeshCatalog, duke_dir: P
     edges: list[Edge] = []
     taxa = read_duke_taxa(duke_dir) if duke_dir is not None else []
     on_mesh = on_imported = 0
+    herb_of_taxon: dict[str, str] = {}
     for taxon in taxa:
         entity_id = imported.get(search_key(taxon.taxon))
         if entity_id is not None:
@@ -159,14 +173,22 @@ def write_herb_catalog(connection: Connection, catalog: MeshCatalog, duke_dir: P
             if genus is not None:
                 edges.append(Edge(src=entity_id, type=BROADER, dst=genus, weight=1.0))
                 mesh_ids.add(genus)
+        herb_of_taxon[search_key(taxon.taxon)] = entity_id
         names.append(EntityName(entity_id, SCIENTIFIC_LANG, taxon.taxon, "scientific", DUKE_TAXA_SOURCE))
         names += [EntityName(entity_id, "en", name, "common", DUKE_NAMES_SOURCE) for name in taxon.common_names]
     store = SqlGraphStore(connection)
     mesh_nodes, mesh_edges = entity_graph(mesh_ids, catalog, {})
     store.insert([*mesh_nodes, *herb_nodes.values()], [*mesh_edges, *edges])
     added = write_names(connection, names)
-    return HerbCatalogReport(
+    report = HerbCatalogReport(
         mesh_plants=len(plants.plants), duke_taxa=len(taxa), duke_on_mesh=on_mesh, duke_on_imported=on_imported,
         herb_nodes=len(plants.plants) + len(herb_nodes), names_added=added,
+    )
+    if farmacy_dir is None:
+        return report
+    constituents = write_duke_constituents(connection, catalog, herb_of_taxon, farmacy_dir)
+    return replace(
+        report, constituent_rows=constituents.rows, constituent_edges=constituents.edges,
+        constituents_on_mesh=constituents.on_mesh, constituent_evidence_added=constituents.evidence_added,
     )
 

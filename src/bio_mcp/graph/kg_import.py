@@ -49,6 +49,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.duke_farmacy import CHEMICAL_PREFIX
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH, TREATS, Edge, Node
 from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, SqlEvidenceStore
 from bio_mcp.graph.herb_catalog import SCIENTIFIC_LANG, PlantIndex, herb_slug_id
@@ -505,7 +506,8 @@ def imported_edges(connection: Connection) -> list[Edge]:
 
 def restore_imported(connection: Connection, catalog: MeshCatalog, edges: list[Edge]) -> int:
     """After a rebuild cleared the graph: the nodes of every named entity (`kg_names`) and of every
-    imported fact's ends, then `edges`. Returns how many nodes were written."""
+    imported fact's ends (Dr. Duke's constituents among them), then `edges`. Returns how many nodes
+    were written."""
     store = SqlGraphStore(connection)
     ids = {name.entity_id for name in all_names(connection)} | {end for edge in edges for end in (edge.src, edge.dst)}
     ids |= {end for row in connection.execute(
@@ -519,9 +521,17 @@ def restore_imported(connection: Connection, catalog: MeshCatalog, edges: list[E
             wanted = SCIENTIFIC_LANG if name.entity_id.startswith("herb:") else "en"
             if name.lang == wanted:
                 named.setdefault(name.entity_id, name.name)
+    # Dr. Duke's chemicals MeSH has no descriptor for are named by their constituent edges, as
+    # `duke_farmacy` first named them: the first of Duke's names in sorted order.
+    chemical_names: dict[str, set[str]] = {}
+    for edge in edges:
+        if edge.dst.startswith(CHEMICAL_PREFIX) and edge.dst in missing and isinstance(edge.props, dict):
+            chemical_names.setdefault(edge.dst, set()).update(edge.props.get("names") or ())
+    named.update({chemical: min(names) for chemical, names in chemical_names.items() if names})
+    types = {"formulation:": "Concept", "herb:": "Organism", CHEMICAL_PREFIX: "Chemical"}
     own = [
-        Node(id=i, label="Entity", type="Concept" if i.startswith("formulation:") else "Organism", title=named.get(i, i))
-        for i in sorted(missing) if i.startswith(("herb:", "formulation:"))
+        Node(id=i, label="Entity", type=types[i.split(":", 1)[0] + ":"], title=named.get(i, i))
+        for i in sorted(missing) if i.startswith(tuple(types))
     ]
     store.insert([*mesh_nodes, *own], [*mesh_edges, *edges])
     return len(mesh_nodes) + len(own)

@@ -34,6 +34,7 @@ from bio_mcp.features.evidence.relations import (
     supporting_documents,
 )
 from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.graph.duke_farmacy import carries_to_herb
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
@@ -137,7 +138,8 @@ def find_contraindications(
 
 
 def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str]) -> list[ContraindicationResult]:
-    constituents = relation_edges(connection, herbs, (HAS_CONSTITUENT,))
+    # A widespread chemical only Duke's table names (water, iron) says nothing of a herb's safety.
+    constituents = [edge for edge in relation_edges(connection, herbs, (HAS_CONSTITUENT,)) if carries_to_herb(edge.props)]
     owner = {edge.dst: edge.src for edge in constituents}
     edges = relation_edges(connection, herbs + sorted(owner), (CAUSES, INTERACTS_WITH))
     evidence = evidence_of(connection, [edge.key for edge in edges])

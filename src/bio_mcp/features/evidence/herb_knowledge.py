@@ -17,6 +17,7 @@ from bio_mcp.features.evidence.contraindications import (
 )
 from bio_mcp.features.evidence.herbs import herb_json, herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
+from bio_mcp.graph.duke_farmacy import TraditionalUse, duke_farmacy_dir_of, ethnobotany, traditional_uses
 from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
 from bio_mcp.graph.icd10 import Icd10Index, do_xrefs_path_of, load_icd10_index
 from bio_mcp.graph.vocabulary import Vocabulary
@@ -51,7 +52,15 @@ class HerbKnowledge:
     async def read_herb(self, id: str) -> str:
         activities = await asyncio.to_thread(duke_activities, duke_dir_of(self.corpus.settings))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
-        return herb_json(await self._read(lambda connection: herb_record(connection, id, icd10, activities, self.vocabulary)))
+        farmacy = duke_farmacy_dir_of(self.corpus.settings)
+        await asyncio.to_thread(ethnobotany, farmacy)
+        vocabulary = self.vocabulary
+
+        def uses_of(taxa: list[str]) -> list[TraditionalUse]:
+            return traditional_uses(farmacy, taxa, vocabulary)
+
+        return herb_json(await self._read(
+            lambda connection: herb_record(connection, id, icd10, activities, vocabulary, uses_of)))
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
         icd10 = await asyncio.to_thread(lambda: self.icd10)

@@ -16,9 +16,11 @@ be named instead (`herbs.find_herb`: an imported name, or a MeSH plant's heading
 else is NOT_FOUND, and a start of another type than `start.type` says is VALIDATION.
 
 Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` says so), at most
-MAX_EDGES_PER_NODE edges read per node and hop, best weight first. Order is deterministic: edges by
-weight then ids, paths in walk order. `edges` (additive) is aligned with `paths`: each edge with its
-strength and up to three evidence sentences with their sources.
+MAX_EDGES_PER_NODE edges of each relation type read per node and hop, best weight first (a herb's
+constituents with relations of their own first when the walk goes on). Order is deterministic:
+edges by weight then ids, paths in walk order, a herb's constituents that lead nowhere last.
+`edges` (additive) is aligned with `paths`: each edge with its strength and up to three evidence
+sentences with their sources.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from bio_mcp.features.evidence.relations import (
     supporting_documents,
 )
 from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.graph.duke_farmacy import carries_to_herb
 from bio_mcp.graph.elements import (
     CAUSES,
     EVIDENCE_RELATIONS,
@@ -178,6 +181,9 @@ def query_kg(
     # Partial paths: (node ids, node types, edges).
     frontier: list[tuple[list[str], list[str], list[RelationEdge]]] = [([start_id], [start_type], [])]
     finished: list[tuple[list[str], list[str], list[RelationEdge]]] = []
+    # A herb's constituent that leads nowhere: listed after the paths that go on (a herb has hundreds
+    # with Dr. Duke's table, and kg://herb lists them all).
+    listed: list[tuple[list[str], list[str], list[RelationEdge]]] = []
     strengths: dict[tuple[str, str, str], tuple[str, int]] = {}
     info: dict[str, EntityInfo] = {start_id: start}
     truncated = False
@@ -188,7 +194,7 @@ def query_kg(
             for edge in relation_edges(connection, last, types, direction):
                 origin, other = (edge.src, edge.dst) if direction == "out" else (edge.dst, edge.src)
                 hop.setdefault(origin, []).append((edge, other))
-        hop = {origin: found[:MAX_EDGES_PER_NODE] for origin, found in hop.items()}
+        hop = {origin: _capped(connection, found, types, depth < depth_limit) for origin, found in hop.items()}
         new_edges = [edge for found in hop.values() for edge, _ in found if edge.key not in strengths]
         _grade(connection, new_edges, strengths)
         info.update(entities(connection, [other for found in hop.values() for _, other in found if other not in info]))
@@ -198,17 +204,21 @@ def query_kg(
             for edge, other in hop.get(ids[-1], []):
                 if other in ids or STRENGTH_ORDER[strengths[edge.key][0]] < minimum:
                     continue
+                # A widespread chemical only Duke's table names (water, iron) joins no herb to its relations.
+                if path_edges and not all(carries_to_herb(e.props) for e in (edge, path_edges[-1]) if e.type == HAS_CONSTITUENT):
+                    continue
                 kind = _FORWARD_TYPE[edge.type] if edge.src == ids[-1] else _node_type(info.get(other), other)
                 if pattern is not None and pattern[depth] != kind:
                     continue
                 grew = True
                 extended.append((ids + [other], kinds + [kind], path_edges + [edge]))
             if not grew and path_edges and pattern is None:
-                finished.append((ids, kinds, path_edges))
+                ended = listed if len(path_edges) == 1 and path_edges[0].type == HAS_CONSTITUENT else finished
+                ended.append((ids, kinds, path_edges))
         frontier = extended
         if len(finished) >= request.max_paths:
             break
-    finished += [path for path in frontier if pattern is None or len(path[0]) == len(pattern)]
+    finished += [path for path in frontier if pattern is None or len(path[0]) == len(pattern)] + listed
     if len(finished) > request.max_paths:
         finished, truncated = finished[: request.max_paths], True
     evidence = evidence_of(connection, {edge.key for _, _, edges in finished for edge in edges})
@@ -223,6 +233,25 @@ def query_kg(
                 for edge in edges] for _, _, edges in finished],
         truncated=truncated,
     )
+
+
+def _capped(
+    connection: Connection, found: list[tuple[RelationEdge, str]], types: list[str], onwards: bool
+) -> list[tuple[RelationEdge, str]]:
+    """At most MAX_EDGES_PER_NODE edges of each type. A herb's constituents (hundreds, with Dr. Duke's
+    table) that have relations of their own come first when the walk goes on, so that a herb's
+    indications through its constituents are not cut for constituents that lead nowhere."""
+    constituents = [other for edge, other in found if edge.type == HAS_CONSTITUENT and edge.dst == other]
+    if onwards and len(constituents) > MAX_EDGES_PER_NODE:
+        onward = {edge.src for edge in relation_edges(connection, constituents, [t for t in types if t != HAS_CONSTITUENT])}
+        found = sorted(found, key=lambda pair: pair[0].type == HAS_CONSTITUENT and pair[1] not in onward)
+    taken: dict[str, int] = {}
+    kept = []
+    for edge, other in found:
+        if taken.get(edge.type, 0) < MAX_EDGES_PER_NODE:
+            taken[edge.type] = taken.get(edge.type, 0) + 1
+            kept.append((edge, other))
+    return kept
 
 
 def _grade(connection: Connection, edges: list[RelationEdge], strengths: dict[tuple[str, str, str], tuple[str, int]]) -> None:

@@ -104,8 +104,10 @@ def herb_tools(knowledge: HerbKnowledge) -> tuple[list[ToolSpec[Any, Any]], list
     resources = [
         ResourceSpec(
             HERB_URI, "herb",
-            "A herb node (kg://herb/mesh:D030024): Thai and English names, parts, constituents (with Dr. Duke's "
-            "activities), indications with ICD-10-CM codes, and sources",
+            "A herb node (kg://herb/mesh:D030024, or kg://herb/garlic): Thai and English names, parts, constituents "
+            "(Dr. Duke's and curated, with Dr. Duke's activities), indications the literature or a curated import "
+            "states, with ICD-10-CM codes, traditional uses from Dr. Duke's ethnobotany (each labelled a traditional "
+            "use, not evidence), and sources",
             "application/json", knowledge.read_herb,
         ),
     ]
