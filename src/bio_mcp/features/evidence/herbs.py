@@ -15,7 +15,6 @@ An id that is not a herb of the graph is NOT_FOUND (a resource error).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
@@ -175,7 +174,3 @@ def herb_record(
         parts=parts, constituents=constituents, indications=indications, sources=sorted(sources),
         formulations=sorted(set(formulations)),
     )
-
-
-def herb_json(record: HerbRecord) -> str:
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
