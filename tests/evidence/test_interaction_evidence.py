@@ -45,7 +45,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[di
 async def garlic_corpus(herb_graph, mesh_catalog, data_dir, linker_cache):  # noqa: F811
     """The herb graph with the real abstract written as a sync writes it: linked, its relations extracted."""
     linker = load_linker_from(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", None, linker_cache)
-    herb_graph.service.graph = GraphIndexer(mesh_catalog, linker, [InteractionExtractor(mesh_catalog.broader)])
+    herb_graph.service.graph = GraphIndexer(mesh_catalog, linker, [InteractionExtractor(mesh_catalog.broader, mesh_catalog.pharm_actions)])
     await herb_graph.service.add_articles(parse_efetch(RECORD.read_bytes()))
     return herb_graph
 

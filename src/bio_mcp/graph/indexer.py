@@ -159,5 +159,5 @@ def build_graph_indexer(settings: Settings) -> GraphIndexer:
     if linker is not None:
         extractors.append(load_relation_extractor(settings, linker, catalog.vocabulary))
         extractors.append(AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))))
-        extractors.append(InteractionExtractor(catalog.broader))
+        extractors.append(InteractionExtractor(catalog.broader, catalog.pharm_actions))
     return GraphIndexer(catalog, linker, extractors)
