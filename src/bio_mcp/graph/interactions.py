@@ -123,18 +123,20 @@ def ancestors_of(broader: Broader) -> Ancestors:
     return ancestors
 
 
-def is_plant(entity_id: str, entity_type: str, ancestors: Ancestors | None) -> bool:
-    """A `herb:` id, or a MeSH organism filed under the plants (needs the tree)."""
+def is_plant(entity_id: str, ancestors: Ancestors | None) -> bool:
+    """A `herb:` id, or a MeSH descriptor filed under the plants (needs the tree), whatever type the
+    linker gave its mention (a linker trained on BC5CDR reads "Cannabis" as the drug)."""
     if entity_id.startswith("herb:"):
         return True
-    return entity_type == "Organism" and ancestors is not None and bool(PLANTS & ancestors(entity_id))
+    return ancestors is not None and bool(PLANTS & ancestors(entity_id))
 
 
 def is_drug(entity_id: str, entity_type: str, ancestors: Ancestors | None) -> bool:
-    """A chemical that is not an enzyme, a protein or a plant preparation (when the tree is known)."""
+    """A chemical that is not a plant, an enzyme, a protein, a plant preparation or a class of
+    chemicals (when the tree is known)."""
     if entity_type != "Chemical" or entity_id in NOT_DRUGS:
         return False
-    return ancestors is None or not NOT_DRUGS & ancestors(entity_id)
+    return ancestors is None or not (NOT_DRUGS | PLANTS) & ancestors(entity_id)
 
 
 class InteractionExtractor:
@@ -175,8 +177,9 @@ def _find(text: str, mentions: Sequence[Mention], indexed: Collection[str], ance
         # A pair needs two names, one of them a chemical.
         if len(inside) < 2 or not any(m.entity_type == "Chemical" for m in inside):
             continue
-        plants = _distinct(m for m in inside if is_plant(m.entity_id, m.entity_type, ancestors))
-        chemicals = _distinct(m for m in inside if m.entity_type == "Chemical")
+        plants = _distinct(m for m in inside if is_plant(m.entity_id, ancestors))
+        plant_ids = {m.entity_id for m in plants}
+        chemicals = _distinct(m for m in inside if m.entity_type == "Chemical" and m.entity_id not in plant_ids)
         drugs = [m for m in chemicals if is_drug(m.entity_id, m.entity_type, ancestors)]
         for source, drug in _interacting_pairs(text, (start, end), plants, chemicals, drugs, herb_drug, pharm_actions):
             if source.entity_id != drug.entity_id:
@@ -265,7 +268,7 @@ def indexed_interactions(
     ancestors = ancestors_of(catalog.broader)
     headings = sorted({mesh_entity_id(ui) for ui, _ in facts.topics} | {mesh_entity_id(ui) for ui, _ in facts.chemicals})
     types = {entity_id: described[1] for entity_id in headings if (described := catalog.describe(entity_id))}
-    plants = [entity_id for entity_id in headings if is_plant(entity_id, types.get(entity_id, ""), ancestors)]
+    plants = [entity_id for entity_id in headings if is_plant(entity_id, ancestors)]
     extract = any(entity_id in PLANT_PREPARATIONS for entity_id in headings)
     drugs = [entity_id for entity_id in headings
              if is_drug(entity_id, types.get(entity_id, ""), ancestors) and entity_id not in plants]
@@ -275,8 +278,7 @@ def indexed_interactions(
     stated: set[tuple[str, str]] = set()
     for chunk_id, text in sections:
         spans = _Spans(mentions.get(chunk_id, ()))
-        named_plants = plants or [entity_id for entity_id, entity_type in spans.types.items()
-                                  if is_plant(entity_id, entity_type, ancestors)]
+        named_plants = plants or [entity_id for entity_id in spans.types if is_plant(entity_id, ancestors)]
         for start, end in sentence_spans(text):
             if _NEGATED_INTERACTION.search(text, start, end):
                 continue
