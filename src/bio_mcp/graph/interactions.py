@@ -22,8 +22,9 @@ Viridiplantae (B01.875) or Plants (B01.650), through `broader`; a drug is a chem
 an enzyme, a protein (CYP3A4, P-glycoprotein), a plant preparation, or a class MeSH files under
 its actions and uses (D27: Antioxidants, Carcinogens) or biological factors (D23: Phytochemicals).
 
-The cue rule was checked by hand on every hit in PPR (train and dev), BC5CDR train, PubMedQA's
-labelled questions and the shared PubMed records (2,466 abstracts): its first form (any of
+The cue rule was checked by hand on every hit in PPR (train and dev, 500 abstracts), BC5CDR's
+training file (1,000, its development abstracts among them), PubMedQA's 500 labelled questions and
+the 466 shared PubMed records (`bench/interaction_hits.py --show`): its first form (any of
 "antagonist", "bioavailability", "clearance", "bleeding" with any chemical, any class of
 chemicals as the drug) gave 11 plant-drug hits of which 1 was right (Nerium oleander extract with
 cisplatin: a synergy); the form above gives one, the cranberry-warfarin case report of BC5CDR,
