@@ -113,3 +113,16 @@ async def test_a_formulation_is_checked_through_each_of_its_herbs(garlic_corpus)
     assert {"Triphala", "ตรีผลา", "Phyllanthus emblica", "Terminalia chebula", "Terminalia bellirica"} <= set(
         body["coverage"]["names_searched"])
     assert "in `formulation:triphala`" in text
+
+
+async def test_a_quote_the_stored_text_no_longer_reads_is_not_stated(garlic_corpus) -> None:
+    # The stored chunk changes under the evidence row (as a re-synced version that a graph write has
+    # not yet caught up with would): the sentence no longer reads so at its span, and is not quoted.
+    with garlic_corpus.store.transaction() as tx:
+        tx.connection.exec_driver_sql(
+            "UPDATE chunks SET text = replace(text, 'interaction with warfarin.', 'interaction with heparin.') "
+            "WHERE pmid = '24790635'")
+    async with Client(server(garlic_corpus)) as client:
+        body, text = await call(client, "tool.find_contraindications", {"herb_ids": ["garlic"]})
+    assert not [r for r in body["results"] if r["target_id"] == WARFARIN]
+    assert GARLIC_SENTENCE not in text

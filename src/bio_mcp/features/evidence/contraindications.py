@@ -4,7 +4,9 @@ For each herb: its CAUSES edges (adverse effects, and imported contraindications
 edges (drug interactions), and those of its constituents (`via`). A formulation is checked as itself
 and as each of its herbs (HAS_INGREDIENT): its results carry the formulation's id and the herb's in
 `herb_id`. Every result has the best evidence sentence (from the best-designed document), its source,
-document and span, and the strength of all the evidence behind the edge (`strength.py`).
+document and span, and the strength of all the evidence behind the edge (`strength.py`). An
+extracted sentence is stated only if its stored chunk still reads it at its span (`quotes.py`;
+`quote_checked`).
 
 Ids may be entity ids (`mesh:D005737`, `D005737`, `herb:...`; `formulation:triphala` or `triphala`)
 or an exact imported name (Thai, English or scientific) that names one herb, or a MeSH plant's
