@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bio_mcp.features.corpus.records import document_facts
+from bio_mcp.features.corpus.records import chunk_records, document_facts
+from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import INTERACTS_WITH
+from bio_mcp.graph.evidence_store import SqlEvidenceStore
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import load_catalog, pharm_actions_path
 from bio_mcp.graph.interactions import (
@@ -26,9 +28,15 @@ from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.mentions import group_mentions
 from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.sentences import sentence_spans
+from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.store import MetadataStore
+from bio_mcp.store.schema import kg_edges, kg_relation_evidence
 
 WARFARIN = "mesh:D014859"
+# The shared data holds no record NLM indexed with an interaction heading and a plant, so the
+# headings the rule reads are given by the tests: Food-Drug Interactions, Vaccinium macrocarpon, Warfarin.
+CRANBERRY_HEADINGS = (("D018565", True), ("D029799", True), ("D014859", False))
 CRANBERRY = "mesh:D029799"  # Vaccinium macrocarpon
 RECORD = Path(__file__).parents[1] / "evidence" / "records" / "pmid_24790635.xml"
 
@@ -103,9 +111,7 @@ def test_nlm_interaction_headings_state_the_pair_in_the_sentence_naming_both(cat
     document = bc5cdr["19058474"]
     text = document.text
     mentions = {"s1": group_mentions(linker.link(text))}
-    # The shared data holds no record NLM indexed with an interaction heading and a plant, so the
-    # headings the rule reads are given here: Food-Drug Interactions, Vaccinium macrocarpon, Warfarin.
-    facts = DocumentFacts(topics=(("D018565", True), ("D029799", True), ("D014859", False)))
+    facts = DocumentFacts(topics=CRANBERRY_HEADINGS)
     found = indexed_interactions(facts, [("s1", text)], mentions, catalog)
     [relation] = found["s1"]
     assert (relation.src, relation.type, relation.dst, relation.extractor) == (CRANBERRY, INTERACTS_WITH, WARFARIN,
@@ -124,3 +130,23 @@ def test_drug_interactions_of_two_chemicals_are_no_herb_interaction(catalog, lin
     assert ("D004347", False) in facts.topics
     text = f"{record.title} {record.abstract_text}"
     assert indexed_interactions(facts, [("s1", text)], {"s1": group_mentions(linker.link(text))}, catalog) == {}
+
+
+def test_a_written_record_states_its_indexed_interaction(catalog, linker, bc5cdr, tmp_path) -> None:
+    # Every write path (sync, add_articles, rebuild, ingestion) goes through write_document_graphs.
+    document = bc5cdr["19058474"]
+    title, abstract = document.text.split(". ", 1)
+    chunks = chunk_records(document.pmid, title + ".", abstract)
+    sections = [SectionSource(c.chunk_id, c.uuid, c.section, c.text, c.position) for c in chunks]
+    source = DocumentSource(pmid=document.pmid, title=title, version=1, last_edited=None, sections=sections,
+                            facts=DocumentFacts(topics=CRANBERRY_HEADINGS),
+                            mentions={c.chunk_id: group_mentions(linker.link(c.text)) for c in chunks})
+    store = MetadataStore(f"sqlite:///{tmp_path / 'graph.db'}")
+    store.create_schema()
+    with store.transaction() as tx:
+        write_document_graphs(SqlGraphStore(tx.connection), [source], catalog, SqlEvidenceStore(tx.connection))
+    with store.read() as tx:
+        rows = tx.connection.execute(kg_relation_evidence.select()).all()
+        edges = tx.connection.execute(kg_edges.select().where(kg_edges.c.type == INTERACTS_WITH)).all()
+    assert [(r.src, r.dst, r.extractor, r.source) for r in rows] == [(CRANBERRY, WARFARIN, INDEXED_EXTRACTOR, "pubmed:19058474")]
+    assert "warfarin" in rows[0].sentence and [(e.src, e.dst) for e in edges] == [(CRANBERRY, WARFARIN)]
