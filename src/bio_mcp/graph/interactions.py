@@ -97,6 +97,10 @@ _HERB_DRUG_CUE = re.compile(
 _ENZYME_CUE = re.compile(r"\bCYP|cytochrome P|\bP-?gp\b|P-glycoprotein", re.IGNORECASE)
 _INDUCE_INHIBIT = re.compile(r"\binduc|\binhibit", re.IGNORECASE)
 _BLEEDING_CUE = re.compile(r"\bbleed|haemorrhag|hemorrhag", re.IGNORECASE)
+# A sentence with none of the words every rule needs (most) is passed over before its names are
+# sorted out; only a record's interaction heading lets any sentence speak.
+_ANY_CUE = re.compile("|".join(p.pattern for p in (_HERB_DRUG_CUE, _ENZYME_CUE, _BLEEDING_CUE)) + r"|interaction",
+                      re.IGNORECASE)
 _NEGATION = re.compile(r"\b(no|not|without|neither|nor|lack of|absence of|failed to|unaffected|unchanged)\b|n't\b",
                        re.IGNORECASE)
 # Longer "sentences" are lists (meeting abstracts, tables) where co-occurrence says nothing.
@@ -172,7 +176,7 @@ def _find(text: str, mentions: Sequence[Mention], indexed: Collection[str], ance
     herb_drug = bool(INTERACTION_HEADINGS.intersection(indexed))
     found: dict[tuple[str, str], StatedRelation] = {}
     for start, end in sentence_spans(text) if sentences is None else sentences:
-        if end - start > _MAX_INTERACTION_SENTENCE:
+        if end - start > _MAX_INTERACTION_SENTENCE or not (herb_drug or _ANY_CUE.search(text, start, end)):
             continue
         inside = [m for m in mentions if start <= m.start and m.end <= end]
         # A pair needs two names, one of them a chemical.
