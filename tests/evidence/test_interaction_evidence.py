@@ -65,6 +65,8 @@ async def test_garlic_interacts_with_warfarin_quoting_the_real_abstract(garlic_c
     assert warfarin["evidence"] == GARLIC_SENTENCE
     assert (warfarin["pmid"], warfarin["source"]) == ("24790635", "pubmed:24790635")
     assert warfarin["quote_checked"] is True
+    # The record is a journal article NLM has not indexed (no MeSH headings): not a trial, not known to be in humans.
+    assert (warfarin["strength"], warfarin["study"]) == ("low", "study (population not indexed)")
     # The span is the sentence's place in the stored chunk (title, then the abstract).
     with garlic_corpus.store.read() as tx:
         [chunk] = [row.text for row in tx.connection.exec_driver_sql(

@@ -43,7 +43,7 @@ from bio_mcp.features.evidence.relations import (
     strength_of,
     supporting_documents,
 )
-from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.features.evidence.strength import STRENGTH_ORDER, STUDY_KINDS, study_kind
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
@@ -83,6 +83,8 @@ class ContraindicationResult(ToolOutput):
     span: Span | None = None
     documents: int = Field(description="Independent documents behind the finding")
     sources: list[str] = Field(default_factory=list)
+    study: str | None = Field(default=None, description="What kind of study the quoted document is: trial or "
+                              "meta-analysis, clinical study, case report or opinion, animal study, ... (strength.py)")
     quote_checked: bool | None = Field(
         default=None, description="The evidence sentence was re-read in the stored text at its span (None: an imported fact)"
     )
@@ -153,7 +155,8 @@ def find_contraindications(
                                   findings=sum(r.herb_id == herb for r in found), formulation=entity_id)
                     for herb in herbs[1:]]
     order = {entity_id: position for position, (entity_id, _) in enumerate(targets)}
-    results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], r.relation, r.contraindication, r.target_id))
+    results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], STUDY_KINDS.index(r.study or "unknown design"),
+                                r.relation, r.contraindication, r.target_id))
     coverage = coverage_of(connection, list(dict.fromkeys(searched)), vocabulary)
     return FindContraindicationsResponse(results=results, checked=checked, coverage=coverage)
 
@@ -185,6 +188,7 @@ def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str
             source=best.source, document_id=best.document_id, pmid=best.pmid,
             span=Span(start=best.start, end=best.end) if best.start is not None and best.end is not None else None,
             documents=strength.documents, sources=sorted({row.source for row in rows}), quote_checked=checks[best.id],
+            study=study_kind(documents[f"pmid:{best.pmid}" if best.pmid else best.source]),
         ))
     return found
 
@@ -200,7 +204,8 @@ def summarize(response: FindContraindicationsResponse) -> str:
         lines.append(f"- {entity.label} (`{entity.entity_id}`, {entity.type}{part}): {entity.findings} finding(s)")
     for result in response.results:
         about = f" — herb `{result.herb_id}`" if result.herb_id else ""
-        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s)] "
+        study = f"; {result.study}" if result.study else ""
+        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s){study}] "
                    f"`{result.entity_id}`{about}")
         lines += ["", heading, f"> {result.evidence}", f"Source: {', '.join(result.sources)}"]
     if response.results and response.coverage is not None:
