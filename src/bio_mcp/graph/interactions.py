@@ -1,9 +1,10 @@
 """Interactions stated in a text or indexed by NLM: INTERACTS_WITH (plant or chemical -> drug), each
 with the sentence that states it (no model download, no LLM).
 
-    find_interactions(text, linker.link(text), broader=catalog.broader)   # -> [StatedRelation, ...]
-    InteractionExtractor(catalog.broader).relations(text, mentions)        # the same, as a sync's extractor
-    indexed_interactions(facts, sections, mentions, catalog)               # NLM's indexing, when a graph is written
+    find_interactions(text, linker.link(text), broader=catalog.broader,
+                      pharm_actions=catalog.pharm_actions)                         # -> [StatedRelation, ...]
+    InteractionExtractor(catalog.broader, catalog.pharm_actions).relations(text, mentions)  # as a sync's extractor
+    indexed_interactions(facts, sections, mentions, catalog)     # NLM's indexing, when a graph is written
 
 From a sentence (`find_interactions`):
 - "interaction(s) between|of A and B", "A interacts with B", "A-B interaction" (and lists:
@@ -18,8 +19,9 @@ From a sentence (`find_interactions`):
 None of them in a sentence that negates ("no interaction", "did not alter the AUC": the cue rule
 reads any negation in the sentence). The plant is the source; two chemicals go in the order of
 their ids (the relation is symmetric). Plants are `herb:` ids and MeSH organisms under
-Viridiplantae (B01.875) or Plants (B01.650), through `broader`; a drug is a chemical that is not
-an enzyme, a protein (CYP3A4, P-glycoprotein), a plant preparation, or a class MeSH files under
+Viridiplantae (B01.875) or Plants (B01.650), through `broader` (MeSH 2024 files no plant under
+Plants itself: before this module no MeSH plant was read as one); a drug is a chemical that is not
+a plant, an enzyme, a protein (CYP3A4, P-glycoprotein), a plant preparation, or a class MeSH files under
 its actions and uses (D27: Antioxidants, Carcinogens) or biological factors (D23: Phytochemicals).
 
 The cue rule was checked by hand on every hit in PPR (train and dev, 500 abstracts), BC5CDR's
