@@ -19,8 +19,9 @@ From a sentence (`find_interactions`):
 None of them in a sentence that negates ("no interaction", "did not alter the AUC": the cue rule
 reads any negation in the sentence). The plant is the source; two chemicals go in the order of
 their ids (the relation is symmetric). Plants are `herb:` ids and MeSH organisms under
-Viridiplantae (B01.875) or Plants (B01.650), through `broader` (MeSH 2024 files no plant under
-Plants itself: before this module no MeSH plant was read as one); a drug is a chemical that is not
+Viridiplantae (B01.875) or Plants (B01.650), through `broader` (MeSH 2024 files the
+taxa under Viridiplantae, and only groupings such as Vegetables or Plants, Medicinal under Plants:
+before this module no MeSH plant species or genus was read as a plant); a drug is a chemical that is not
 a plant, an enzyme, a protein (CYP3A4, P-glycoprotein), a plant preparation, or a class MeSH files under
 its actions and uses (D27: Antioxidants, Carcinogens) or biological factors (D23: Phytochemicals).
 
