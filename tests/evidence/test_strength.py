@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.features.corpus.records import document_record
-from bio_mcp.features.evidence.strength import SupportingDocument, evidence_strength
+from bio_mcp.features.evidence.strength import SupportingDocument, evidence_strength, study_kind
 from tests.evidence.herb_fixtures import TODAY, real_articles
 
 
@@ -58,3 +58,15 @@ def test_retracted_documents_do_not_count(graded) -> None:
     top = graded["top"]
     retracted = [SupportingDocument(d.key, d.design, d.human, retracted=True) for d in top[:2]]
     assert evidence_strength(retracted).level == "low" and evidence_strength(retracted).documents == 0
+
+
+def test_the_kind_of_study_orders_clinical_over_case_reports_over_animal_studies(data_dir: Path) -> None:
+    articles = real_articles(data_dir)
+    kinds = {}
+    for pmid in ("23121403", "26585812", "25364329", "6716514"):
+        record = document_record(articles[pmid], TODAY)  # type: ignore[arg-type]
+        kinds[pmid] = study_kind(SupportingDocument(f"pmid:{pmid}", record.quality.design, record.quality.human))
+    # An RCT; a journal article in humans (and mice); a case report; DEHP in rat hepatocytes.
+    assert kinds == {"23121403": "trial or meta-analysis", "26585812": "clinical study",
+                     "25364329": "case report or opinion", "6716514": "animal study"}
+    assert study_kind(SupportingDocument("Thai Herbal Pharmacopoeia")) == "unknown design"

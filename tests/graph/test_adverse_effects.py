@@ -21,16 +21,15 @@ from bio_mcp.features.corpus.records import chunk_records, document_facts
 from bio_mcp.graph.adverse_effects import (
     CAUSES_EXTRACTOR,
     CAUSES_LEAD_EXTRACTOR,
-    INTERACTION_EXTRACTOR,
     QUALIFIER_EXTRACTOR,
     AdverseEffectExtractor,
     find_adverse_effects,
-    find_interactions,
     topics_of,
 )
 from bio_mcp.graph.adverse_eval import gold_pairs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, INTERACTS_WITH
 from bio_mcp.graph.facts import DocumentFacts
+from bio_mcp.graph.interactions import INTERACTION_EXTRACTOR, find_interactions
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.sentences import sentence_spans

@@ -1,6 +1,5 @@
-"""Adverse effects and interactions stated in a text: CAUSES (chemical -> disease) and
-INTERACTS_WITH (plant or chemical -> drug), from the linker's mentions and cue words (no model
-download, no LLM).
+"""Adverse effects stated in a text: CAUSES (chemical -> disease), from the linker's mentions and
+cue words (no model download, no LLM). Interactions (INTERACTS_WITH) are `graph/interactions.py`'s.
 
     find_adverse_effects(text, linker.link(text), broader=catalog.broader, priors=priors)  # -> [StatedRelation, ...]
     AdverseEffectExtractor(catalog.broader, priors).relations(text, mentions)   # the same, as a sync's extractor
@@ -35,14 +34,6 @@ have) only add: a disease heading qualified `chemically induced` paired with a c
 qualified `adverse effects`, `toxicity` or `poisoning` gives CAUSES in the sentence naming both
 when the text model did not already.
 
-INTERACTS_WITH: a sentence that says two named things interact: "interaction(s) between|of A and
-B", "A interacts with B", "A-B interaction" (and lists: "interactions of A with B and C"), A and B
-two chemicals or a plant and a chemical, unless the sentence negates it ("no interaction"); or a
-sentence saying "herb-drug interaction" (any sentence, in a record indexed `Herb-Drug
-Interactions`) that names one plant, with each chemical it names. The plant is the source; two
-chemicals go in the order of their ids (the relation is symmetric). Plants are `herb:` ids and
-MeSH organisms under Plants (the tree, through `broader`).
-
 BC5CDR (dev, end to end with the project's linker, priors from the 500 training abstracts): P 0.512
 R 0.523 F1 0.517 against 0.244 for pairing every chemical with every disease; with gold entities
 F1 0.636 against 0.323 (`bio-mcp eval adverse`). The linker caps recall: every pair of its
@@ -58,11 +49,10 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors
 from bio_mcp.graph.cue_words import CueWords
-from bio_mcp.graph.elements import CAUSES, INTERACTS_WITH, StatedRelation
+from bio_mcp.graph.elements import CAUSES, StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.sentences import sentence_spans
@@ -71,7 +61,6 @@ CAUSES_EXTRACTOR = "cid-cues-logistic"
 # The same model on a pair the lead (title) names one end of and a later sentence the other.
 CAUSES_LEAD_EXTRACTOR = "cid-lead-logistic"
 QUALIFIER_EXTRACTOR = "mesh-qualifier-cooccurrence"
-INTERACTION_EXTRACTOR = "interaction-cues"
 
 # Fitted by bench/adverse_fit.py on BC5CDR's 500 training abstracts (the linker's mentions, each
 # half linked by a linker trained on the other half); the intercept is "bias".
@@ -157,14 +146,7 @@ CONFIDENCE_BANDS: tuple[tuple[float, float], ...] = ((0.7, 0.841), (0.55, 0.614)
 # BC5CDR has no MeSH headings: measured by hand on the shared PubMed records (466, with headings),
 # where the rule adds 3 relations the text model did not give, 2 of them right; (2 + 1) / (3 + 2).
 QUALIFIER_CONFIDENCE = 0.6
-# Every hit of the interaction rules in the shared corpora (SciFact, PubMedQA, the PubMed records,
-# BC5CDR train, PPR train) checked by hand: 9 of 13 right before the negation, "with a third" and
-# list rules, 10 of 10 after (judged on the hits the rules were adjusted on, so optimistic); the
-# smoothed first rate, (9 + 1) / (13 + 2).
-INTERACTION_CONFIDENCE = 0.67
 
-HERB_DRUG_INTERACTIONS_UI = "D041743"
-PLANTS = "mesh:D010944"
 CHEMICALLY_INDUCED = "chemically induced"
 HARMFUL_CHEMICAL_QUALIFIERS = frozenset(("adverse effects", "toxicity", "poisoning"))
 
@@ -209,21 +191,6 @@ _CUE_COUNTS = tuple((family, pattern, f"between_{family}", f"sentence_{family}")
 _CUE_FEATURES = tuple(f"{where}_{family}" for where in ("between", "sentence") for family in _CUE_FAMILIES)
 # Cue families looked for in the sentence that names the other end of a pair the lead names one end of.
 _CROSS_CUES = ("induce", "toxic", "associate", "after", "develop", "treat", "protect", "negation")
-# "interaction(s) between|of" just before the first name; "and|with|/|-" between the two names;
-# "interacts with" between them; "interaction(s)" just after the second.
-_INTERACTION_BEFORE = re.compile(r"\binteractions? (between|of|among)\s+(the\s+)?(\w+\s+)?$", re.IGNORECASE)
-_PAIR_JOIN = re.compile(r"\s*(and|with|,|/|-|\u2013)\s*(the\s+)?", re.IGNORECASE)
-_INTERACTS_WITH = re.compile(r"\s+(\w+\s+){0,2}interact(s|ed)? with\s+(the\s+)?", re.IGNORECASE)
-_INTERACTION_AFTER = re.compile(r"^\s*-?\s*(drug\s+)?interactions?\b", re.IGNORECASE)
-_NEGATED_INTERACTION = re.compile(r"\b(no|not|without|lack of|absence of)\b[^.;]{0,40}\binteract", re.IGNORECASE)
-_LIST_JOIN = re.compile(r"\s*(,\s*and|,\s*or|and|or|,)\s*", re.IGNORECASE)
-_WITH_THIRD = re.compile(r"^\s*with\b", re.IGNORECASE)
-_DRUG_INTERACTION = re.compile(r"\b(herb|drug|herbal)[- ](drug )?interactions?\b", re.IGNORECASE)
-# Every cue above but the record's Herb-Drug Interactions heading has "interact" in the sentence:
-# a sentence without it (most) is passed over before its names are sorted out.
-_INTERACT = re.compile("interact", re.IGNORECASE)
-# Longer "sentences" are lists (meeting abstracts, tables) where co-occurrence says nothing.
-_MAX_INTERACTION_SENTENCE = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,7 +463,7 @@ def confidence_of(probability: float) -> float:
 def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = (),
                          broader: Broader | None = None, threshold: float = THRESHOLD,
                          priors: AdversePriors = NO_PRIORS) -> list[StatedRelation]:
-    """CAUSES and INTERACTS_WITH relations `text` states, each with the sentence that states it.
+    """CAUSES relations `text` states, each with the sentence that states it.
 
     `mentions`: the linker's mentions of `text`; `topics`: the document's MeSH headings with their
     qualifiers (empty when unknown); `broader`: entity id -> its parents in the MeSH tree (e.g.
@@ -504,7 +471,7 @@ def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequenc
     annotated abstracts say of each end (`graph/adverse_priors.py`; the linker's training file).
     """
     relations: dict[tuple[str, str, str], StatedRelation] = {}
-    # Every relation here has a chemical end (CAUSES its source, INTERACTS_WITH its drug).
+    # Every relation here has a chemical source.
     if not any(m.entity_type == "Chemical" for m in mentions):
         return []
     sentences = sentence_spans(text)
@@ -516,8 +483,6 @@ def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequenc
             relations[(candidate.chemical, CAUSES, candidate.disease)] = StatedRelation(
                 candidate.chemical, CAUSES, candidate.disease, start, end, extractor, confidence_of(probability))
     for relation in _qualifier_relations(candidates, topics):
-        relations.setdefault((relation.src, relation.type, relation.dst), relation)
-    for relation in find_interactions(text, mentions, topics, sentences=sentences):
         relations.setdefault((relation.src, relation.type, relation.dst), relation)
     return sorted(relations.values(), key=lambda r: (r.start, r.src, r.type, r.dst))
 
@@ -546,91 +511,3 @@ def _qualifier_relations(candidates: Sequence[PairCandidate], topics: Sequence[T
             start, end = candidate.sentence
             yield StatedRelation(candidate.chemical, CAUSES, candidate.disease, start, end, QUALIFIER_EXTRACTOR,
                                  QUALIFIER_CONFIDENCE)
-
-
-def find_interactions(text: str, mentions: Sequence[Mention], topics: Sequence[Topic] = (),
-                      broader: Broader | None = None,
-                      sentences: Sequence[tuple[int, int]] | None = None) -> list[StatedRelation]:
-    """INTERACTS_WITH pairs, each in the sentence that states it (see `_interacting_pairs`);
-    `sentences`: `sentence_spans(text)` when the caller has it already."""
-    herb_drug = any(t.descriptor_ui == HERB_DRUG_INTERACTIONS_UI for t in topics)
-    ancestors = lru_cache(maxsize=None)(lambda entity_id: _ancestors(entity_id, broader)) if broader else None
-    found: dict[tuple[str, str], StatedRelation] = {}
-    for start, end in sentence_spans(text) if sentences is None else sentences:
-        if end - start > _MAX_INTERACTION_SENTENCE or not (herb_drug or _INTERACT.search(text, start, end)):
-            continue
-        inside = [m for m in mentions if start <= m.start and m.end <= end]
-        # A pair needs two names, one of them a chemical.
-        if len(inside) < 2 or not any(m.entity_type == "Chemical" for m in inside):
-            continue
-        plants = _distinct(m for m in inside if _is_plant(m, ancestors))
-        chemicals = _distinct(m for m in inside if m.entity_type == "Chemical")
-        for source, drug in _interacting_pairs(text, (start, end), plants, chemicals, herb_drug):
-            if source.entity_id != drug.entity_id:
-                found.setdefault((source.entity_id, drug.entity_id), StatedRelation(
-                    source.entity_id, INTERACTS_WITH, drug.entity_id, start, end, INTERACTION_EXTRACTOR,
-                    INTERACTION_CONFIDENCE))
-    return sorted(found.values(), key=lambda r: (r.start, r.src, r.dst))
-
-
-def _interacting_pairs(text: str, sentence: tuple[int, int], plants: Sequence[Mention], chemicals: Sequence[Mention],
-                       herb_drug: bool) -> Iterable[tuple[Mention, Mention]]:
-    """(plant or chemical, drug) pairs a sentence says interact:
-    - "interaction(s) between|of A and|with B" (not "of A and B with C": both with a third),
-      "A interacts with B", "A-B interaction", where A and B are two chemicals or a plant and a
-      chemical, unless the sentence negates an interaction ("no interaction", "not ... interact");
-    - a sentence saying "herb-drug" or "drug-drug interaction" (or any sentence of a record indexed
-      `Herb-Drug Interactions`) that names one plant: the plant with each chemical.
-    The plant is the source; two chemicals go in the order of their ids (the relation is symmetric)."""
-    start, end = sentence
-    if _NEGATED_INTERACTION.search(text, start, end):
-        return
-    named = sorted([*plants, *chemicals], key=lambda m: m.start)
-    plant_ids = {m.entity_id for m in plants}
-    for index, (first, second) in enumerate(pairwise(named)):
-        if _nested(first, second) or (first.entity_id in plant_ids and second.entity_id in plant_ids):
-            continue
-        gap = text[first.end : second.start]
-        before = text[max(start, first.start - 40) : first.start]
-        after = text[second.end : min(end, second.end + 30)]
-        stated = (_INTERACTION_BEFORE.search(before) and _PAIR_JOIN.fullmatch(gap) and not _WITH_THIRD.match(after)) \
-            or _INTERACTS_WITH.fullmatch(gap) or (_PAIR_JOIN.fullmatch(gap) and _INTERACTION_AFTER.match(after))
-        if not stated:
-            continue
-        yield _oriented(first, second, plant_ids)
-        # "interactions of A with B and C", "between A, B, and C": the list goes on with A.
-        previous = second
-        for following in named[index + 2:]:
-            if not _LIST_JOIN.fullmatch(text[previous.end : following.start]) or _nested(previous, following):
-                break
-            yield _oriented(first, following, plant_ids)
-            previous = following
-    if (herb_drug or _DRUG_INTERACTION.search(text, start, end)) and len(plants) == 1:
-        yield from ((plants[0], chemical) for chemical in chemicals if not _nested(plants[0], chemical))
-
-
-def _oriented(first: Mention, second: Mention, plant_ids: set[str]) -> tuple[Mention, Mention]:
-    if second.entity_id in plant_ids:
-        return second, first
-    if first.entity_id in plant_ids:
-        return first, second
-    return (first, second) if first.entity_id < second.entity_id else (second, first)
-
-
-def _distinct(mentions: Iterable[Mention]) -> list[Mention]:
-    """The first mention of each entity, in text order."""
-    first: dict[str, Mention] = {}
-    for mention in mentions:
-        first.setdefault(mention.entity_id, mention)
-    return sorted(first.values(), key=lambda m: m.start)
-
-
-def _nested(first: Mention, second: Mention) -> bool:
-    return first.start < second.end and second.start < first.end
-
-
-def _is_plant(mention: Mention, ancestors: Callable[[str], frozenset[str]] | None) -> bool:
-    """A `herb:` id, or a MeSH organism filed under Plants (needs the tree)."""
-    if mention.entity_id.startswith("herb:"):
-        return True
-    return mention.entity_type == "Organism" and ancestors is not None and PLANTS in ancestors(mention.entity_id)

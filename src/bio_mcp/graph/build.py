@@ -19,7 +19,7 @@ or GeneSymbolList (to a `gene:<symbol>` Gene entity).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -45,6 +45,7 @@ from bio_mcp.graph.ids import (
     section_node_id,
     trial_entity_id,
 )
+from bio_mcp.graph.interactions import indexed_interactions
 from bio_mcp.graph.mentions import EntityMentions
 from bio_mcp.graph.store import GraphStore
 
@@ -219,7 +220,9 @@ def write_document_graphs(
 ) -> None:
     """Replace these documents' graphs in `store` (and their relation evidence in `evidence`) and
     add the entities they point to that it lacks (with their closure: a stored entity always has its
-    ancestors and actions stored too)."""
+    ancestors and actions stored too). A record NLM indexed as an interaction study states its
+    interactions too (`graph/interactions.py`), whichever path writes it."""
+    sources = [_with_indexed_interactions(source, catalog) for source in sources]
     graphs = [document_graph(source) for source in sources]
     referenced = referenced_entities(graphs)
     missing = store.missing(referenced)
@@ -241,6 +244,19 @@ def write_document_graphs(
         evidence.replace_documents(
             [graph.document.id for graph in graphs], [row for graph in graphs for row in graph.evidence]
         )
+
+
+def _with_indexed_interactions(source: DocumentSource, catalog: EntityCatalog) -> DocumentSource:
+    ordered = sorted(source.sections, key=lambda s: (s.position, s.chunk_id))
+    sections = [(section.chunk_id, section.text) for section in ordered]
+    indexed = indexed_interactions(source.facts, sections, source.mentions, catalog)
+    if not indexed:
+        return source
+    relations = {chunk_id: list(source.relations.get(chunk_id, ())) for chunk_id in {*source.relations, *indexed}}
+    for chunk_id, found in indexed.items():
+        stated = {(r.src, r.type, r.dst) for r in relations[chunk_id]}
+        relations[chunk_id] += [r for r in found if (r.src, r.type, r.dst) not in stated]
+    return replace(source, relations=relations)
 
 
 def _fallback_name(entity_id: str) -> str:

@@ -27,6 +27,7 @@ from bio_mcp.graph.build import DocumentSource, write_document_graphs
 from bio_mcp.graph.catalog import EMPTY_CATALOG, MeshCatalog
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
+from bio_mcp.graph.interactions import InteractionExtractor
 from bio_mcp.graph.linking import (
     CurrentIdLinker,
     EntityLinker,
@@ -152,4 +153,5 @@ def build_graph_indexer(settings: Settings) -> GraphIndexer:
     if linker is not None:
         extractors.append(load_relation_extractor(settings, linker, catalog.vocabulary))
         extractors.append(AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))))
+        extractors.append(InteractionExtractor(catalog.broader, catalog.pharm_actions))
     return GraphIndexer(catalog, linker, extractors)

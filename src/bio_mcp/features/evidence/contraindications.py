@@ -4,14 +4,22 @@ For each herb: its CAUSES edges (adverse effects, and imported contraindications
 edges (drug interactions), and those of its constituents (`via`). A formulation is checked as itself
 and as each of its herbs (HAS_INGREDIENT): its results carry the formulation's id and the herb's in
 `herb_id`. Every result has the best evidence sentence (from the best-designed document), its source,
-document and span, and the strength of all the evidence behind the edge (`strength.py`).
+document and span, and the strength of all the evidence behind the edge (`strength.py`). An
+extracted sentence is stated only if its stored chunk still reads it at its span (`quotes.py`;
+`quote_checked`).
 
 Ids may be entity ids (`mesh:D005737`, `D005737`, `herb:...`; `formulation:triphala` or `triphala`)
 or an exact imported name (Thai, English or scientific) that names one herb, or a MeSH plant's
 heading or entry term ("garlic"); a MeSH plant the graph has no node for yet is known too (with
 nothing recorded). An id that names none of these is a
 VALIDATION error naming the field and the ids: a misspelt herb must never read as "no
-contraindications". A known herb without findings is listed in `checked` with 0.
+contraindications". A known herb without findings is listed in `checked` with 0, and so is each
+herb of a formulation (its `formulation` says which).
+
+Silence is never an all-clear: `coverage` (additive) says how many documents were searched, under
+which names (the herbs' names, synonyms and constituents) and in which sources, and a text without
+findings begins with "No interaction or contraindication evidence was found in the N documents
+searched; this is not evidence of safety."
 """
 
 from __future__ import annotations
@@ -20,8 +28,10 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.evidence.coverage import Coverage, coverage_of, searched_text, silence
 from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
+from bio_mcp.features.evidence.quotes import quote_checks
 from bio_mcp.features.evidence.relations import (
     EntityInfo,
     RelationEdge,
@@ -33,7 +43,7 @@ from bio_mcp.features.evidence.relations import (
     strength_of,
     supporting_documents,
 )
-from bio_mcp.features.evidence.strength import STRENGTH_ORDER
+from bio_mcp.features.evidence.strength import STRENGTH_ORDER, STUDY_KINDS, study_kind
 from bio_mcp.graph.duke_farmacy import carries_to_herb
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, HAS_INGREDIENT, INTERACTS_WITH
 from bio_mcp.graph.vocabulary import Vocabulary
@@ -74,6 +84,11 @@ class ContraindicationResult(ToolOutput):
     span: Span | None = None
     documents: int = Field(description="Independent documents behind the finding")
     sources: list[str] = Field(default_factory=list)
+    study: str | None = Field(default=None, description="What kind of study the quoted document is: trial or "
+                              "meta-analysis, clinical study, case report or opinion, animal study, ... (strength.py)")
+    quote_checked: bool | None = Field(
+        default=None, description="The evidence sentence was re-read in the stored text at its span (None: an imported fact)"
+    )
 
 
 class CheckedEntity(ToolOutput):
@@ -81,11 +96,13 @@ class CheckedEntity(ToolOutput):
     type: str
     label: str
     findings: int
+    formulation: str | None = Field(default=None, description="For a herb checked as part of a formulation: its id")
 
 
 class FindContraindicationsResponse(AuditedOutput):
     results: list[ContraindicationResult]
     checked: list[CheckedEntity] = Field(default_factory=list)
+    coverage: Coverage | None = Field(default=None, description="What was searched: documents, names and sources")
 
 
 def _resolve(connection: Connection, value: str, formulation: bool, vocabulary: Vocabulary | None) -> str | None:
@@ -124,17 +141,25 @@ def find_contraindications(
     targets = list(dict.fromkeys(targets))
     results: list[ContraindicationResult] = []
     checked: list[CheckedEntity] = []
-    labels = known_entities(connection, [entity_id for entity_id, _ in targets], vocabulary)
+    searched: list[str] = []
     for entity_id, kind in targets:
         herbs = [entity_id]
         if kind == "formulation":
-            herbs += [edge.dst for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,))]
+            herbs += sorted({edge.dst for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,))})
+        labels = known_entities(connection, herbs, vocabulary)
         found = _findings(connection, entity_id, kind, herbs)
         results += found
+        searched += herbs
         checked.append(CheckedEntity(entity_id=entity_id, type=kind, label=labels[entity_id].label, findings=len(found)))
+        # A formulation is checked through each of its herbs: each is listed with its own findings.
+        checked += [CheckedEntity(entity_id=herb, type="herb", label=labels[herb].label if herb in labels else herb,
+                                  findings=sum(r.herb_id == herb for r in found), formulation=entity_id)
+                    for herb in herbs[1:]]
     order = {entity_id: position for position, (entity_id, _) in enumerate(targets)}
-    results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], r.relation, r.contraindication, r.target_id))
-    return FindContraindicationsResponse(results=results, checked=checked)
+    results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], STUDY_KINDS.index(r.study or "unknown design"),
+                                r.relation, r.contraindication, r.target_id))
+    coverage = coverage_of(connection, list(dict.fromkeys(searched)), vocabulary)
+    return FindContraindicationsResponse(results=results, checked=checked, coverage=coverage)
 
 
 def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str]) -> list[ContraindicationResult]:
@@ -143,6 +168,9 @@ def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str
     owner = {edge.dst: edge.src for edge in constituents}
     edges = relation_edges(connection, herbs + sorted(owner), (CAUSES, INTERACTS_WITH))
     evidence = evidence_of(connection, [edge.key for edge in edges])
+    # A sentence that no longer reads so in its stored text is not stated.
+    checks = quote_checks(connection, [row for rows in evidence.values() for row in rows])
+    evidence = {key: [row for row in rows if checks[row.id] is not False] for key, rows in evidence.items()}
     documents = supporting_documents(connection, [row for rows in evidence.values() for row in rows])
     info: dict[str, EntityInfo] = entities(connection, [e.dst for e in edges] + [e.src for e in edges])
     found: list[ContraindicationResult] = []
@@ -161,20 +189,27 @@ def _findings(connection: Connection, entity_id: str, kind: str, herbs: list[str
             relation=relation, target_id=edge.dst, herb_id=herb_id if kind == "formulation" else None, via=via,
             source=best.source, document_id=best.document_id, pmid=best.pmid,
             span=Span(start=best.start, end=best.end) if best.start is not None and best.end is not None else None,
-            documents=strength.documents, sources=sorted({row.source for row in rows}),
+            documents=strength.documents, sources=sorted({row.source for row in rows}), quote_checked=checks[best.id],
+            study=study_kind(documents[f"pmid:{best.pmid}" if best.pmid else best.source]),
         ))
     return found
 
 
 def summarize(response: FindContraindicationsResponse) -> str:
-    lines = ["### Contraindications and interactions"]
+    lines = []
+    if not response.results and response.coverage is not None:
+        # Many clients read only the text: the silence is said first, with what was searched.
+        lines += [silence(response.coverage), searched_text(response.coverage), ""]
+    lines.append("### Contraindications and interactions")
     for entity in response.checked:
-        lines.append(f"- {entity.label} (`{entity.entity_id}`, {entity.type}): {entity.findings} finding(s)")
-    if not response.results:
-        lines += ["", "No contraindication, adverse effect or interaction is recorded for these in the knowledge graph."]
+        part = f", in `{entity.formulation}`" if entity.formulation else ""
+        lines.append(f"- {entity.label} (`{entity.entity_id}`, {entity.type}{part}): {entity.findings} finding(s)")
     for result in response.results:
         about = f" — herb `{result.herb_id}`" if result.herb_id else ""
-        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s)] "
+        study = f"; {result.study}" if result.study else ""
+        heading = (f"**{result.contraindication}** [{result.strength}; {result.documents} document(s){study}] "
                    f"`{result.entity_id}`{about}")
         lines += ["", heading, f"> {result.evidence}", f"Source: {', '.join(result.sources)}"]
+    if response.results and response.coverage is not None:
+        lines += ["", searched_text(response.coverage)]
     return "\n".join(lines)

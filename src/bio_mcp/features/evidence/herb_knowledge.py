@@ -1,9 +1,15 @@
 """The herb-knowledge features over the corpus's store: `kg://herb/{id}`, `tool.query_kg`,
-`tool.find_contraindications`. Each runs in a worker thread on one read transaction."""
+`tool.find_contraindications`. Each runs in a worker thread on one read transaction.
+
+`kg://herb/{id}` carries, additively, `safety` (how many interaction or contraindication findings
+`tool.find_contraindications` has for the herb, or, with none, the silence sentence: "No
+interaction or contraindication evidence was found in the N documents searched; this is not
+evidence of safety.") and `coverage` (what was searched)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -15,7 +21,8 @@ from bio_mcp.features.evidence.contraindications import (
     FindContraindicationsResponse,
     find_contraindications,
 )
-from bio_mcp.features.evidence.herbs import herb_json, herb_record
+from bio_mcp.features.evidence.coverage import searched_text, silence
+from bio_mcp.features.evidence.herbs import herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
 from bio_mcp.graph.duke_farmacy import TraditionalUse, duke_farmacy_dir_of, ethnobotany, traditional_uses
 from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
@@ -59,8 +66,18 @@ class HerbKnowledge:
         def uses_of(taxa: list[str]) -> list[TraditionalUse]:
             return traditional_uses(farmacy, taxa, vocabulary)
 
-        return herb_json(await self._read(
-            lambda connection: herb_record(connection, id, icd10, activities, vocabulary, uses_of)))
+        def read(connection: Connection) -> dict[str, object]:
+            record = herb_record(connection, id, icd10, activities, vocabulary, uses_of)
+            safety = find_contraindications(connection, FindContraindicationsRequest(herb_ids=[record.id]), vocabulary)
+            body: dict[str, object] = record.model_dump(mode="json")
+            if safety.coverage is not None:
+                body["coverage"] = safety.coverage.model_dump(mode="json")
+                body["safety"] = (f"{len(safety.results)} interaction or contraindication finding(s): "
+                                  "tool.find_contraindications states each with its evidence."
+                                  if safety.results else f"{silence(safety.coverage)} {searched_text(safety.coverage)}")
+            return body
+
+        return json.dumps(await self._read(read), ensure_ascii=False, sort_keys=True)
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
         icd10 = await asyncio.to_thread(lambda: self.icd10)

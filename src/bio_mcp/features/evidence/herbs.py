@@ -22,7 +22,6 @@ An id that is not a herb of the graph is NOT_FOUND (a resource error).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, Field
@@ -214,7 +213,3 @@ def _traditional_use(use: TraditionalUse, icd10: Icd10Index, vocabulary: Vocabul
         use=use.use, id=use.disease_id, description=concept.name if concept else "",
         icdCode=codes[0].code if codes else "", icd10cm=[code.code for code in codes], taxon=use.taxon,
     )
-
-
-def herb_json(record: HerbRecord) -> str:
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)

@@ -20,7 +20,8 @@ MAX_EDGES_PER_NODE edges of each relation type read per node and hop, best weigh
 constituents with relations of their own first when the walk goes on). Order is deterministic:
 edges by weight then ids, paths in walk order, a herb's constituents that lead nowhere last.
 `edges` (additive) is aligned with `paths`: each edge with its strength and up to three evidence
-sentences with their sources.
+sentences with their sources. `coverage` (additive) says what was searched; with no path the text
+begins with the silence sentence (`coverage.py`): no path is not evidence of safety.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pydantic import Field, field_validator
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.evidence.coverage import Coverage, coverage_of, searched_text, silence
 from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
@@ -131,6 +133,7 @@ class QueryKgResponse(AuditedOutput):
     paths: list[list[PathNode]]
     edges: list[list[PathEdge]] = Field(default_factory=list, description="The edges of each path, aligned with paths")
     truncated: bool = False
+    coverage: Coverage | None = Field(default=None, description="What was searched: documents, names and sources")
 
 
 def _node_type(info: EntityInfo | None, entity_id: str) -> str:
@@ -232,6 +235,7 @@ def query_kg(
                                    for row in evidence.get(edge.key, [])[:EVIDENCE_PER_EDGE]])
                 for edge in edges] for _, _, edges in finished],
         truncated=truncated,
+        coverage=coverage_of(connection, [start_id], vocabulary),
     )
 
 
@@ -278,7 +282,8 @@ def _path_node(node_id: str, kind: str, info: EntityInfo | None, icd10: Icd10Ind
 
 def summarize(response: QueryKgResponse) -> str:
     if not response.paths:
-        return "### Knowledge-graph paths\nNo path from this start node over the evidence relations."
+        said = f"{silence(response.coverage)}\n{searched_text(response.coverage)}\n\n" if response.coverage else ""
+        return f"{said}### Knowledge-graph paths\nNo path from this start node over the evidence relations."
     lines = [f"### Knowledge-graph paths ({len(response.paths)}{', truncated' if response.truncated else ''})"]
     for nodes, edges in zip(response.paths, response.edges, strict=True):
         lines.append("- " + " → ".join(f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"

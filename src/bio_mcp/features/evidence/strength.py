@@ -48,6 +48,26 @@ class SupportingDocument:
         return "weak"
 
 
+# What kind of study a document is, best first (its design, then who was studied): what a reader
+# weighs a quote by (a clinical study over a case report over an animal or in-vitro study).
+STUDY_KINDS: tuple[str, ...] = (
+    "trial or meta-analysis", "clinical study", "case report or opinion", "study (population not indexed)",
+    "in vitro or other non-human study", "animal study", "unknown design",
+)
+
+
+def study_kind(document: SupportingDocument) -> str:
+    """One of STUDY_KINDS, from the corpus quality components (`search.quality`)."""
+    if document.design is None:
+        return "unknown design"
+    if document.design == 2:
+        return "trial or meta-analysis"
+    if document.design == 0:
+        return "case report or opinion"
+    return {2: "clinical study", 1: "in vitro or other non-human study", 0: "animal study"}.get(
+        document.human, "study (population not indexed)")  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, slots=True)
 class Strength:
     level: StrengthLevel
