@@ -46,6 +46,7 @@ import ahocorasick
 from bio_mcp.config import Settings
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
+from bio_mcp.graph.harm_cues import HARM, NEGATED, harm_between
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
@@ -383,6 +384,8 @@ class RelationExtractor:
             for plant in plants:
                 for phenotype in phenotypes:
                     label = self.model.label(text, sentence, plant, phenotype, inside)
+                    if label != NONE and phenotype.kind != POSITIVE:
+                        label = _read_harm(text, plant, phenotype, label)
                     if label != NONE:
                         found.append(Finding(plant, phenotype, label, sentence))
         return found
@@ -445,6 +448,19 @@ class RelationExtractor:
                                                     CONSTITUENT_EXTRACTOR,
                                                     self.confidence.get(HAS_CONSTITUENT, CONSTITUENT_CONFIDENCE)))
         return found
+
+
+def _read_harm(text: str, plant: Span, phenotype: Span, label: str) -> str:
+    """The label once the words between the two are read for harm (`graph/harm_cues.py`): a plant
+    said to cause, induce or worsen a disease increases it (a harm, never a treatment); one said
+    to be associated with it, a risk of it, or to possibly cause it is never its treatment (the
+    model's Increase stands); a denied harm is no relation."""
+    harm = harm_between(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
+    if harm is None:
+        return label
+    if harm == HARM:
+        return INCREASE
+    return INCREASE if label == INCREASE and harm != NEGATED else NONE
 
 
 class TextLinker(Protocol):
