@@ -66,6 +66,7 @@ _HARMFUL = re.compile(r"(?:\w+-)?(?:toxic|cytotoxic|hepatotoxic|nephrotoxic|neur
                       re.IGNORECASE)
 # "in|on|of <agent>-induced ...": a model of the disease another agent induces, which the first acts on.
 _OTHER_AGENT = re.compile(r"\b(?:in|on|of|with|against|by)\s+(?:[\w,]+\s+){0,2}[\w,]+[\s-]*$", re.IGNORECASE)
+_ANTI = re.compile(r"anti-?$", re.IGNORECASE)
 # Cues that say the two go together, not that one causes the other.
 _ASSOCIATION = re.compile(r"associated with|linked (?:to|with)|related to|risk (?:factors? )?(?:of|for)|after|following",
                           re.IGNORECASE)
@@ -87,6 +88,8 @@ def harm_between(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> 
     """HARM, ASSOCIATED (an association or a risk, not a cause), NEGATED or HEDGED when the words
     between `agent` and `effect` (offsets into `text`) speak of the agent as a harm with the
     effect, else None (see the module docstring)."""
+    if _ANTI.search(text, max(0, effect[0] - 5), effect[0]):
+        return None  # "anti-arrhythmic": the effect's name inside a benefit's
     if agent[1] <= effect[0]:
         between = text[agent[1] : effect[0]]
         if len(between) > _MAX_GAP:

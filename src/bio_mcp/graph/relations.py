@@ -385,7 +385,7 @@ class RelationExtractor:
                 for phenotype in phenotypes:
                     label = self.model.label(text, sentence, plant, phenotype, inside)
                     if label != NONE and phenotype.kind != POSITIVE:
-                        label = _read_harm(text, plant, phenotype, label)
+                        label = _read_harm(text, plant, phenotype, label, harms=self.name != CUE_EXTRACTOR)
                     if label != NONE:
                         found.append(Finding(plant, phenotype, label, sentence))
         return found
@@ -403,6 +403,8 @@ class RelationExtractor:
             if edge_type is None or finding.plant.entity_id is None:
                 continue
             start, end = finding.sentence
+            if edge_type == TREATS and _harm_in_sentence(text, spans, diseases, finding, disease):
+                continue
             stated.setdefault(
                 (finding.plant.entity_id, edge_type, disease, start),
                 StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, self.name,
@@ -450,17 +452,30 @@ class RelationExtractor:
         return found
 
 
-def _read_harm(text: str, plant: Span, phenotype: Span, label: str) -> str:
+def _read_harm(text: str, plant: Span, phenotype: Span, label: str, harms: bool = True) -> str:
     """The label once the words between the two are read for harm (`graph/harm_cues.py`): a plant
-    said to cause, induce or worsen a disease increases it (a harm, never a treatment); one said
-    to be associated with it, a risk of it, or to possibly cause it is never its treatment (the
-    model's Increase stands); a denied harm is no relation."""
+    said to cause, induce or worsen a disease increases it (a harm, never a treatment; without
+    `harms`, as the untrained cue rules state none, no relation); one said to be associated with
+    it, a risk of it, or to possibly cause it is never its treatment (the model's Increase
+    stands); a denied harm is no relation."""
     harm = harm_between(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
     if harm is None:
         return label
     if harm == HARM:
-        return INCREASE
+        return INCREASE if harms else NONE
     return INCREASE if label == INCREASE and harm != NEGATED else NONE
+
+
+def _harm_in_sentence(text: str, spans: Sequence[Span], diseases: Sequence[Mention], finding: Finding,
+                      disease_id: str) -> bool:
+    """Whether the finding's sentence speaks of its plant (any mention of it) as a harm with the
+    disease (any mention of it): then no pair of the two there is a treatment."""
+    start, end = finding.sentence
+    plants = [span for span in spans if span.kind == PLANT_KIND and span.entity_id == finding.plant.entity_id
+              and start <= span.start and span.end <= end]
+    named = [m for m in diseases if m.entity_id == disease_id and start <= m.start and m.end <= end]
+    return any(harm_between(text, (plant.start, plant.end), (disease.start, disease.end)) is not None
+               for plant in plants for disease in named)
 
 
 class TextLinker(Protocol):
