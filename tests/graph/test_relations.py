@@ -193,18 +193,18 @@ def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer:
 @pytest.mark.parametrize(("sentence", "plant", "disease", "reading"), [
     # PPR training sentences.
     ("On the other hand esparto fibers may also cause occupational asthma.", "esparto", "occupational asthma", HEDGED),
-    ("It is generally accepted that T. wilfordii-induced liver injury is a result of the combined effects of toxic "
-     "elements of T. wilfordii.", "T. wilfordii", "liver injury", HARM),
-    ("Our results show that chilli supplementation promotes colon carcinogenesis, whereas cumin or black pepper "
-     "suppresses colon carcinogensis in the presence of the procarcinogen DMH.", "chilli", "colon carcinogenesis", HARM),
-    ("Cannabis use is a risk factor for schizophrenia and increases positive symptoms in schizophrenia patients but "
-     "diminishes negative symptoms.", "Cannabis", "schizophrenia", ASSOCIATED),
-    ("RESULTS: Observationally, high coffee intake was associated with low risk of obesity, metabolic syndrome and "
-     "type 2 diabetes.", "coffee", "obesity", None),
-    ("Treatment with Pelargonium sidoides was not associated with a statistically significant differences in fever "
-     "and muscle aches (p>0.05, Chi-square test).", "Pelargonium sidoides", "fever", NEGATED),
-    ("Kuding tea significantly induced apoptosis in TCA8113 cancer cells (P<0.05) by upregulating Bax, caspase-3 and "
-     "caspase-9 expression, and downregulating Bcl-2 expression.", "Kuding tea", "cancer", None),
+    (("It is generally accepted that T. wilfordii-induced liver injury is a result of the combined effects of toxic "
+     "elements of T. wilfordii."), "T. wilfordii", "liver injury", HARM),
+    (("Our results show that chilli supplementation promotes colon carcinogenesis, whereas cumin or black pepper "
+     "suppresses colon carcinogensis in the presence of the procarcinogen DMH."), "chilli", "colon carcinogenesis", HARM),
+    (("Cannabis use is a risk factor for schizophrenia and increases positive symptoms in schizophrenia patients but "
+     "diminishes negative symptoms."), "Cannabis", "schizophrenia", ASSOCIATED),
+    (("RESULTS: Observationally, high coffee intake was associated with low risk of obesity, metabolic syndrome and "
+     "type 2 diabetes."), "coffee", "obesity", None),
+    (("Treatment with Pelargonium sidoides was not associated with a statistically significant differences in fever "
+     "and muscle aches (p>0.05, Chi-square test)."), "Pelargonium sidoides", "fever", NEGATED),
+    (("Kuding tea significantly induced apoptosis in TCA8113 cancer cells (P<0.05) by upregulating Bax, caspase-3 and "
+     "caspase-9 expression, and downregulating Bcl-2 expression."), "Kuding tea", "cancer", None),
 ])
 def test_harm_cues_read_real_sentences(sentence: str, plant: str, disease: str, reading: str | None) -> None:
     start, end = sentence.index(plant), sentence.index(disease)
