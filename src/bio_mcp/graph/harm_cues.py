@@ -16,7 +16,7 @@ Read between the two names only (the sentence's other clauses speak of other thi
   benefit: "X was associated with a lower risk of Y", "X led to a reduction of Y"); an "induced"
   fused to another word ("cisplatin-induced") or after "in|on|of <another agent>" is that agent's;
 - effect first: "Y induced|caused by X", "Y due to|after|following X", "Y associated with X",
-  "risk of Y with X", with no benefit cue between them ("Y induced by CCl4 was prevented by X").
+  "hypersensitivity|allergy to X", with no benefit cue between them ("Y induced by CCl4 was prevented by X").
 A negation before the cue (same clause) makes it NEGATED, a hedge ("may", "might", "could",
 "possibly", "suspected") HEDGED; a cue of association or risk ("associated with", "risk of",
 "after") ASSOCIATED: none of these is a treatment, and none a stated cause.
@@ -58,7 +58,11 @@ _BENEFIT_AFTER = re.compile(
     re.IGNORECASE,
 )
 # "X-induced Y", "X-related Y": the effect is the agent's.
-_FUSED = re.compile(r"\s*-\s*(induced|caused|provoked|related|associated)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_FUSED = re.compile(r"\s*(?:(?:extracts?|juice|oil|powder|decoction|intake|consumption|exposure|use)\s*)?"
+                    r"-\s*(induced|caused|provoked|related|associated)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+# "hypersensitivity to X", "allergy to X": the effect named first, the agent what it is a reaction to.
+_REACTION = re.compile(r"(?:\w+\s+)*(?:allerg\w*|hypersensitiv\w*|sensiti[sz]\w*|intoleran\w*)", re.IGNORECASE)
+_TO = re.compile(r"\s*to\s+(?:the\s+)?", re.IGNORECASE)
 # "X can be toxic", "X has been proved to be oncogenic": a harmful property, said of the agent.
 _COPULA = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _HARMFUL = re.compile(r"(?:\w+-)?(?:toxic|cytotoxic|hepatotoxic|nephrotoxic|neurotoxic|cardiotoxic|genotoxic|"
@@ -109,6 +113,8 @@ def harm_between(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> 
         return None
     if effect[1] <= agent[0]:
         between = text[effect[1] : agent[0]]
+        if _TO.fullmatch(between) and _REACTION.fullmatch(text[effect[0] : effect[1]]):
+            return HARM
         if len(between) > _MAX_GAP_EFFECT_FIRST or _CLAUSE.search(between) or _RELATIVE.search(between):
             return None
         match = _HARM_AFTER_EFFECT.search(between)
