@@ -48,8 +48,8 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
-from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
 from bio_mcp.graph.duke_constituents import CONSTITUENTS, farmacy_dir_of, load_duke_constituents
+from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
 from bio_mcp.graph.harm_cues import HARM, NEGATED, harm_between
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
