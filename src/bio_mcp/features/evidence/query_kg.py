@@ -39,7 +39,6 @@ from bio_mcp.features.evidence.relations import (
     EntityInfo,
     RelationEdge,
     curated_constituents,
-    entities,
     evidence_of,
     known_entities,
     names_for,
@@ -210,7 +209,9 @@ def query_kg(
         hop = {origin: found[:MAX_EDGES_PER_NODE] for origin, found in hop.items()}
         new_edges = [edge for found in hop.values() for edge, _ in found if edge.key not in strengths]
         _grade(connection, new_edges, strengths)
-        info.update(entities(connection, [other for found in hop.values() for _, other in found if other not in info]))
+        # Named by MeSH where the graph has no node for one yet (the edge came with its evidence).
+        info.update(known_entities(connection, [other for found in hop.values() for _, other in found
+                                                if other not in info], vocabulary))
         constituents = curated_constituents(connection, [other for found in hop.values() for _, other in found])
         extended: list[tuple[list[str], list[str], list[RelationEdge]]] = []
         for ids, kinds, path_edges in frontier:

@@ -14,11 +14,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
-from bio_mcp.graph.adverse_effects import CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR
+from bio_mcp.graph.adverse_effects import (
+    CAUSES_EXTRACTOR,
+    CAUSES_LEAD_EXTRACTOR,
+    INTERACTION_EXTRACTOR,
+    QUALIFIER_EXTRACTOR,
+)
 from bio_mcp.graph.elements import HAS_CONSTITUENT
 from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, EvidenceRow
 from bio_mcp.graph.linking import term_key
 from bio_mcp.graph.names import EntityName, names_of
+from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
+from bio_mcp.graph.relations import CONSTITUENT_EXTRACTOR, EXTRACTOR
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.schema import documents, kg_edges, kg_nodes, kg_relation_evidence
@@ -190,6 +197,8 @@ CO_MENTION_NOTE = "mentioned together, not a stated relation"
 # Extractors whose rows never quote a sentence stating the relation: a pair the title names one
 # end of and a later sentence the other (older graphs), MeSH headings indexed together.
 CO_MENTION_EXTRACTORS = frozenset((CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR))
+SENTENCE_EXTRACTORS = frozenset((CAUSES_EXTRACTOR, INTERACTION_EXTRACTOR, EXTRACTOR, CUE_EXTRACTOR,
+                                 CONSTITUENT_EXTRACTOR))
 # Where a plant's constituents are curated (`bio-mcp kg import`, Dr. Duke's tables), not read off a
 # sentence: only these make a chemical a herb's constituent.
 CURATED_EXTRACTORS = frozenset((IMPORT_EXTRACTOR,))
@@ -215,12 +224,16 @@ def names_both(sentence: str, src_names: set[str], dst_names: set[str]) -> bool:
 
 
 def tier_of(rows: Sequence[StoredEvidence], src_names: set[str], dst_names: set[str]) -> str:
-    """STATED when some row is curated, or comes from a stating extractor and quotes a sentence
-    naming both ends; else CO_MENTION."""
+    """STATED when some row is curated, or comes from an extractor that states a relation only
+    from a sentence its linker found both ends in (`SENTENCE_EXTRACTORS`: the linker knows more
+    names than MeSH's, "liver injury" for drug-induced liver injury), or from another extractor
+    and quotes a sentence naming both ends by one of their names; else CO_MENTION."""
     for row in rows:
-        if row.extractor in CURATED_EXTRACTORS:
+        if row.extractor in CO_MENTION_EXTRACTORS:
+            continue
+        if row.extractor in CURATED_EXTRACTORS or row.extractor in SENTENCE_EXTRACTORS:
             return STATED
-        if row.extractor not in CO_MENTION_EXTRACTORS and names_both(row.sentence or "", src_names, dst_names):
+        if names_both(row.sentence or "", src_names, dst_names):
             return STATED
     return CO_MENTION
 
