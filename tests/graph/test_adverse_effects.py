@@ -38,11 +38,11 @@ from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
-# The stated tier on the development split: precision measured at 0.804 end to end (recall 0.207)
-# and 0.855 with gold entities (recall 0.245); before the tier, 0.513 at recall 0.532. A change that
-# loses a few points of precision, or most of the recall, fails here.
+# The stated tier on the development split: precision measured at 0.802 end to end (recall 0.260)
+# and 0.854 with gold entities (recall 0.306); before the tier, 0.513 at recall 0.532. A change that
+# loses a few points of precision, or of recall, fails here.
 PRECISION_FLOORS = {"end_to_end": 0.75, "gold_entities": 0.80}
-RECALL_FLOORS = {"end_to_end": 0.18, "gold_entities": 0.21}
+RECALL_FLOORS = {"end_to_end": 0.23, "gold_entities": 0.27}
 
 
 @pytest.fixture(scope="module")
