@@ -17,9 +17,13 @@ Read between the two names only (the sentence's other clauses speak of other thi
   fused to another word ("cisplatin-induced") or after "in|on|of <another agent>" is that agent's;
 - effect first: "Y induced|caused by X", "Y due to|after|following X", "Y associated with X",
   "hypersensitivity|allergy to X", with no benefit cue between them ("Y induced by CCl4 was prevented by X").
-A negation before the cue (same clause) makes it NEGATED, a hedge ("may", "might", "could",
-"possibly", "suspected") HEDGED; a cue of association or risk ("associated with", "risk of",
-"after") ASSOCIATED: none of these is a treatment, and none a stated cause.
+A negation before the cue (same clause) makes it NEGATED; a hedge ("may", "might", "could",
+"possibly", "suspected") or a question ("Does X cause Y?") HEDGED; a cue of association or risk
+("associated with", "X-related Y", "risk of", "after") ASSOCIATED: none of these is a treatment,
+and none a stated cause.
+
+The plant relation extractor reads it as a guard; the adverse-effect model (`graph/adverse_effects.py`)
+weighs each reading as a feature of a chemical x disease pair.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ _HARMFUL = re.compile(r"(?:\w+-)?(?:toxic|cytotoxic|hepatotoxic|nephrotoxic|neur
 # "in|on|of <agent>-induced ...": a model of the disease another agent induces, which the first acts on.
 _OTHER_AGENT = re.compile(r"\b(?:in|on|of|with|against|by)\s+(?:[\w,]+\s+){0,2}[\w,]+[\s-]*$", re.IGNORECASE)
 _ANTI = re.compile(r"anti-?$", re.IGNORECASE)
+_QUESTION = re.compile(r"[^.!?]*\?")
 # Cues that say the two go together, not that one causes the other.
 _ASSOCIATION = re.compile(r"associated with|linked (?:to|with)|related to|risk (?:factors? )?(?:of|for)|after|following",
                           re.IGNORECASE)
@@ -94,13 +99,22 @@ def harm_between(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> 
     effect, else None (see the module docstring)."""
     if _ANTI.search(text, max(0, effect[0] - 5), effect[0]):
         return None  # "anti-arrhythmic": the effect's name inside a benefit's
+    reading = _read(text, agent, effect)
+    # "Does paracetamol cause renal papillary necrosis?" asks; it does not say.
+    if reading in (HARM, ASSOCIATED) and _QUESTION.match(text, max(agent[1], effect[1])):
+        return HEDGED
+    return reading
+
+
+def _read(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> str | None:
+    """The reading before a question is told from a statement."""
     if agent[1] <= effect[0]:
         between = text[agent[1] : effect[0]]
         if len(between) > _MAX_GAP:
             return None
         fused = _FUSED.match(between)
         if fused:
-            return ASSOCIATED if _ASSOCIATION.fullmatch(fused.group(1)) else HARM
+            return ASSOCIATED if fused.group(1).lower() in ("related", "associated") else HARM
         if _COPULA.search(between) and _HARMFUL.fullmatch(text[effect[0] : effect[1]]):
             return _reading(_CLAUSE.split(between)[-1], "is")
         for match in _HARM_AFTER_AGENT.finditer(between):
