@@ -4,7 +4,7 @@ A sentence such as "quercetin, isolated from X" reads as a constituent, but one 
 and a chemical near "contains" or "extracted from" is often about something else (the extraction
 solvent, a drug given beside the extract). The plant relation extractor states HAS_CONSTITUENT
 only where these tables agree that the plant contains the chemical (`graph/relations.py`);
-`tool.query_kg` types a chemical a constituent only where a curated import says so.
+`tool.query_kg` types a chemical a constituent only by such a sentence or a curated import.
 
     contents = load_duke_constituents(farmacy_dir, vocabulary)   # {"mesh:D...": frozenset({"curcumin", ...})}
 

@@ -5,8 +5,9 @@ INTERACTS_WITH, HAS_INGREDIENT), one batched query per hop:
 - from a herb or formulation it follows edges forwards (herb -> constituent -> indication);
 - from an indication backwards (indication <- constituent <- herb), so paths start at the start;
 - from a constituent both ways (the herbs that contain it, what it treats, causes or interacts with).
-Node types: herb, formulation, constituent, indication, adverse_effect (CAUSES), interaction
-(INTERACTS_WITH). `pattern` (e.g. `herb>constituent>indication`; `>`, `->` or `→` between) keeps
+Node types: herb, formulation, constituent (a chemical a curated import, or a sentence Dr. Duke's
+tables confirm, says a plant contains), chemical (any other), indication, adverse_effect (CAUSES),
+interaction (INTERACTS_WITH); a start given as a constituent may be any chemical. `pattern` (e.g. `herb>constituent>indication`; `>`, `->` or `→` between) keeps
 the paths of exactly those node types; without one, every path that cannot be extended (or reached
 max_depth) is returned. `filters.relations` narrows the edge types, `filters.min_strength` drops
 edges whose evidence is weaker. A node is never visited twice on a path.
@@ -19,6 +20,12 @@ Budgets: max_depth <= 4, max_paths <= 200 (paths beyond are cut and `truncated` 
 MAX_EDGES_PER_NODE edges read per node and hop, best weight first. Order is deterministic: edges by
 weight then ids, paths in walk order. `edges` (additive) is aligned with `paths`: each edge with its
 strength and up to three evidence sentences with their sources.
+
+Two tiers (`features/evidence/relations.py`: `tier_of`), each edge's `tier` and each path's in
+`path_tiers`, listed under their own headings in the text: stated relations (a sentence the
+extractor found both ends in, a quote naming both by any of their names, or a curated import) and
+co-mentions ("mentioned together, not a stated relation"). A CAUSES whose cause is a laboratory
+measure (ALT, creatinine: `graph/lab_measures.py`) is an extractor's misreading and is not walked.
 """
 
 from __future__ import annotations
@@ -67,7 +74,7 @@ MAX_PATHS = 200
 MAX_EDGES_PER_NODE = 50
 EVIDENCE_PER_EDGE = 3
 QUERY_RELATIONS: tuple[str, ...] = (*EVIDENCE_RELATIONS, HAS_INGREDIENT)
-# "chemical": a chemical no curated source says a plant contains (a cause or treatment of its own).
+# "chemical": a chemical no curated import or Duke-confirmed sentence says a plant contains.
 NODE_TYPES = ("herb", "formulation", "constituent", "chemical", "indication", "adverse_effect", "interaction")
 _FORWARD_TYPE = {HAS_CONSTITUENT: "constituent", TREATS: "indication", CAUSES: "adverse_effect",
                  INTERACTS_WITH: "interaction", HAS_INGREDIENT: "herb"}
@@ -144,8 +151,9 @@ class QueryKgResponse(AuditedOutput):
 
 
 def _node_type(info: EntityInfo | None, entity_id: str, constituents: set[str] | None = None) -> str:
-    """A node's type; a chemical is a constituent only where a curated source says a plant contains
-    it (`constituents`; None: taken as one, as a start node typed by the caller is)."""
+    """A node's type; a chemical is a constituent only where a curated import or a sentence Dr.
+    Duke's tables confirm says a plant contains it (`constituents`; None: taken as one, as a start
+    node typed by the caller is)."""
     if entity_id.startswith("formulation:"):
         return "formulation"
     if entity_id.startswith("herb:") or (info is not None and info.type == "Organism"):

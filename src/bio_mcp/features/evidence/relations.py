@@ -199,9 +199,12 @@ CO_MENTION_NOTE = "mentioned together, not a stated relation"
 CO_MENTION_EXTRACTORS = frozenset((CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR))
 SENTENCE_EXTRACTORS = frozenset((CAUSES_EXTRACTOR, INTERACTION_EXTRACTOR, EXTRACTOR, CUE_EXTRACTOR,
                                  CONSTITUENT_EXTRACTOR))
-# Where a plant's constituents are curated (`bio-mcp kg import`, Dr. Duke's tables), not read off a
-# sentence: only these make a chemical a herb's constituent.
+# Curated facts (`bio-mcp kg import`): stated whatever their line quotes.
 CURATED_EXTRACTORS = frozenset((IMPORT_EXTRACTOR,))
+# What makes a chemical a herb's constituent: a curated import, or a sentence's constituent cue
+# that Dr. Duke's tables confirm (`graph/duke_constituents.py`; rows extracted before that check
+# are re-extracted by `bio-mcp graph rebuild`).
+CONSTITUENT_SOURCES = frozenset((IMPORT_EXTRACTOR, CONSTITUENT_EXTRACTOR))
 
 
 def names_for(info: EntityInfo | None, entity_id: str, vocabulary: Vocabulary | None) -> set[str]:
@@ -239,13 +242,12 @@ def tier_of(rows: Sequence[StoredEvidence], src_names: set[str], dst_names: set[
 
 
 def curated_constituents(connection: Connection, ids: Iterable[str]) -> set[str]:
-    """The `ids` some plant contains by a curated source (a HAS_CONSTITUENT evidence row of a
-    curated import), not by a sentence the constituent cues read."""
+    """The `ids` some plant contains by a HAS_CONSTITUENT evidence row of `CONSTITUENT_SOURCES`."""
     wanted = sorted(set(ids))
     found: set[str] = set()
     for batch in in_batches(wanted):
         statement = sa.select(kg_relation_evidence.c.dst).where(
             kg_relation_evidence.c.dst.in_(batch), kg_relation_evidence.c.type == HAS_CONSTITUENT,
-            kg_relation_evidence.c.extractor.in_(sorted(CURATED_EXTRACTORS)))
+            kg_relation_evidence.c.extractor.in_(sorted(CONSTITUENT_SOURCES)))
         found.update(row.dst for row in connection.execute(statement))
     return found
