@@ -206,6 +206,11 @@ def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer:
      "and muscle aches (p>0.05, Chi-square test)."), "Pelargonium sidoides", "fever", NEGATED),
     (("Kuding tea significantly induced apoptosis in TCA8113 cancer cells (P<0.05) by upregulating Bax, caspase-3 and "
      "caspase-9 expression, and downregulating Bcl-2 expression."), "Kuding tea", "cancer", None),
+    # BC5CDR training sentences: another subject's negation; a question.
+    (("In contrast, SSR103800 failed to affect hyperactivity induced by amphetamine or naturally observed in dopamine "
+      "transporter (DAT(-/-)) knockout mice (10-30 mg/kg p.o.)."), "amphetamine", "hyperactivity", HARM),
+    ("Does paracetamol cause urothelial cancer or renal papillary necrosis?", "paracetamol", "urothelial cancer",
+     HEDGED),
 ])
 def test_harm_cues_read_real_sentences(sentence: str, plant: str, disease: str, reading: str | None) -> None:
     start, end = sentence.index(plant), sentence.index(disease)

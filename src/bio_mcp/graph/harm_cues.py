@@ -119,6 +119,8 @@ def _read(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> str | N
             return _reading(_CLAUSE.split(between)[-1], "is")
         for match in _HARM_AFTER_AGENT.finditer(between):
             before, after = between[: match.start()], between[match.end() :]
+            if _CLAUSE.search(after):
+                continue  # the effect is in another clause ("... complication, although Y")
             clause = _CLAUSE.split(before)[-1]
             if _BENEFIT.search(clause) or _BENEFIT_AFTER.search(after) or (
                     match.group().lower().startswith("induc") and _OTHER_AGENT.search(clause)):
@@ -134,8 +136,9 @@ def _read(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> str | N
         match = _HARM_AFTER_EFFECT.search(between)
         if match is None or _BENEFIT.search(between):
             return None
-        sentence_before = text[max(0, effect[0] - 60) : effect[0]]
-        return _reading(_CLAUSE.split(sentence_before)[-1] + " " + between[: match.end()], match.group())
+        # Only the words between: a negation before the effect is another subject's ("Z failed to
+        # affect hyperactivity induced by amphetamine").
+        return _reading(between[: match.end()], match.group())
     return None
 
 
