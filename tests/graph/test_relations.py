@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, HAS_CONSTITUENT, TREATS
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
-from bio_mcp.graph.harm_cues import ASSOCIATED, HARM, HEDGED, NEGATED, harm_between
+from bio_mcp.graph.harm_cues import ASSOCIATED, HARM, HEDGED, NEGATED, benefit_denied, harm_between
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
@@ -186,9 +186,9 @@ def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer:
                         text[finding.sentence[0]:finding.sentence[1]], finding, disease)
     assert harms >= 50
     report = evaluate(dev, indexer.linker, extractor)["confusion"]
-    # Measured: 2 of 24 gold harms read as treatments, 8 Increase as Decrease, 4 the reverse (3, 9 and 13 before).
-    assert report["gold_harms"] == 24 and report["harm_as_treatment"] <= 3
-    assert report["increase_as_decrease"] <= 10 and report["decrease_as_increase"] <= 8
+    # Measured: 1 of 24 gold harms read as a treatment, 7 Increase as Decrease, 4 the reverse (3, 9 and 13 before).
+    assert report["gold_harms"] == 24 and report["harm_as_treatment"] <= 2
+    assert report["increase_as_decrease"] <= 8 and report["decrease_as_increase"] <= 6
 
 
 @pytest.mark.parametrize(("sentence", "plant", "disease", "reading"), [
@@ -231,3 +231,17 @@ def test_a_constituent_is_stated_only_where_duke_lists_it_for_the_plant(indexer:
     assert ("mesh:D003079", "mesh:D003078") in colchicum
     assert not [s for s in stated if s.startswith("Green tea contains many polyphenols")]
     assert len(stated) < 20  # of the 70 pairs the cues alone state
+
+
+@pytest.mark.parametrize(("sentence", "plant", "disease", "denied"), [
+    # PPR training sentences.
+    (("The results indicated that dehulled adlay did not inhibit colon tumors in spite of a slight suppressing effect "
+     "in the proximal colon."), "adlay", "colon tumors", True),
+    (("These findings suggest that dehulled adlay suppresses early events in colon carcinogenesis but not the formation "
+     "of tumors."), "adlay", "tumors", True),
+    (("These findings suggest that dehulled adlay suppresses early events in colon carcinogenesis but not the formation "
+     "of tumors."), "adlay", "colon carcinogenesis", False),
+])
+def test_a_denied_benefit_is_read(sentence: str, plant: str, disease: str, denied: bool) -> None:
+    start, end = sentence.index(plant), sentence.index(disease)
+    assert benefit_denied(sentence, (start, start + len(plant)), (end, end + len(disease))) is denied

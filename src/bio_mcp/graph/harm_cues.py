@@ -22,7 +22,9 @@ A negation before the cue (same clause) makes it NEGATED; a hedge ("may", "might
 ("associated with", "X-related Y", "risk of", "after") ASSOCIATED: none of these is a treatment,
 and none a stated cause.
 
-The plant relation extractor reads it as a guard; the adverse-effect model (`graph/adverse_effects.py`)
+`benefit_denied` reads the other denial: "X did not inhibit Y", "X suppresses A but not Y".
+
+The plant relation extractor reads both as guards; the adverse-effect model (`graph/adverse_effects.py`)
 weighs each reading as a feature of a chemical x disease pair.
 """
 
@@ -148,3 +150,19 @@ def _reading(words: str, cue: str) -> str:
     if _HEDGE.search(words):
         return HEDGED
     return ASSOCIATED if _ASSOCIATION.fullmatch(cue) else HARM
+
+
+# A benefit denied between an agent and the effect it names after ("X did not inhibit Y", "X failed
+# to reduce Y", "X showed no effect on Y", "X suppresses A but not Y"); "not only" affirms.
+_DENIED_BENEFIT = re.compile(
+    r"\b(?:not|didn't|doesn't|failed to|unable to|no|neither|nor|without)\b(?!\s+only\b)(?!\s+surprise\b)",
+    re.IGNORECASE)
+
+
+def benefit_denied(text: str, agent: tuple[int, int], effect: tuple[int, int]) -> bool:
+    """Whether the words between an agent and the effect it names after deny that it acts on the
+    effect: a negation in the clause that ends at the effect."""
+    if effect[0] < agent[1] or effect[0] - agent[1] > _MAX_GAP:
+        return False
+    clause = _CLAUSE.split(text[agent[1] : effect[0]])[-1]
+    return _DENIED_BENEFIT.search(clause) is not None

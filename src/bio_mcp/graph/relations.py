@@ -20,7 +20,8 @@ Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
    HAS_CONSTITUENT when a constituent cue joins them ("isolated from", "constituents of", "contains")
    and Dr. Duke's tables list that chemical for that plant (`graph/duke_constituents.py`).
    A pair whose words say the plant causes, induces or worsens the disease (`graph/harm_cues.py`)
-   is never a Decrease, and no TREATS is stated from a sentence saying so.
+   is never a Decrease, and no TREATS is stated from a sentence saying so; nor is a Decrease the
+   words deny ("X did not inhibit Y").
 3. Graph relations: Decrease of a negative or neutral phenotype -> TREATS, Increase of a negative
    one -> CAUSES (harm), Increase of a positive "anti-X" phenotype naming a disease X -> TREATS X;
    the phenotype must overlap a linked Disease mention (the graph only holds entities with ids).
@@ -50,7 +51,7 @@ from bio_mcp.config import Settings
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.duke_constituents import CONSTITUENTS, farmacy_dir_of, load_duke_constituents
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
-from bio_mcp.graph.harm_cues import HARM, NEGATED, harm_between
+from bio_mcp.graph.harm_cues import HARM, NEGATED, benefit_denied, harm_between
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
@@ -473,7 +474,9 @@ def _read_harm(text: str, plant: Span, phenotype: Span, label: str, harms: bool 
     stands); a denied harm is no relation."""
     harm = harm_between(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
     if harm is None:
-        return label
+        # "X did not inhibit Y", "X suppresses A but not Y": no treatment either.
+        denied = label == DECREASE and benefit_denied(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
+        return NONE if denied else label
     if harm == HARM:
         return INCREASE if harms else NONE
     return INCREASE if label == INCREASE and harm != NEGATED else NONE
