@@ -34,6 +34,8 @@ from bio_mcp.mesh_files import mesh_path_of
 BC5CDR = Path("..") / "shared" / "data" / "bench" / "bc5cdr"
 L2 = 1.0
 BANDS = (0.7, 0.55, 0.4)
+# BC5CDR's development split is asked for 0.75 and its test split is scored later: a margin.
+PRECISION_TARGET = 0.8
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
@@ -58,6 +60,8 @@ def main() -> None:
     parser.add_argument("--training", type=Path, default=BC5CDR / "CDR_TrainingSet.PubTator.txt")
     parser.add_argument("--dev", type=Path, default=BC5CDR / "CDR_DevelopmentSet.PubTator.txt")
     parser.add_argument("--l2", type=float, default=L2, help="L2 penalty of the logistic regression")
+    parser.add_argument("--precision-target", type=float, default=PRECISION_TARGET,
+                        help="precision on the training split the stated tier's threshold reaches")
     args = parser.parse_args()
     settings = load_settings()
     mesh_path = mesh_path_of(settings)
@@ -113,12 +117,25 @@ def main() -> None:
                                      "precision": round(precision, 4), "recall": round(recall, 4)}}))
         best = max(best, (f1, round(float(threshold), 3)))
     threshold = best[1]
+    # The stated tier: pairs one sentence names both of, above the lowest threshold whose precision
+    # on the training split reaches the target (recall traded for precision).
+    single = np.array([not features.get("cross") for _, _, features, _ in rows])
+    stated = None
+    for candidate in np.arange(0.25, 0.95, 0.01):
+        chosen = single & (probabilities >= candidate)
+        precision = float(y[chosen].mean()) if chosen.any() else 0.0
+        if precision >= args.precision_target:
+            stated = round(float(candidate), 2)
+            print(json.dumps({"name": "train_stated_precision", "value": round(precision, 4), "unit": "precision",
+                              "params": {**params, "threshold": stated, "target": args.precision_target,
+                                         "recall": round(float(y[chosen].sum()) / gold_total, 4)}}))
+            break
     bands = []
     upper = 1.01
-    for lowest in (*BANDS, threshold):
+    for lowest in (*BANDS, stated or threshold):
         if lowest >= upper:
             continue
-        chosen = (probabilities >= lowest) & (probabilities < upper)
+        chosen = single & (probabilities >= lowest) & (probabilities < upper)
         precision = float(y[chosen].mean()) if chosen.any() else 0.0
         bands.append((lowest, round(precision, 3)))
         print(json.dumps({"name": "train_band_precision", "value": round(precision, 4), "unit": "precision",
@@ -131,7 +148,7 @@ def main() -> None:
     print("RELATIVE_WEIGHTS = " + repr({"bias": round(float(relative_weights[0]), 4),
                                         **{name: round(float(w), 4)
                                            for name, w in zip(relative_names, relative_weights[1:])}}))
-    print(f"THRESHOLD = {threshold}")
+    print(f"THRESHOLD = {stated}  # best train F1 at {threshold}")
     print(f"CONFIDENCE_BANDS = {tuple(bands)!r}")
 
 

@@ -440,7 +440,8 @@ def eval_relations(
         "--untrained", help="Score the cue rules an install without PPR's training split runs")] = False,
 ) -> None:
     """Extract plant-phenotype relations from every abstract of DATA end to end (own linking); print
-    precision, recall and F1 overall and per class, and the every-pair baseline's; `mode` says
+    precision, recall and F1 overall and per class, the every-pair baseline's, and `confusion`
+    (Increase read as Decrease and the reverse, gold harms stated as treatments); `mode` says
     whether the trained pair model or the untrained cue rules ran."""
     from bio_mcp.graph.relations_eval import evaluate_file
 
@@ -458,8 +459,9 @@ def eval_relations(
 def eval_adverse(
     data: Annotated[Path, typer.Option(help="A BC5CDR PubTator file with CID relation lines")],
 ) -> None:
-    """Extract adverse effects (CAUSES) from every abstract of DATA; print P/R/F1 of the document-level
-    chemical-induces-disease pairs, end to end and with gold entities, beside the all-pairs baseline."""
+    """Extract adverse effects (CAUSES) from every abstract of DATA; print P/R/F1 of the stated
+    document-level chemical-induces-disease pairs, end to end and with gold entities, beside the
+    all-pairs baseline, and `harm_as_treatment`: the share of gold pairs stated as TREATS."""
     from bio_mcp.graph.adverse_eval import evaluate_file
 
     settings = settings_or_exit()

@@ -30,15 +30,18 @@ from bio_mcp.graph.adverse_eval import gold_pairs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, INTERACTS_WITH
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.interactions import INTERACTION_EXTRACTOR, find_interactions
+from bio_mcp.graph.lab_measures import is_lab_measure
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
-# Development-split F1 measured at 0.517 end to end and 0.636 with gold entities (all pairs: 0.244
-# and 0.323); a change that loses a couple of points fails here.
-FLOORS = {"end_to_end": 0.50, "gold_entities": 0.61}
+# The stated tier on the development split: precision measured at 0.792 end to end (recall 0.259)
+# and 0.852 with gold entities (recall 0.306); before the tier, 0.513 at recall 0.532. A change that
+# loses a few points of precision, or of recall, fails here.
+PRECISION_FLOORS = {"end_to_end": 0.75, "gold_entities": 0.80}
+RECALL_FLOORS = {"end_to_end": 0.23, "gold_entities": 0.27}
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +89,12 @@ def test_eval_adverse_stays_above_the_floors(paths, linker, monkeypatch) -> None
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["documents"] == 500 and report["linker"]["held_out_documents"] == 500
-    for reading, floor in FLOORS.items():
-        assert report[reading]["f1"] >= floor, (reading, report[reading])
-    # The extractor beats pairing everything, with the same entities.
-    assert report["end_to_end"]["f1"] > report["all_pairs_end_to_end"]["f1"] + 0.1
-    assert report["gold_entities"]["f1"] > report["all_pairs_gold_entities"]["f1"] + 0.1
+    for reading, floor in PRECISION_FLOORS.items():
+        assert report[reading]["precision"] >= floor, (reading, report[reading])
+        assert report[reading]["recall"] >= RECALL_FLOORS[reading], (reading, report[reading])
     assert report["all_pairs_gold_entities"]["recall"] == 1.0
+    # No gold chemical-induced-disease pair is stated as a treatment by the plant relations a sync runs too.
+    assert report["harm_as_treatment"]["scored"] and report["harm_as_treatment"]["share"] < 0.02
 
 
 def test_eval_adverse_refuses_a_file_without_relations(paths, tmp_path, monkeypatch) -> None:
@@ -113,12 +116,11 @@ def test_pubtator_reader_keeps_the_cid_lines(dev) -> None:
     assert gold_pairs(lithium) == {("D016651", "D003490"), ("D016651", "D001145"), ("D016651", "D003866")}
 
 
-def test_every_relation_is_stated_in_a_sentence_naming_both_or_one_beside_the_title(dev, linker, vocabulary) -> None:
-    relations = lead = 0
+def test_every_relation_is_stated_in_a_sentence_naming_both_ends(dev, linker, vocabulary) -> None:
+    relations = 0
     for document in dev[:150]:
         mentions = linker.link(document.text)
         sentences = sentence_spans(document.text)
-        title_end = sentences[0][1]
 
         def named(entity_id: str, start: int, end: int, mentions=mentions) -> bool:
             return any(m.entity_id == entity_id and start <= m.start and m.end <= end for m in mentions)
@@ -127,19 +129,28 @@ def test_every_relation_is_stated_in_a_sentence_naming_both_or_one_beside_the_ti
             relations += 1
             assert relation.type in EVIDENCE_RELATIONS and 0 < relation.confidence <= 1
             assert (relation.start, relation.end) in sentences
-            both = [named(entity_id, relation.start, relation.end) for entity_id in (relation.src, relation.dst)]
-            if relation.extractor == CAUSES_LEAD_EXTRACTOR:
-                lead += 1
-                # The sentence names one end; the title names the other (or it is the most named chemical).
-                assert both.count(True) == 1, (document.pmid, relation)
-                other = relation.dst if both[0] else relation.src
-                chemicals = [m.entity_id for m in mentions if m.entity_type == "Chemical"]
-                assert named(other, 0, title_end) or (
-                    other == relation.src and chemicals.count(other) == max(map(chemicals.count, chemicals))
-                ), (document.pmid, relation)
-            else:
-                assert all(both), (document.pmid, relation)
-    assert relations > 100 and lead > 10
+            # A pair the title names one end of and a later sentence the other is not stated.
+            assert relation.extractor != CAUSES_LEAD_EXTRACTOR, (document.pmid, relation)
+            assert named(relation.src, relation.start, relation.end), (document.pmid, relation)
+            assert named(relation.dst, relation.start, relation.end), (document.pmid, relation)
+    assert relations > 30
+
+
+def test_a_lab_measure_is_never_the_cause(dev, linker, vocabulary) -> None:
+    """BC5CDR abstracts reporting liver and kidney tests beside a drug-induced disease: the
+    linker names the tests as chemicals (ALT, creatinine, bilirubin), none becomes a cause."""
+    reported = 0
+    for document in dev:
+        mentions = linker.link(document.text)
+        tests = {m.entity_id for m in mentions if m.entity_type == "Chemical" and is_lab_measure(m.entity_id, m.text)}
+        if not tests:
+            continue
+        reported += 1
+        for relation in find_adverse_effects(document.text, mentions, broader=vocabulary.parents, threshold=0.0):
+            assert not (relation.type == CAUSES and relation.src in tests), (document.pmid, relation)
+    assert reported > 20
+    assert is_lab_measure("mesh:D000409", "ALT") and is_lab_measure("mesh:D003404", "creatinine")
+    assert not is_lab_measure("mesh:D000082", "acetaminophen")
 
 
 def test_induced_in_a_title_is_found_and_a_blocking_drug_is_not(dev, linker, vocabulary) -> None:

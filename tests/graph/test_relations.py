@@ -12,13 +12,15 @@ import pytest
 import sqlalchemy as sa
 
 from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
-from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, TREATS
+from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, HAS_CONSTITUENT, TREATS
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
+from bio_mcp.graph.harm_cues import ASSOCIATED, HARM, HEDGED, NEGATED, benefit_denied, harm_between
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
 from bio_mcp.graph.ppr import PprDocument, read_ppr
+from bio_mcp.graph.relation_kinds import DECREASE, POSITIVE
 from bio_mcp.graph.relations import RelationExtractor, RelationModel, extractor_of, train_relation_model
 from bio_mcp.graph.relations_eval import evaluate
 from bio_mcp.graph.sentences import sentence_spans
@@ -171,3 +173,97 @@ def test_a_model_built_once_extracts_as_training_in_the_server_does(data_dir, li
         assert served.relations(document.text, mentions) == expected
         found += len(expected)
     assert found > 20
+
+
+@pytest.fixture(scope="module")
+def train(data_dir: Path) -> list[PprDocument]:
+    return read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt")
+
+
+def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer: GraphIndexer,  # noqa: F811
+                                                                       dev: list[PprDocument],
+                                                                       train: list[PprDocument]) -> None:
+    """Every pair of PPR (train and dev) whose words say the plant causes, induces or worsens the
+    disease ("T. wilfordii-induced liver injury", "esparto fibers may also cause occupational
+    asthma") is never a Decrease, so never a TREATS; on dev, few gold harms are read as treatments."""
+    extractor = indexer.extractors[0]
+    assert isinstance(extractor, RelationExtractor)
+    harms = 0
+    for document in [*train, *dev]:
+        text = document.text
+        mentions = indexer.linker.link(text)
+        treats = {(r.src, r.dst, r.start) for r in extractor.relations(text, mentions) if r.type == TREATS}
+        diseases = [m for m in mentions if m.entity_type == "Disease"]
+        # A positive phenotype ("anti-arrhythmic effects") is a benefit whatever verb brings it.
+        for finding in (f for f in extractor.findings(text, mentions) if f.phenotype.kind != POSITIVE):
+            reading = harm_between(text, (finding.plant.start, finding.plant.end),
+                                   (finding.phenotype.start, finding.phenotype.end))
+            if reading is None:
+                continue
+            harms += 1
+            assert finding.label != DECREASE, (document.pmid, text[finding.sentence[0]:finding.sentence[1]])
+            for disease in diseases:
+                if finding.phenotype.start <= disease.start and disease.end <= finding.phenotype.end:
+                    assert (finding.plant.entity_id, disease.entity_id, finding.sentence[0]) not in treats, (
+                        text[finding.sentence[0]:finding.sentence[1]], finding, disease)
+    assert harms >= 50
+    report = evaluate(dev, indexer.linker, extractor)["confusion"]
+    # Measured: 1 of 24 gold harms read as a treatment, 7 Increase as Decrease, 4 the reverse (3, 9 and 13 before).
+    assert report["gold_harms"] == 24 and report["harm_as_treatment"] <= 2
+    assert report["increase_as_decrease"] <= 8 and report["decrease_as_increase"] <= 6
+
+
+@pytest.mark.parametrize(("sentence", "plant", "disease", "reading"), [
+    # PPR training sentences.
+    ("On the other hand esparto fibers may also cause occupational asthma.", "esparto", "occupational asthma", HEDGED),
+    (("It is generally accepted that T. wilfordii-induced liver injury is a result of the combined effects of toxic "
+     "elements of T. wilfordii."), "T. wilfordii", "liver injury", HARM),
+    (("Our results show that chilli supplementation promotes colon carcinogenesis, whereas cumin or black pepper "
+     "suppresses colon carcinogensis in the presence of the procarcinogen DMH."), "chilli", "colon carcinogenesis", HARM),
+    (("Cannabis use is a risk factor for schizophrenia and increases positive symptoms in schizophrenia patients but "
+     "diminishes negative symptoms."), "Cannabis", "schizophrenia", ASSOCIATED),
+    (("RESULTS: Observationally, high coffee intake was associated with low risk of obesity, metabolic syndrome and "
+     "type 2 diabetes."), "coffee", "obesity", None),
+    (("Treatment with Pelargonium sidoides was not associated with a statistically significant differences in fever "
+     "and muscle aches (p>0.05, Chi-square test)."), "Pelargonium sidoides", "fever", NEGATED),
+    (("Kuding tea significantly induced apoptosis in TCA8113 cancer cells (P<0.05) by upregulating Bax, caspase-3 and "
+     "caspase-9 expression, and downregulating Bcl-2 expression."), "Kuding tea", "cancer", None),
+    # BC5CDR training sentences: another subject's negation; a question.
+    (("In contrast, SSR103800 failed to affect hyperactivity induced by amphetamine or naturally observed in dopamine "
+      "transporter (DAT(-/-)) knockout mice (10-30 mg/kg p.o.)."), "amphetamine", "hyperactivity", HARM),
+    ("Does paracetamol cause urothelial cancer or renal papillary necrosis?", "paracetamol", "urothelial cancer",
+     HEDGED),
+])
+def test_harm_cues_read_real_sentences(sentence: str, plant: str, disease: str, reading: str | None) -> None:
+    start, end = sentence.index(plant), sentence.index(disease)
+    assert harm_between(sentence, (start, start + len(plant)), (end, end + len(disease))) == reading
+
+
+def test_a_constituent_is_stated_only_where_duke_lists_it_for_the_plant(indexer: GraphIndexer,  # noqa: F811
+                                                                        train: list[PprDocument]) -> None:
+    """PPR training sentences with a constituent cue: colchicine in Colchicum autumnale (Duke lists
+    it) is stated; "Green tea contains many polyphenols" (a class Duke does not list) is not."""
+    extractor = indexer.extractors[0]
+    stated: dict[str, set[tuple[str, str]]] = {}
+    for document in train:
+        for relation in extractor.relations(document.text, indexer.linker.link(document.text)):
+            if relation.type == HAS_CONSTITUENT:
+                stated.setdefault(document.text[relation.start:relation.end], set()).add((relation.src, relation.dst))
+    colchicum = next(pairs for sentence, pairs in stated.items() if "Colchicum autumnale" in sentence)
+    assert ("mesh:D003079", "mesh:D003078") in colchicum
+    assert not [s for s in stated if s.startswith("Green tea contains many polyphenols")]
+    assert len(stated) < 20  # of the 70 pairs the cues alone state
+
+
+@pytest.mark.parametrize(("sentence", "plant", "disease", "denied"), [
+    # PPR training sentences.
+    (("The results indicated that dehulled adlay did not inhibit colon tumors in spite of a slight suppressing effect "
+     "in the proximal colon."), "adlay", "colon tumors", True),
+    (("These findings suggest that dehulled adlay suppresses early events in colon carcinogenesis but not the formation "
+     "of tumors."), "adlay", "tumors", True),
+    (("These findings suggest that dehulled adlay suppresses early events in colon carcinogenesis but not the formation "
+     "of tumors."), "adlay", "colon carcinogenesis", False),
+])
+def test_a_denied_benefit_is_read(sentence: str, plant: str, disease: str, denied: bool) -> None:
+    start, end = sentence.index(plant), sentence.index(disease)
+    assert benefit_denied(sentence, (start, start + len(plant)), (end, end + len(disease))) is denied

@@ -6,7 +6,11 @@ documents (micro-average). Four readings of the same file:
 - `end_to_end`: the project's linker finds the entities, `find_adverse_effects` the relations;
 - `gold_entities`: the same extractor over the gold mentions (what the relation step alone loses);
 - `all_pairs_end_to_end` and `all_pairs_gold_entities`: every chemical with every disease of the
-  document, the baseline.
+  document, the baseline;
+and `harm_as_treatment`: the share of gold pairs the plant relation extractor a sync runs beside
+this one (`graph/relations.py`) states as TREATS, end to end.
+The relations scored are the stated tier: pairs one sentence names both of, scoring at least
+`THRESHOLD` (tuned on the training split for precision, `bench/adverse_fit.py`).
 The linker and the adverse-effect priors (`graph/adverse_priors.py`) are built without the training
 documents that are also in the file scored (the shared BC5CDR training file holds the development
 split too), as `bio-mcp eval linking` does.
@@ -16,16 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.adverse_effects import THRESHOLD, Broader, find_adverse_effects
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors, load_adverse_priors
-from bio_mcp.graph.elements import CAUSES
+from bio_mcp.graph.elements import CAUSES, TREATS, StatedRelation
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.linking import load_linker_from, training_path_of
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
+from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.scoring import Counts
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
@@ -72,17 +78,27 @@ def broader_of(vocabulary: Vocabulary) -> Broader:
     return vocabulary.parents
 
 
+class TextRelations(Protocol):
+    def relations(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]: ...
+
+
 def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[Mention]],
              broader: Broader | None, threshold: float = THRESHOLD,
-             priors: AdversePriors = NO_PRIORS) -> dict[str, object]:
+             priors: AdversePriors = NO_PRIORS, treatments: TextRelations | None = None) -> dict[str, object]:
+    """The four readings (module docstring); with `treatments` (the plant relation extractor a
+    sync runs beside this one), how many gold pairs it states as TREATS: harms read as benefits."""
     readings = ("end_to_end", "gold_entities", "all_pairs_end_to_end", "all_pairs_gold_entities")
     counts = {name: Counts() for name in readings}
-    scored = 0
+    scored = gold_total = as_treatment = 0
     for document in documents:
         gold = gold_pairs(document)
         linked = link(document.text)
         annotated = gold_mentions(document)
         scored += 1
+        gold_total += len(gold)
+        if treatments is not None:
+            stated = {(_bare(r.src), _bare(r.dst)) for r in treatments.relations(document.text, linked) if r.type == TREATS}
+            as_treatment += len(gold & stated)
         add_counts(counts["end_to_end"], gold, extracted_pairs(document.text, linked, broader, threshold, priors))
         add_counts(counts["gold_entities"], gold, extracted_pairs(document.text, annotated, broader, threshold, priors))
         add_counts(counts["all_pairs_end_to_end"], gold, all_pairs(linked))
@@ -91,6 +107,9 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
         "documents": scored,
         "measure": "document-level chemical-induces-disease pairs (BioCreative V CDR), micro-averaged",
         **{name: count.scores() for name, count in counts.items()},
+        "harm_as_treatment": {"gold_pairs": gold_total, "stated_as_treatment": as_treatment,
+                              "share": round(as_treatment / gold_total, 4) if gold_total else 0.0,
+                              "scored": treatments is not None},
     }
 
 
@@ -110,9 +129,11 @@ def evaluate_file(data: Path, settings: Settings) -> dict[str, object]:
     linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
     vocabulary = load_vocabulary(mesh_path, settings.caches)
     priors = load_adverse_priors(training_path_of(settings), held_out)
-    report = evaluate(documents, linker.link, broader_of(vocabulary), priors=priors)
+    treatments = load_relation_extractor(settings, linker, vocabulary)
+    report = evaluate(documents, linker.link, broader_of(vocabulary), priors=priors, treatments=treatments)
     report["linker"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out)}
     report["priors"] = {"training": str(training_path_of(settings)), "held_out_documents": len(held_out),
                         "pairs": len(priors.pairs)}
     report["threshold"] = THRESHOLD
+    report["tier"] = "stated: pairs one sentence names both of, scoring at least the threshold"
     return report

@@ -17,7 +17,11 @@ Three steps, each over one sentence (`graph/sentences.py`) that names both ends:
    Bayes model over cue features (the words between the two, the words before the first, their
    order and distance, the phenotype's polarity and whether other entities lie between), trained on
    the pairs of PPR's training split the same recognisers find. Plant -> chemical pairs are
-   HAS_CONSTITUENT when a constituent cue joins them ("isolated from", "constituents of", "contains").
+   HAS_CONSTITUENT when a constituent cue joins them ("isolated from", "constituents of", "contains")
+   and Dr. Duke's tables list that chemical for that plant (`graph/duke_constituents.py`).
+   A pair whose words say the plant causes, induces or worsens the disease (`graph/harm_cues.py`)
+   is never a Decrease, and no TREATS is stated from a sentence saying so; nor is a Decrease the
+   words deny ("X did not inhibit Y").
 3. Graph relations: Decrease of a negative or neutral phenotype -> TREATS, Increase of a negative
    one -> CAUSES (harm), Increase of a positive "anti-X" phenotype naming a disease X -> TREATS X;
    the phenotype must overlap a linked Disease mention (the graph only holds entities with ids).
@@ -48,7 +52,9 @@ import ahocorasick
 from bio_mcp.config import Settings
 from bio_mcp.data_files import is_json, member, read_json
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
+from bio_mcp.graph.duke_constituents import CONSTITUENTS, farmacy_dir_of, load_duke_constituents
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
+from bio_mcp.graph.harm_cues import HARM, NEGATED, benefit_denied, harm_between
 from bio_mcp.graph.herb_catalog import duke_dir_of
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
@@ -266,8 +272,12 @@ class RelationExtractor:
 
     def __init__(self, names: NameMatcher, plants: frozenset[str], model: PairClassifier | None,
                  confidence: dict[str, float], dropped: frozenset[str] = frozenset(),
-                 genera: dict[str, str | None] | None = None, name: str = EXTRACTOR) -> None:
+                 genera: dict[str, str | None] | None = None, name: str = EXTRACTOR,
+                 contents: dict[str, frozenset[str]] | None = None) -> None:
         self.names = names
+        # Plant id -> the folded names of the chemicals Dr. Duke's tables say it contains: a
+        # constituent is stated only where they agree (`graph/duke_constituents.py`).
+        self.contents = contents or {}
         # The evidence rows' extractor: the trained pair model's or the untrained cue rules'.
         self.name = name
         # Plant genus -> its MeSH descriptor id (None: Duke's only).
@@ -383,6 +393,8 @@ class RelationExtractor:
             for plant in plants:
                 for phenotype in phenotypes:
                     label = self.model.label(text, sentence, plant, phenotype, inside)
+                    if label != NONE and phenotype.kind != POSITIVE:
+                        label = _read_harm(text, plant, phenotype, label, harms=self.name != CUE_EXTRACTOR)
                     if label != NONE:
                         found.append(Finding(plant, phenotype, label, sentence))
         return found
@@ -400,6 +412,8 @@ class RelationExtractor:
             if edge_type is None or finding.plant.entity_id is None:
                 continue
             start, end = finding.sentence
+            if edge_type == TREATS and _harm_in_sentence(text, spans, diseases, finding, disease):
+                continue
             stated.setdefault(
                 (finding.plant.entity_id, edge_type, disease, start),
                 StatedRelation(finding.plant.entity_id, edge_type, disease, start, end, self.name,
@@ -425,7 +439,8 @@ class RelationExtractor:
 
     def constituents(self, text: str, mentions: Sequence[Mention], spans: Sequence[Span],
                      sentences: Sequence[tuple[int, int]]) -> list[StatedRelation]:
-        """Plant -> chemical where a constituent cue lies between the two in one sentence (either order)."""
+        """Plant -> chemical where a constituent cue lies between the two in one sentence (either
+        order) and Dr. Duke's tables list the chemical (by the name the text gives it) for the plant."""
         chemicals = [m for m in mentions if m.entity_type == "Chemical"]
         if not chemicals:
             return []
@@ -438,6 +453,10 @@ class RelationExtractor:
                 for chemical in (c for c in chemicals if start <= c.start and c.end <= end):
                     if chemical.start < plant.end and plant.start < chemical.end:
                         continue
+                    listed = self.contents.get(plant.entity_id) or self.contents.get(
+                        herb_id(" ".join(plant.key.split()[:2])), frozenset())
+                    if term_key(chemical.text) not in listed:
+                        continue
                     low, high = sorted((plant.end, chemical.end))
                     gap = text[min(plant.start, chemical.start) : max(plant.end, chemical.end)]
                     if high - low < 120 and _CONSTITUENT_CUE.search(gap):
@@ -445,6 +464,34 @@ class RelationExtractor:
                                                     CONSTITUENT_EXTRACTOR,
                                                     self.confidence.get(HAS_CONSTITUENT, CONSTITUENT_CONFIDENCE)))
         return found
+
+
+def _read_harm(text: str, plant: Span, phenotype: Span, label: str, harms: bool = True) -> str:
+    """The label once the words between the two are read for harm (`graph/harm_cues.py`): a plant
+    said to cause, induce or worsen a disease increases it (a harm, never a treatment; without
+    `harms`, as the untrained cue rules state none, no relation); one said to be associated with
+    it, a risk of it, or to possibly cause it is never its treatment (the model's Increase
+    stands); a denied harm is no relation."""
+    harm = harm_between(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
+    if harm is None:
+        # "X did not inhibit Y", "X suppresses A but not Y": no treatment either.
+        denied = label == DECREASE and benefit_denied(text, (plant.start, plant.end), (phenotype.start, phenotype.end))
+        return NONE if denied else label
+    if harm == HARM:
+        return INCREASE if harms else NONE
+    return INCREASE if label == INCREASE and harm != NEGATED else NONE
+
+
+def _harm_in_sentence(text: str, spans: Sequence[Span], diseases: Sequence[Mention], finding: Finding,
+                      disease_id: str) -> bool:
+    """Whether the finding's sentence speaks of its plant (any mention of it) as a harm with the
+    disease (any mention of it): then no pair of the two there is a treatment."""
+    start, end = finding.sentence
+    plants = [span for span in spans if span.kind == PLANT_KIND and span.entity_id == finding.plant.entity_id
+              and start <= span.start and span.end <= end]
+    named = [m for m in diseases if m.entity_id == disease_id and start <= m.start and m.end <= end]
+    return any(harm_between(text, (plant.start, plant.end), (disease.start, disease.end)) is not None
+               for plant in plants for disease in named)
 
 
 class TextLinker(Protocol):
@@ -530,7 +577,8 @@ def untrained_extractor(vocabulary: Vocabulary | None, duke_dir: Path | None) ->
     anti-X / X-protective words, labelled by the cue rules (`graph/relation_cues.py`)."""
     names, plants, genera = _dictionary_names(vocabulary, duke_dir)
     confidence = {**CUE_CONFIDENCE, HAS_CONSTITUENT: CONSTITUENT_CONFIDENCE}
-    return RelationExtractor(NameMatcher(names), plants, CueRules(), confidence, genera=genera, name=CUE_EXTRACTOR)
+    return RelationExtractor(NameMatcher(names), plants, CueRules(), confidence, genera=genera, name=CUE_EXTRACTOR,
+                             contents=load_duke_constituents(farmacy_dir_of(duke_dir), vocabulary))
 
 
 @dataclass
@@ -604,7 +652,8 @@ def train_relation_model(documents: Sequence[PprDocument], linker: TextLinker, v
     linked = [(document, document.text, linker.link(document.text)) for document in documents]
     extractor = RelationExtractor(NameMatcher(names), plants, None, {}, genera=genera)
     dropped = frozenset(_key_precision(extractor, linked))
-    extractor = RelationExtractor(NameMatcher(names), plants, None, {}, dropped, genera)
+    extractor = RelationExtractor(NameMatcher(names), plants, None, {}, dropped, genera,
+                                  contents=load_duke_constituents(farmacy_dir_of(duke_dir), vocabulary))
     halves: tuple[list, list] = ([], [])
     for number, (document, text, mentions) in enumerate(linked):
         halves[number % 2].extend(training_examples(extractor, document, text, mentions))
@@ -640,7 +689,8 @@ def _class_precision(halves: tuple[list, list]) -> dict[str, float]:
     confidence = {edge_type: round(hits[edge_type] / total[edge_type], 4) for edge_type in total}
     # Constituent cues have no gold annotation to be scored on: 24 of 25 of the 70 pairs they state
     # on PPR's training split, drawn at random, were right when read by hand (the wrong one named the
-    # "Plant Extracts" descriptor); 0.9 leaves room for a sample that small.
+    # "Plant Extracts" descriptor); 0.9 leaves room for a sample that small. Only the 9 of the 70
+    # that Dr. Duke's tables confirm are stated now.
     confidence[HAS_CONSTITUENT] = CONSTITUENT_CONFIDENCE
     return confidence
 
@@ -676,7 +726,7 @@ def _code_digest() -> str:
     here = Path(__file__)
     sources = [here, *(here.with_name(name) for name in
                        ("plant_names.py", "sentences.py", "ppr.py", "abbreviations.py", "linking.py",
-                        "relation_kinds.py"))]
+                        "relation_kinds.py", "duke_constituents.py"))]
     return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))
 
 
@@ -696,6 +746,8 @@ def load_relation_extractor(
         return _cached_untrained(duke_dir, vocabulary)
     inputs = [training, *(path for name in (FNFTAX, COMMON_NAMES) if duke_dir is not None
                           and (path := member(duke_dir, name)) is not None)]
+    farmacy = farmacy_dir_of(duke_dir)
+    inputs.extend(path for path in (member(farmacy, CONSTITUENTS) if farmacy is not None else None,) if path)
     mesh_path, linker_training = mesh_path_of(settings), training_path_of(settings)
     inputs.extend(path for path in (mesh_path, linker_training) if path is not None and path.is_file())
     return _cached_extractor(training, duke_dir, linker, vocabulary, settings.caches, tuple(inputs))

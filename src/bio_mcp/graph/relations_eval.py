@@ -21,6 +21,7 @@ negative or neutral phenotype and Increase for a positive one: what the cue mode
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
 from bio_mcp.graph.relations import (
     DECREASE,
     INCREASE,
+    NEGATIVE,
     PLANT_KIND,
     POSITIVE,
     Finding,
@@ -46,6 +48,33 @@ from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.mesh_files import mesh_path_of
 
 CLASSES = (INCREASE, DECREASE, "Association")
+
+
+@dataclass(slots=True)
+class Confusion:
+    """Predictions whose plant and phenotype spans overlap a gold relation's, by (gold class,
+    predicted class): Increase read as Decrease and the reverse; `harm_as_treatment`, the gold
+    Increase of a negative phenotype (a harm) stated as its Decrease (a TREATS), of `harms` such gold."""
+
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    harms: int = 0
+    harm_as_treatment: int = 0
+
+    def add(self, gold: Sequence[tuple[int, int, int, int, str, str]],
+            predicted: Sequence[tuple[int, int, int, int, str]]) -> None:
+        for gs, ge, hs, he, kind, phenotype in gold:
+            labels = {label for ps, pe, qs, qe, label in predicted if gs < pe and ps < ge and hs < qe and qs < he}
+            for label in labels:
+                self.pairs[(kind, label)] += 1
+            if kind == INCREASE and phenotype == NEGATIVE:
+                self.harms += 1
+                self.harm_as_treatment += DECREASE in labels
+
+    def report(self) -> dict[str, object]:
+        return {"gold_to_predicted": {f"{gold}->{label}": n for (gold, label), n in sorted(self.pairs.items())},
+                "increase_as_decrease": self.pairs[(INCREASE, DECREASE)],
+                "decrease_as_increase": self.pairs[(DECREASE, INCREASE)],
+                "gold_harms": self.harms, "harm_as_treatment": self.harm_as_treatment}
 
 
 @dataclass(slots=True)
@@ -80,6 +109,13 @@ def gold_relations(document: PprDocument) -> list[tuple[int, int, int, int, str]
             for sentence, offset in zip(document.sentences, document.offsets) for r in sentence.relations]
 
 
+def gold_with_phenotypes(document: PprDocument) -> list[tuple[int, int, int, int, str, str]]:
+    """`gold_relations` with each phenotype's type (Negative_phenotype, ...)."""
+    return [(offset + r.plant.start, offset + r.plant.end, offset + r.phenotype.start, offset + r.phenotype.end, r.kind,
+             r.phenotype.type)
+            for sentence, offset in zip(document.sentences, document.offsets) for r in sentence.relations]
+
+
 def _as_tuple(finding: Finding) -> tuple[int, int, int, int, str]:
     return (finding.plant.start, finding.plant.end, finding.phenotype.start, finding.phenotype.end, finding.label)
 
@@ -98,15 +134,17 @@ def pairs_baseline(extractor: RelationExtractor, text: str, mentions: Sequence) 
 
 def evaluate(documents: Sequence[PprDocument], linker: EntityLinker, extractor: RelationExtractor) -> dict[str, object]:
     """P/R/F1 of the extractor and of the pairs baseline on `documents` (see the module docstring)."""
-    model, baseline = RelationScores(), RelationScores()
+    model, baseline, confusion = RelationScores(), RelationScores(), Confusion()
     for document in documents:
         text = document.text
         mentions = linker.link(text)
         gold = gold_relations(document)
-        model.add(gold, [_as_tuple(finding) for finding in extractor.findings(text, mentions)])
+        predicted = [_as_tuple(finding) for finding in extractor.findings(text, mentions)]
+        model.add(gold, predicted)
+        confusion.add(gold_with_phenotypes(document), predicted)
         baseline.add(gold, pairs_baseline(extractor, text, mentions))
     return {"documents": len(documents), "gold_relations": sum(len(gold_relations(d)) for d in documents),
-            "extractor": model.report(), "pairs_baseline": baseline.report()}
+            "extractor": model.report(), "confusion": confusion.report(), "pairs_baseline": baseline.report()}
 
 
 def evaluate_file(data: Path, settings: Settings, *, untrained: bool = False) -> dict[str, object]:

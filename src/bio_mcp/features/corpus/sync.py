@@ -57,7 +57,6 @@ from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.store import ChunkSet, MetadataStore
 from bio_mcp.store.timestamps import format_iso_utc, parse_iso_utc
 
-
 # Before the oldest Entrez date any PubMed record carries.
 PUBMED_FIRST_EDAT = date(1700, 1, 1)
 

@@ -36,9 +36,9 @@ from bio_mcp.features.kb.language import (
     LangChoice,
     NameLexicon,
     cross_lingual,
-    substance_loanwords,
     load_lexicon,
     mesh_describer,
+    substance_loanwords,
 )
 from bio_mcp.features.kb.models import EvidenceItem, KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval

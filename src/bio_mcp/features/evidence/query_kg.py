@@ -5,8 +5,9 @@ INTERACTS_WITH, HAS_INGREDIENT), one batched query per hop:
 - from a herb or formulation it follows edges forwards (herb -> constituent -> indication);
 - from an indication backwards (indication <- constituent <- herb), so paths start at the start;
 - from a constituent both ways (the herbs that contain it, what it treats, causes or interacts with).
-Node types: herb, formulation, constituent, indication, adverse_effect (CAUSES), interaction
-(INTERACTS_WITH). `pattern` (e.g. `herb>constituent>indication`; `>`, `->` or `→` between) keeps
+Node types: herb, formulation, constituent (a chemical a curated import, or a sentence Dr. Duke's
+tables confirm, says a plant contains), chemical (any other), indication, adverse_effect (CAUSES),
+interaction (INTERACTS_WITH); a start given as a constituent may be any chemical. `pattern` (e.g. `herb>constituent>indication`; `>`, `->` or `→` between) keeps
 the paths of exactly those node types; without one, every path that cannot be extended (or reached
 max_depth) is returned. `filters.relations` narrows the edge types, `filters.min_strength` drops
 edges whose evidence is weaker. A node is never visited twice on a path.
@@ -22,6 +23,12 @@ edges by weight then ids, paths in walk order, a herb's constituents that lead n
 `edges` (additive) is aligned with `paths`: each edge with its strength and up to three evidence
 sentences with their sources. `coverage` (additive) says what was searched; with no path the text
 begins with the silence sentence (`coverage.py`): no path is not evidence of safety.
+
+Two tiers (`features/evidence/relations.py`: `tier_of`), each edge's `tier` and each path's in
+`path_tiers`, listed under their own headings in the text: stated relations (a sentence the
+extractor found both ends in, a quote naming both by any of their names, or a curated import) and
+co-mentions ("mentioned together, not a stated relation"). A CAUSES whose cause is a laboratory
+measure (ALT, creatinine: `graph/lab_measures.py`) is an extractor's misreading and is not walked.
 """
 
 from __future__ import annotations
@@ -37,14 +44,19 @@ from bio_mcp.features.evidence.coverage import Coverage, coverage_of, searched_t
 from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.relations import (
+    CO_MENTION,
+    CO_MENTION_NOTE,
+    STATED,
     EntityInfo,
     RelationEdge,
-    entities,
+    curated_constituents,
     evidence_of,
     known_entities,
+    names_for,
     relation_edges,
     strength_of,
     supporting_documents,
+    tier_of,
 )
 from bio_mcp.features.evidence.strength import STRENGTH_ORDER
 from bio_mcp.graph.duke_farmacy import carries_to_herb
@@ -58,6 +70,7 @@ from bio_mcp.graph.elements import (
 )
 from bio_mcp.graph.icd10 import Icd10Index
 from bio_mcp.graph.ids import resolve_alias
+from bio_mcp.graph.lab_measures import is_lab_measure
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.models import ToolInput, ToolOutput
 
@@ -66,7 +79,8 @@ MAX_PATHS = 200
 MAX_EDGES_PER_NODE = 50
 EVIDENCE_PER_EDGE = 3
 QUERY_RELATIONS: tuple[str, ...] = (*EVIDENCE_RELATIONS, HAS_INGREDIENT)
-NODE_TYPES = ("herb", "formulation", "constituent", "indication", "adverse_effect", "interaction")
+# "chemical": a chemical no curated import or Duke-confirmed sentence says a plant contains.
+NODE_TYPES = ("herb", "formulation", "constituent", "chemical", "indication", "adverse_effect", "interaction")
 _FORWARD_TYPE = {HAS_CONSTITUENT: "constituent", TREATS: "indication", CAUSES: "adverse_effect",
                  INTERACTS_WITH: "interaction", HAS_INGREDIENT: "herb"}
 _SEPARATORS = re.compile(r"\s*(?:->|>|→)\s*")
@@ -127,6 +141,9 @@ class PathEdge(ToolOutput):
     strength: str
     documents: int
     evidence: list[PathEvidence]
+    tier: Literal["stated", "co-mention"] = Field(
+        default=STATED, description="stated: a quoted sentence naming both ends says it (or a curated import lists "
+        f"it); co-mention: {CO_MENTION_NOTE}")
 
 
 class QueryKgResponse(AuditedOutput):
@@ -134,16 +151,22 @@ class QueryKgResponse(AuditedOutput):
     edges: list[list[PathEdge]] = Field(default_factory=list, description="The edges of each path, aligned with paths")
     truncated: bool = False
     coverage: Coverage | None = Field(default=None, description="What was searched: documents, names and sources")
+    path_tiers: list[Literal["stated", "co-mention"]] = Field(
+        default_factory=list, description=f"Each path's tier, aligned with paths: co-mention ({CO_MENTION_NOTE}) when "
+        "any of its edges is one")
 
 
-def _node_type(info: EntityInfo | None, entity_id: str) -> str:
+def _node_type(info: EntityInfo | None, entity_id: str, constituents: set[str] | None = None) -> str:
+    """A node's type; a chemical is a constituent only where a curated import or a sentence Dr.
+    Duke's tables confirm says a plant contains it (`constituents`; None: taken as one, as a start
+    node typed by the caller is)."""
     if entity_id.startswith("formulation:"):
         return "formulation"
     if entity_id.startswith("herb:") or (info is not None and info.type == "Organism"):
         return "herb"
     if info is not None and info.type in ("Disease", "Concept"):
         return "indication"
-    return "constituent"
+    return "constituent" if constituents is None or entity_id in constituents else "chemical"
 
 
 def query_kg(
@@ -169,7 +192,7 @@ def query_kg(
                           "finds ids by name",
                           {"field": "start.id"})
     actual = _node_type(start, start_id)
-    if actual != start_type:
+    if actual != start_type and not (start_type == "constituent" and actual == "chemical"):
         raise BioMcpError(ErrorCode.VALIDATION, f"start.id {start_id} is a {actual}, not a {start_type}",
                           {"field": "start.type", "actual": actual})
     pattern = request.pattern.split(">") if request.pattern else None
@@ -195,12 +218,18 @@ def query_kg(
         hop: dict[str, list[tuple[RelationEdge, str]]] = {}
         for direction in directions:
             for edge in relation_edges(connection, last, types, direction):
+                # A laboratory measure (ALT, creatinine) read as a cause is the extractor's error.
+                if edge.type == CAUSES and is_lab_measure(edge.src):
+                    continue
                 origin, other = (edge.src, edge.dst) if direction == "out" else (edge.dst, edge.src)
                 hop.setdefault(origin, []).append((edge, other))
         hop = {origin: _capped(connection, found, types, depth < depth_limit) for origin, found in hop.items()}
         new_edges = [edge for found in hop.values() for edge, _ in found if edge.key not in strengths]
         _grade(connection, new_edges, strengths)
-        info.update(entities(connection, [other for found in hop.values() for _, other in found if other not in info]))
+        # Named by MeSH where the graph has no node for one yet (the edge came with its evidence).
+        info.update(known_entities(connection, [other for found in hop.values() for _, other in found
+                                                if other not in info], vocabulary))
+        constituents = curated_constituents(connection, [other for found in hop.values() for _, other in found])
         extended: list[tuple[list[str], list[str], list[RelationEdge]]] = []
         for ids, kinds, path_edges in frontier:
             grew = False
@@ -210,7 +239,10 @@ def query_kg(
                 # A widespread chemical only Duke's table names (water, iron) joins no herb to its relations.
                 if path_edges and not all(carries_to_herb(e.props) for e in (edge, path_edges[-1]) if e.type == HAS_CONSTITUENT):
                     continue
-                kind = _FORWARD_TYPE[edge.type] if edge.src == ids[-1] else _node_type(info.get(other), other)
+                kind = _FORWARD_TYPE[edge.type] if edge.src == ids[-1] else _node_type(info.get(other), other,
+                                                                                         constituents)
+                if edge.type == HAS_CONSTITUENT and edge.src == ids[-1] and other not in constituents:
+                    kind = "chemical"
                 if pattern is not None and pattern[depth] != kind:
                     continue
                 grew = True
@@ -225,17 +257,31 @@ def query_kg(
     if len(finished) > request.max_paths:
         finished, truncated = finished[: request.max_paths], True
     evidence = evidence_of(connection, {edge.key for _, _, edges in finished for edge in edges})
+    names: dict[str, set[str]] = {}
+
+    def named(entity_id: str) -> set[str]:
+        if entity_id not in names:
+            names[entity_id] = names_for(info.get(entity_id), entity_id, vocabulary)
+        return names[entity_id]
+
+    def shown(rows: list) -> tuple[str, list]:
+        """The edge's tier, and its rows to quote: the stated ones first."""
+        stated = [row for row in rows if tier_of([row], named(row.src), named(row.dst)) == STATED]
+        return (STATED if stated or not rows else CO_MENTION), stated + [row for row in rows if row not in stated]
+
+    edges = [[(edge, *shown(evidence.get(edge.key, []))) for edge in path_edges] for _, _, path_edges in finished]
     return QueryKgResponse(
         paths=[[_path_node(node_id, kind, info.get(node_id), icd10) for node_id, kind in zip(ids, kinds, strict=True)]
                for ids, kinds, _ in finished],
         edges=[[PathEdge(src=edge.src, type=edge.type, dst=edge.dst, strength=strengths[edge.key][0],
-                         documents=strengths[edge.key][1],
+                         documents=strengths[edge.key][1], tier=tier,
                          evidence=[PathEvidence(sentence=row.sentence, source=row.source, pmid=row.pmid,
                                                 document_id=row.document_id)
-                                   for row in evidence.get(edge.key, [])[:EVIDENCE_PER_EDGE]])
-                for edge in edges] for _, _, edges in finished],
+                                   for row in rows[:EVIDENCE_PER_EDGE]])
+                for edge, tier, rows in path] for path in edges],
         truncated=truncated,
         coverage=coverage_of(connection, [start_id], vocabulary),
+        path_tiers=[CO_MENTION if any(tier == CO_MENTION for _, tier, _ in path) else STATED for path in edges],
     )
 
 
@@ -285,10 +331,19 @@ def summarize(response: QueryKgResponse) -> str:
         said = f"{silence(response.coverage)}\n{searched_text(response.coverage)}\n\n" if response.coverage else ""
         return f"{said}### Knowledge-graph paths\nNo path from this start node over the evidence relations."
     lines = [f"### Knowledge-graph paths ({len(response.paths)}{', truncated' if response.truncated else ''})"]
-    for nodes, edges in zip(response.paths, response.edges, strict=True):
-        lines.append("- " + " → ".join(f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"
-                                        for node in nodes))
-        for edge in edges:
-            cited = "; ".join(f"{e.source}: “{e.sentence}”" for e in edge.evidence[:1])
-            lines.append(f"  - {edge.type} [{edge.strength}, {edge.documents} doc(s)] {cited}")
+    tiers = response.path_tiers or [STATED] * len(response.paths)
+    for tier, heading in ((STATED, "Stated relations (a quoted sentence naming both ends says so)"),
+                          (CO_MENTION, f"Co-mentions ({CO_MENTION_NOTE})")):
+        chosen = [(nodes, edges) for nodes, edges, path_tier in zip(response.paths, response.edges, tiers, strict=True)
+                  if path_tier == tier]
+        if not chosen:
+            continue
+        lines.append(f"#### {heading}: {len(chosen)}")
+        for nodes, edges in chosen:
+            lines.append("- " + " → ".join(f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"
+                                            for node in nodes))
+            for edge in edges:
+                cited = "; ".join(f"{e.source}: “{e.sentence}”" for e in edge.evidence[:1])
+                relation = edge.type if edge.tier == STATED else f"{edge.type}? ({CO_MENTION_NOTE})"
+                lines.append(f"  - {relation} [{edge.strength}, {edge.documents} doc(s)] {cited}")
     return "\n".join(lines)

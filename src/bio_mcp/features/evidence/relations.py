@@ -1,6 +1,7 @@
 """Reading the evidence relations (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH, HAS_INGREDIENT)
 with their `kg_relation_evidence` rows and the quality of the documents behind them, whoever wrote
-them (a sync's relation extractors, or `bio-mcp kg import`)."""
+them (a sync's relation extractors, or `bio-mcp kg import`), and the tier each is shown in: stated,
+or mentioned together (`tier_of`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
-from bio_mcp.graph.evidence_store import EvidenceRow
+from bio_mcp.graph.adverse_effects import (
+    CAUSES_EXTRACTOR,
+    CAUSES_LEAD_EXTRACTOR,
+    INTERACTION_EXTRACTOR,
+    QUALIFIER_EXTRACTOR,
+)
+from bio_mcp.graph.elements import HAS_CONSTITUENT
+from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, EvidenceRow
+from bio_mcp.graph.linking import term_key
 from bio_mcp.graph.names import EntityName, names_of
+from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
+from bio_mcp.graph.relations import CONSTITUENT_EXTRACTOR, EXTRACTOR
 from bio_mcp.graph.vocabulary import Vocabulary
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.schema import documents, kg_edges, kg_nodes, kg_relation_evidence
@@ -177,3 +188,66 @@ def best_row(rows: Sequence[StoredEvidence], documents_by_key: dict[str, Support
         return (rank[document.grade], -row.confidence, row.id)
 
     return min(rows, key=key)
+
+
+# The two tiers a relation is shown in: stated (a sentence that names both ends says it, or a
+# curated import lists it), or only mentioned together.
+STATED, CO_MENTION = "stated", "co-mention"
+CO_MENTION_NOTE = "mentioned together, not a stated relation"
+# Extractors whose rows never quote a sentence stating the relation: a pair the title names one
+# end of and a later sentence the other (older graphs), MeSH headings indexed together.
+CO_MENTION_EXTRACTORS = frozenset((CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR))
+SENTENCE_EXTRACTORS = frozenset((CAUSES_EXTRACTOR, INTERACTION_EXTRACTOR, EXTRACTOR, CUE_EXTRACTOR,
+                                 CONSTITUENT_EXTRACTOR))
+# Curated facts (`bio-mcp kg import`): stated whatever their line quotes.
+CURATED_EXTRACTORS = frozenset((IMPORT_EXTRACTOR,))
+# What makes a chemical a herb's constituent: a curated import, or a sentence's constituent cue
+# that Dr. Duke's tables confirm (`graph/duke_constituents.py`; rows extracted before that check
+# are re-extracted by `bio-mcp graph rebuild`).
+CONSTITUENT_SOURCES = frozenset((IMPORT_EXTRACTOR, CONSTITUENT_EXTRACTOR))
+
+
+def names_for(info: EntityInfo | None, entity_id: str, vocabulary: Vocabulary | None) -> set[str]:
+    """Every folded name an entity goes by: its title, its imported names, its MeSH heading and entry terms."""
+    names = {entity_id.split(":", 1)[-1]}
+    if info is not None:
+        names.add(info.title)
+        names.update(name.name for name in info.names)
+    concept = vocabulary.get(entity_id) if vocabulary is not None and entity_id.startswith("mesh:") else None
+    if concept is not None:
+        names.add(concept.name)
+        names.update(concept.synonyms)
+    return {key for key in (term_key(name) for name in names) if len(key) >= 3}
+
+
+def names_both(sentence: str, src_names: set[str], dst_names: set[str]) -> bool:
+    """Whether `sentence` names both ends, each by any of its names (whole words, case folded)."""
+    folded = f" {term_key(sentence)} "
+    return any(f" {name} " in folded for name in src_names) and any(f" {name} " in folded for name in dst_names)
+
+
+def tier_of(rows: Sequence[StoredEvidence], src_names: set[str], dst_names: set[str]) -> str:
+    """STATED when some row is curated, or comes from an extractor that states a relation only
+    from a sentence its linker found both ends in (`SENTENCE_EXTRACTORS`: the linker knows more
+    names than MeSH's, "liver injury" for drug-induced liver injury), or from another extractor
+    and quotes a sentence naming both ends by one of their names; else CO_MENTION."""
+    for row in rows:
+        if row.extractor in CO_MENTION_EXTRACTORS:
+            continue
+        if row.extractor in CURATED_EXTRACTORS or row.extractor in SENTENCE_EXTRACTORS:
+            return STATED
+        if names_both(row.sentence or "", src_names, dst_names):
+            return STATED
+    return CO_MENTION
+
+
+def curated_constituents(connection: Connection, ids: Iterable[str]) -> set[str]:
+    """The `ids` some plant contains by a HAS_CONSTITUENT evidence row of `CONSTITUENT_SOURCES`."""
+    wanted = sorted(set(ids))
+    found: set[str] = set()
+    for batch in in_batches(wanted):
+        statement = sa.select(kg_relation_evidence.c.dst).where(
+            kg_relation_evidence.c.dst.in_(batch), kg_relation_evidence.c.type == HAS_CONSTITUENT,
+            kg_relation_evidence.c.extractor.in_(sorted(CONSTITUENT_SOURCES)))
+        found.update(row.dst for row in connection.execute(statement))
+    return found
