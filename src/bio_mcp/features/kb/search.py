@@ -53,7 +53,7 @@ from bio_mcp.features.kb.models import (
     SearchGraphNode,
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
-from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
+from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
@@ -182,8 +182,10 @@ def _rescore(candidates: list[_Candidate], query: str, embedder: Any) -> None:
     bm25 = {c.hit.pmid: c.hit.bm25 for c in candidates if c.hit.bm25 is not None}
     sim = {c.hit.pmid: float(value) for c, value in zip(candidates, sims, strict=True)}
     fused = fuse_scores(bm25, sim, DEFAULT_FUSION)
+    # Over the best any document can fuse to, as the index's own relevance is.
+    ceiling = DEFAULT_FUSION.best_possible()
     for candidate in candidates:
-        candidate.score = fused.get(candidate.hit.pmid, 0.0) * quality_factor(
+        candidate.score = fused.get(candidate.hit.pmid, 0.0) / ceiling * quality_factor(
             candidate.hit.quality, DEFAULT_FUSION.quality_weight
         )
 
@@ -316,10 +318,6 @@ def search_kb(
             texts = [by_key[key].chunk.text for key in keys]  # type: ignore[union-attr]
             scores = reranker.rerank(text, texts)
             ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
-    else:
-        # The hybrid's relevance is at most 1; the quality factor and the entity boost can each
-        # lift it by their weight.
-        ranked = bounded_scores(ranked, (1.0 + DEFAULT_FUSION.quality_weight) * (1.0 + weight))
     with clock.stage("fetch"):
         loaded = {c.hit.pmid for c in _load(context, [by_key[key] for key, _ in ranked[: request.top_k]], documents=True)}
     ranked = [(key, score) for key, score in ranked if key in loaded]
