@@ -16,6 +16,9 @@ around them in graph mode.
    query term, `full_text` (<= 16 KB) in full and graph modes, scores in [0, 1].
 5. Graph mode walks the graph (`graph.traverse`, budgeted) from the evidence sections and the
    query's entities.
+6. `unmatched_terms`: the query's terms (its words and entities, a Thai query's as read in English)
+   that no returned section's document names by any synonym (`graph.coverage`); `note` says so, and
+   the text says it first.
 Each call stores a diagnostics record (`diagnostics`) whose id the result carries.
 """
 
@@ -33,9 +36,9 @@ import numpy as np
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE, document_text
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
-from bio_mcp.features.kb.language import CrossLingualQuery, contains_thai, english_query
+from bio_mcp.features.kb.language import CrossLingualQuery, contains_thai, english_query, load_lexicon
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
     SNIPPET_MAX_CHARS,
@@ -56,6 +59,7 @@ from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.coverage import QueryTerm, catalog_names, coverage_sentence, query_terms, unmatched_terms
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
@@ -226,6 +230,30 @@ def _matched_entities(context: KbContext, candidates: list[_Candidate], entities
     return {document: len(hits) for document, hits in found.items()}
 
 
+def coverage_terms(context: KbContext, text: str, translation: CrossLingualQuery | None) -> list[QueryTerm]:
+    """The terms of the query as searched (`text`) whose absence from every returned document is
+    said: its words and linked entities, and the entities a Thai reading named (labelled by the
+    Thai name and its English one), each named by its MeSH names and its `kg_names`."""
+    mesh_names = catalog_names(context.catalog)
+    if translation is None or not translation.matches:
+        return query_terms(text, context.linker, names=mesh_names)
+    with context.store.read() as tx:
+        lexicon = load_lexicon(tx.connection)
+
+    def names(entity_id: str) -> list[str]:
+        return [*(name.name for name in lexicon.names.get(entity_id, ())), *mesh_names(entity_id)]
+
+    named = []
+    for match in translation.matches:
+        label = match.text
+        if match.lang == "th":
+            described = context.catalog.describe(match.entity_id) if context.catalog is not None else None
+            english = described[0] if described else next(iter(lexicon.english_names(match.entity_id)), None)
+            label = f"{match.text} ({english})" if english else match.text
+        named.append((match.entity_id, label))
+    return query_terms(text, context.linker, named, names)
+
+
 def _walk(context: KbContext, request: KbSearchRequest, seeds: list[str]) -> Subgraph | None:
     limits = request.limits.graph
     spec = TraversalSpec(
@@ -388,12 +416,21 @@ def search_kb(
                            "rows_read": walk.rows_read, "timed_out": walk.timed_out}
     diagnostic_id = record_diagnostics(context.store, "kb.search", record, context.settings.diagnostics_ttl_hours)
     note = None
+    unmatched: list[str] = []
     if not evidence:
         with context.store.read() as tx:
             documents = tx.documents.count()
         note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
-    elif not any(by_key[key].hit.bm25 for key, _ in chosen):
-        note = NO_QUERY_WORD_NOTE
+    else:
+        with clock.stage("coverage"):
+            terms = coverage_terms(context, text, translation)
+            returned = [by_key[key] for key, _ in chosen]
+            texts = [document_text(c.document) if c.document else c.chunk.text for c in returned if c.chunk]
+            unmatched = unmatched_terms(terms, texts, context.linker)
+        notes = [coverage_sentence(terms, unmatched)]
+        if not any(by_key[key].hit.bm25 for key, _ in chosen):
+            notes.append(NO_QUERY_WORD_NOTE)
+        note = " ".join(n for n in notes if n) or None
     query_en: str | None = None
     untranslated: list[str] | None = None
     # Said only of a query written in Thai: an English one is searched as written.
@@ -402,7 +439,7 @@ def search_kb(
         untranslated = list(translation.untranslated)
     return KbSearchResponse(
         evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
-        query_en=query_en, untranslated=untranslated,
+        query_en=query_en, untranslated=untranslated, unmatched_terms=unmatched,
     )
 
 
@@ -416,10 +453,12 @@ def summarize(response: KbSearchResponse) -> str:
     text; in graph mode the subgraph's entities and documents. The server's text budget still
     applies (an answer over it is cut, the whole kept as a scratch resource)."""
     retrieval = response.diagnostics.retrieval
-    lines = [
-        (f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
-        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})")
-    ]
+    # The note first: what no section's document mentions, or why there is no evidence.
+    lines = [response.note] if response.note else []
+    lines.append(
+        f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
+        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})"
+    )
     if response.query_en:
         lines.append(f"Searched in English as: {_clip(response.query_en, 200)}")
     if response.untranslated:
@@ -427,8 +466,6 @@ def summarize(response: KbSearchResponse) -> str:
                      + ", ".join(response.untranslated))
     if retrieval.query_entities:
         lines.append("Query entities: " + ", ".join(retrieval.query_entities))
-    if response.note:
-        lines.append(response.note)
     for rank, item in enumerate(response.evidence, start=1):
         lines += [
             "",
