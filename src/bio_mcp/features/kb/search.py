@@ -382,6 +382,22 @@ def search_kb(
             graph = SearchGraph(nodes=[], edges=[], budget=GraphBudget(expanded=0, skipped=0, depth_reached=0))
             graph_diag = GraphDiagnostics(expanded=0, pruned=0, reason="delta<τ")
         plan = PlanDiagnostics(explain_ok=not (walk is not None and walk.timed_out), timeout_ms=context.settings.graph_query_timeout_ms)
+    note = None
+    unmatched: list[str] = []
+    if not evidence:
+        with context.store.read() as tx:
+            documents = tx.documents.count()
+        note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
+    else:
+        with clock.stage("coverage"):
+            terms = coverage_terms(context, text, translation)
+            returned = [by_key[key] for key, _ in chosen]
+            texts = [document_text(c.document) if c.document else c.chunk.text for c in returned if c.chunk]
+            unmatched = unmatched_terms(terms, texts, context.linker)
+        notes = [coverage_sentence(terms, unmatched)]
+        if not any(by_key[key].hit.bm25 for key, _ in chosen):
+            notes.append(NO_QUERY_WORD_NOTE)
+        note = " ".join(n for n in notes if n) or None
     lat_ms = round((time.perf_counter() - started) * 1000)
     reranker_name = reranker.name if reranker is not None else "none"
     diagnostics = SearchDiagnostics(
@@ -407,6 +423,7 @@ def search_kb(
                          "documents_matching": sum(1 for v in matched.values() if v) if weight > 0 else None},
         "evidence": [{"section_id": item.section_id, "doc_uri": item.metadata.doc_uri, "score": item.metadata.score}
                      for item in evidence],
+        "unmatched_terms": unmatched,
     }
     if translation is not None:
         record["query_en"] = text
@@ -415,22 +432,6 @@ def search_kb(
                            "pruned": walk.pruned, "depth_reached": walk.depth_reached, "reason": walk.reason,
                            "rows_read": walk.rows_read, "timed_out": walk.timed_out}
     diagnostic_id = record_diagnostics(context.store, "kb.search", record, context.settings.diagnostics_ttl_hours)
-    note = None
-    unmatched: list[str] = []
-    if not evidence:
-        with context.store.read() as tx:
-            documents = tx.documents.count()
-        note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
-    else:
-        with clock.stage("coverage"):
-            terms = coverage_terms(context, text, translation)
-            returned = [by_key[key] for key, _ in chosen]
-            texts = [document_text(c.document) if c.document else c.chunk.text for c in returned if c.chunk]
-            unmatched = unmatched_terms(terms, texts, context.linker)
-        notes = [coverage_sentence(terms, unmatched)]
-        if not any(by_key[key].hit.bm25 for key, _ in chosen):
-            notes.append(NO_QUERY_WORD_NOTE)
-        note = " ".join(n for n in notes if n) or None
     query_en: str | None = None
     untranslated: list[str] | None = None
     # Said only of a query written in Thai: an English one is searched as written.
