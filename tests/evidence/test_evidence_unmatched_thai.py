@@ -1,7 +1,7 @@
 """unmatched_terms after the Thai reading, on the real PPR abstracts with the real Thai herb names: a
 herb named in Thai that no abstract mentions (Tinospora, บอระเพ็ด) is listed by its Thai and English
 names and said first; a herb the abstracts do mention (Andrographis, ฟ้าทะลายโจร) is matched, as are
-the English names its Thai name is searched by."""
+the English names its Thai name is searched by, and an English herb name by the herb's other names."""
 
 from __future__ import annotations
 
@@ -40,3 +40,16 @@ async def test_a_thai_herb_the_abstracts_mention_is_matched(herbal_corpus: Corpu
     assert ANDROGRAPHIS_PAPER in {hit.pmid for hit in found.hits}
     # Its English names (Andrographis paniculata, Green chiretta) are the herb, not terms of their own.
     assert found.unmatched_terms == [] and not summarize(found).startswith("No document mentions")
+
+
+async def test_an_english_herb_name_is_matched_by_the_herbs_other_names(herbal_corpus: CorpusService) -> None:
+    # "Green chiretta" is Andrographis's English name in the herb table, not a MeSH term, and no
+    # abstract writes it: the Andrographis paper, found by "andrographolide", names the herb as
+    # Andrographis paniculata, so the name is matched; kb.search reads English herb names as
+    # tool.hybrid_search does.
+    query = "green chiretta andrographolide"
+    kb = await KbRetrieval(herbal_corpus).search(KbSearchRequest(query=query, top_k=3))
+    assert f"pubmed:{ANDROGRAPHIS_PAPER}" in {item.metadata.doc_uri for item in kb.evidence}
+    assert kb.unmatched_terms == []
+    found = await HybridSearch(KbRetrieval(herbal_corpus)).search(HybridSearchRequest(query=query, lang="en", top_k=4))
+    assert found.unmatched_terms == []

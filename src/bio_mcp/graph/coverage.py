@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bio_mcp.graph.catalog import MeshCatalog
-from bio_mcp.graph.linking import term_key
+from bio_mcp.graph.linking import fold, term_key
 from bio_mcp.graph.mentions import Mention
 
 NameSource = Callable[[str], Iterable[str]]
@@ -141,17 +141,26 @@ def query_terms(
     names: NameSource = lambda entity_id: (),
 ) -> list[QueryTerm]:
     """The terms of `text` (the query as searched: a Thai query's English reading), in query order.
-    `named`: (entity id, how the query names it) of entities read from the query otherwise (its Thai
-    herb names), which come first; `names(entity_id)`: the names that count as naming an entity."""
+    `named`: (entity id, how the query names it) of entities read from the query otherwise (its herb
+    names, Thai ones first as `text` does not hold them); `names(entity_id)`: the names that count as
+    naming an entity."""
     terms: list[QueryTerm] = []
     seen: set[str] = set()
     # Words that are an entity the query names: the named entities' names, and the linked mentions.
     covered: set[str] = set()
+    folded = fold(text)
     for entity_id, label in named:
         if entity_id in seen:
             continue
         seen.add(entity_id)
-        terms.append(_entity_term(label, -1, -1, entity_id, names))
+        # Where the query writes the name (an English herb name), as written; a Thai name is not
+        # in the English text searched, and its term goes first.
+        words = term_key(label).split()
+        found = re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)", folded) if words else None
+        if found:
+            terms.append(_entity_term(text[found.start() : found.end()], found.start(), found.end(), entity_id, names))
+        else:
+            terms.append(_entity_term(label, -1, -1, entity_id, names))
         for name in (label, *names(entity_id)):
             covered.update(term_key(name).split())
     spans: list[tuple[int, int]] = []

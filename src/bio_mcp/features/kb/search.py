@@ -38,7 +38,13 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE, document_text
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
-from bio_mcp.features.kb.language import CrossLingualQuery, contains_thai, english_query, load_lexicon
+from bio_mcp.features.kb.language import (
+    CrossLingualQuery,
+    contains_thai,
+    cross_lingual,
+    english_query,
+    load_lexicon,
+)
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
     SNIPPET_MAX_CHARS,
@@ -232,19 +238,21 @@ def _matched_entities(context: KbContext, candidates: list[_Candidate], entities
 
 def coverage_terms(context: KbContext, text: str, translation: CrossLingualQuery | None) -> list[QueryTerm]:
     """The terms of the query as searched (`text`) whose absence from every returned document is
-    said: its words and linked entities, and the entities a Thai reading named (labelled by the
-    Thai name and its English one), each named by its MeSH names and its `kg_names`."""
+    said: its words and linked entities, and the herbs it names by their `kg_names` (a Thai name
+    labelled with its English one), each named by its MeSH names and its `kg_names`."""
     mesh_names = catalog_names(context.catalog)
-    if translation is None or not translation.matches:
-        return query_terms(text, context.linker, names=mesh_names)
     with context.store.read() as tx:
         lexicon = load_lexicon(tx.connection)
+    # An English query is not read otherwise; its herb names (kg_names) are found here.
+    matches = translation.matches if translation is not None else cross_lingual(text, "en", lexicon).matches
+    if not matches:
+        return query_terms(text, context.linker, names=mesh_names)
 
     def names(entity_id: str) -> list[str]:
         return [*(name.name for name in lexicon.names.get(entity_id, ())), *mesh_names(entity_id)]
 
     named = []
-    for match in translation.matches:
+    for match in matches:
         label = match.text
         if match.lang == "th":
             described = context.catalog.describe(match.entity_id) if context.catalog is not None else None
