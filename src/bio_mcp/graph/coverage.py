@@ -84,8 +84,9 @@ class TextLinker(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class QueryTerm:
-    """One term of the query: `label` as the query says it, at `start` (query order). An entity term
-    has its `entity_id` and `forms`, the folded names that name it; a word term its `stem`."""
+    """One term of the query: `label` as the query says it, at `start`:`end` of the searched text (-1
+    for a name that text does not hold: a Thai herb name). An entity term has its `entity_id` and
+    `forms`, the folded names that name it; a word term its `stem`."""
 
     label: str
     start: int
