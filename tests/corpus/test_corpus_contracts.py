@@ -56,8 +56,9 @@ SEARCH_RESPONSE = {
                        "title": {"type": ["string", "null"]}, "year": {"type": ["integer", "null"]},
                        "snippet": {"type": ["string", "null"]}},
         "additionalProperties": False}},
-        # Additive: why there are no results.
-        "note": {"type": ["string", "null"]}},
+        # Additive: why there are no results, or which query terms no result mentions.
+        "note": {"type": ["string", "null"]},
+        "unmatched_terms": {"type": "array", "items": {"type": "string"}}},
     "additionalProperties": False,
 }
 GET_REQUEST = {

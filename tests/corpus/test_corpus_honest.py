@@ -134,7 +134,9 @@ async def test_search_results_carry_title_year_and_a_snippet(make_service, fakes
     service = make_service(database_url)
     await service.sync_delta(SyncDeltaRequest(query_key="all", term=TERM))
     response = await service.search(RagSearchRequest(query="tamoxifen breast cancer", top_k=5))
-    assert response.results and response.note is None
+    # No record names tamoxifen: the results are about breast cancer, and the note says so.
+    assert response.results and response.unmatched_terms == ["tamoxifen"]
+    assert response.note == "No document mentions tamoxifen; the results below match only 'breast cancer'."
     for result in response.results:
         record = fakes.eutils.record(result.doc_id.removeprefix("pmid:")).article
         assert result.title and result.title.rstrip(".") in record.title

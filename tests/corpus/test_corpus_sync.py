@@ -106,7 +106,7 @@ async def test_first_sync_inserts_replay_skips_and_revisions_update(make_service
     assert [job.status for job in jobs] == ["done"] * 4
 
 
-async def test_quality_bias_never_lowers_a_score(make_service, database_url) -> None:
+async def test_quality_bias_weights_scores_by_quality_within_0_1(make_service, database_url) -> None:
     service = make_service(database_url)
     await service.sync_delta(SyncDeltaRequest(query_key="q", term=TERM))
     await service.drain()
@@ -115,7 +115,9 @@ async def test_quality_bias_never_lowers_a_score(make_service, database_url) -> 
     scores = {result.doc_id: result.score for result in plain.results}
     for result in biased.results:
         if result.doc_id in scores:
-            assert result.score >= scores[result.doc_id]
+            # The relevance times (1 + 0.1 q / 8) / 1.1: 1 at the best quality, so never above 1.
+            factor = (1 + 0.1 * (result.quality or 0) / 8) / 1.1
+            assert result.score == pytest.approx(scores[result.doc_id] * factor) and 0 <= result.score <= 1
     assert [r.score for r in biased.results] == sorted((r.score for r in biased.results), reverse=True)
     assert all(r.quality is not None for r in biased.results)
 

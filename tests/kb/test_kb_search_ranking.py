@@ -1,4 +1,4 @@
-"""The pure parts of kb.search: the entity boost, bounded scores, snippets and the 16 KB cut, on text
+"""The pure parts of kb.search: the entity boost (scores kept in [0, 1]), snippets and the 16 KB cut, on text
 from the real records."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from bio_mcp.features.kb.models import FULL_TEXT_MAX_BYTES, SNIPPET_MAX_CHARS
-from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
+from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.search import cut_utf8, make_snippet
 
 
@@ -18,19 +18,14 @@ def test_the_boost_lifts_documents_mentioning_more_query_entities() -> None:
     scored = [("a", 1.0), ("b", 0.95), ("c", 0.9), ("d", 0.5)]
     boosted = entity_boost(scored, {"b": 2, "c": 1}, entity_count=2, weight=0.1)
     assert [key for key, _ in boosted] == ["b", "a", "c", "d"]
-    assert dict(boosted)["b"] == pytest.approx(0.95 * 1.1) and dict(boosted)["a"] == 1.0
+    # Every entity matched keeps the score; none costs 1 / (1 + weight): a score in [0, 1] stays there.
+    assert dict(boosted)["b"] == pytest.approx(0.95) and dict(boosted)["a"] == pytest.approx(1.0 / 1.1)
+    assert all(0.0 <= score <= 1.0 for _, score in entity_boost([("a", 1.0)], {"a": 3}, entity_count=2, weight=5.0))
     # No entities, or weight 0: the hybrid's order, untouched.
     assert entity_boost(scored, {"d": 1}, entity_count=0, weight=0.5) == scored
     assert entity_boost(scored, {"d": 1}, entity_count=1, weight=0.0) == scored
     # Ties break by key, whatever the input order.
-    assert entity_boost([("z", 0.5), ("y", 0.5)], {}, 1, 0.1) == [("y", 0.5), ("z", 0.5)]
-
-
-def test_bounded_scores_keep_a_weak_best_weak_and_stay_in_range() -> None:
-    assert bounded_scores([("a", 1.1), ("b", 0.55)], 1.1) == [("a", 1.0), ("b", 0.5)]
-    # A query whose best candidate is poor: its best does not become 1.
-    assert bounded_scores([("a", 0.22), ("b", 0.11)], 1.1) == [("a", pytest.approx(0.2)), ("b", pytest.approx(0.1))]
-    assert bounded_scores([("a", 0.0)], 1.1) == [("a", 0.0)] and bounded_scores([], 1.1) == []
+    assert [key for key, _ in entity_boost([("z", 0.5), ("y", 0.5)], {}, 1, 0.1)] == ["y", "z"]
 
 
 @pytest.fixture(scope="module")

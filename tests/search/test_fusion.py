@@ -82,11 +82,13 @@ def test_a_document_that_matched_nothing_is_left_out() -> None:
     assert [d.pmid for d in fuse([matched, untouched], FusionConfig(method="rrf"))] == ["1", "2"]
 
 
-def test_quality_factor_is_monotone_and_bounded() -> None:
+def test_quality_factor_is_monotone_and_keeps_scores_in_0_1() -> None:
     factors = [quality_factor(q, 0.1) for q in range(9)]
-    assert factors == sorted(factors) and factors[0] == 1.0 and factors[-1] == pytest.approx(1.1)
-    assert quality_factor(None, 0.1) == 1.0
+    # 1 at the best quality, so a relevance in [0, 1] stays there (1.1 used to lift a score past 1).
+    assert factors == sorted(factors) and factors[0] == pytest.approx(1 / 1.1) and factors[-1] == 1.0
+    assert quality_factor(None, 0.1) == factors[0]
     assert quality_factor(12, 0.1) == quality_factor(8, 0.1)
+    assert quality_factor(3, 0.0) == 1.0
 
 
 @pytest.mark.parametrize("weight", [0.05, 0.1, 0.5])

@@ -28,8 +28,13 @@ Pure functions over candidate lists; `HybridIndex` feeds them.
    word, and a cosine no better than the lowest candidate's) matched nothing and is left out: in a
    corpus of two papers, the one a query does not touch is the vector search's floor, and listing
    it at 0.000 would present it as a result. Every RRF candidate scores above 0.
-4. **Quality rerank** (`quality_bias`): ``score = relevance * (1 + quality_weight * q / 8)``
-   with ``q`` the quality total (0 to 8, unknown counts as 0). Relevance is positive, so the
+4. **Quality rerank** (`quality_bias`):
+   ``score = relevance * (1 + quality_weight * q / 8) / (1 + quality_weight)`` with ``q`` the
+   quality total (0 to 8, unknown counts as 0). So the score stays in [0, 1] and says what it is:
+   1 is the best match both retrievers can express in a record of the best quality; a record of
+   unknown or lowest quality keeps 1 / (1 + quality_weight) of its relevance (0.91 at the default
+   0.1). Dividing every score by the same constant leaves the order as it was when the factor was
+   ``1 + quality_weight * q / 8``, which could lift a score to 1.1. Relevance is positive, so the
    factor is non-decreasing in quality: a higher quality never lowers a result's score, and at
    the default weight 0.1 a document must already be within about 9% of another's relevance to
    pass it on quality alone (so quality breaks near-ties, it does not override relevance).
@@ -230,9 +235,10 @@ def fuse(
 
 
 def quality_factor(quality: int | None, weight: float) -> float:
-    """Non-decreasing in quality; 1 when quality is unknown or zero."""
+    """Non-decreasing in quality, in [1 / (1 + weight), 1]: 1 at the best quality, 1 / (1 + weight)
+    when quality is unknown or zero, so a relevance in [0, 1] stays there."""
     level = min(max(quality or 0, 0), QUALITY_MAX)
-    return 1.0 + weight * level / QUALITY_MAX
+    return (1.0 + weight * level / QUALITY_MAX) / (1.0 + weight)
 
 
 def rerank(

@@ -79,10 +79,27 @@ class RagSearchRequest(ToolInput):
 class RagSearchResult(ContractOutput):
     doc_id: DocId = Field(description="Stable document identifier for lookup")
     uuid: Annotated[str, StringConstraints(min_length=10)] = Field(description="Unique chunk identifier")
-    sim: float | None = Field(default=None, description="Semantic similarity score")
-    bm25: float | None = Field(default=None, description="BM25 relevance score")
-    quality: float | None = Field(default=None, description="Document quality score")
-    score: float = Field(description="Final combined relevance score")
+    sim: float | None = Field(
+        default=None,
+        description="Semantic similarity score: the cosine of the query and the best chunk's embedding, in [-1, 1]; "
+        "null when the chunk has no vector yet",
+    )
+    bm25: float | None = Field(
+        default=None,
+        description="BM25 relevance score: the retriever's raw BM25 of the document (0 up, unbounded; comparable "
+        "only within this query); null when the document holds no query word",
+    )
+    quality: float | None = Field(
+        default=None, description="Document quality score: the evidence-quality total, 0 to 8 (see rag.get)"
+    )
+    score: float = Field(
+        ge=0.0, le=1.0,
+        description="Final combined relevance score, in [0, 1]: the fused BM25 and cosine relevance over the best "
+        "any document can reach (not over this query's best), times the quality factor with quality_bias "
+        "(1 at the best quality, 1/1.1 at unknown or the lowest). 1 is the best match both retrievers can express "
+        "in a record of the best quality; it says how well the words and meaning match, not that every term of "
+        "the query is matched (see unmatched_terms)",
+    )
     title: str | None = Field(default=None, description="The document's title")
     year: int | None = Field(default=None, description="The document's publication year")
     snippet: str | None = Field(default=None, description="The best chunk's text around the query's words")
@@ -91,7 +108,15 @@ class RagSearchResult(ContractOutput):
 class RagSearchResponse(ContractOutput):
     results: list[RagSearchResult] = Field(description="Search results ordered by relevance score")
     note: str | None = Field(
-        default=None, description="Why there are no results: an empty corpus (and how to fill it) or no match"
+        default=None,
+        description="Why there are no results: an empty corpus (and how to fill it) or no match; with results, "
+        "which query terms no result mentions (unmatched_terms) and which the results do match",
+    )
+    unmatched_terms: list[str] = Field(
+        default_factory=list,
+        description="Additive: the query's content words and linked entities (as the query writes them) that no "
+        "returned document contains by any synonym (MeSH entry terms); empty when every term is matched or "
+        "nothing is returned",
     )
 
 

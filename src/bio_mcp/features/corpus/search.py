@@ -6,6 +6,10 @@ retrievers return their top chunks, which are rolled up to documents, fused and,
 its best chunk: `doc_id` for `rag.get`, `uuid` for that chunk, and (additive to the seed) the
 document's `title` and `year` and a `snippet` of that chunk around the query's words, so a caller
 can judge a hit without a `rag.get` per result. An empty answer says why in `note`.
+
+`unmatched_terms` lists the query's terms (content words and the entities the graph's linker finds)
+that no returned document names by any synonym (`graph.coverage`), and the text says so first: a
+ranked list always has a best hit, which need not be about what was asked.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ import re
 
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import RagSearchRequest, RagSearchResponse, RagSearchResult
+from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.coverage import TextLinker, catalog_names, coverage_sentence, query_terms, unmatched_terms
 from bio_mcp.search.hybrid import Hit
+from bio_mcp.store import StoredDocument
 from bio_mcp.store.document_keys import is_pubmed_key
 
 SNIPPET_CHARS = 280
@@ -57,7 +64,16 @@ def _pubmed_hits(request: RagSearchRequest, index: CorpusIndex) -> list[Hit]:
         depth *= 2
 
 
-def search_corpus(request: RagSearchRequest, index: CorpusIndex) -> RagSearchResponse:
+def document_text(document: StoredDocument) -> str:
+    """What a document says: its title and abstract (an ingested file's sections are its abstract)."""
+    return "\n".join(part for part in (document.title, document.abstract) if part)
+
+
+def search_corpus(
+    request: RagSearchRequest, index: CorpusIndex, linker: TextLinker | None = None, catalog: MeshCatalog | None = None
+) -> RagSearchResponse:
+    """`linker` and `catalog`: the graph's, which find the query's entities and their synonyms for
+    `unmatched_terms` (without them only the query's words are checked)."""
     hits = _pubmed_hits(request, index)
     with index.store.read() as tx:
         if not hits:
@@ -79,14 +95,18 @@ def search_corpus(request: RagSearchRequest, index: CorpusIndex) -> RagSearchRes
                 }
             )
         )
-    return RagSearchResponse(results=results)
+    terms = query_terms(request.query, linker, names=catalog_names(catalog))
+    unmatched = unmatched_terms(terms, (document_text(document) for document in stored.values()), linker)
+    return RagSearchResponse(results=results, unmatched_terms=unmatched, note=coverage_sentence(terms, unmatched))
 
 
 def summarize(response: RagSearchResponse) -> str:
-    """Every result as a table row with every field it has (snippets and titles included)."""
+    """The note on what no result mentions first, then every result as a table row with every field
+    it has (snippets and titles included)."""
     if not response.results:
         return response.note or "No matching documents in the local corpus."
-    lines = [f"{len(response.results)} documents, best first:"]
+    lines = [response.note] if response.note else []
+    lines.append(f"{len(response.results)} documents, best first:")
     for result in response.results:
         heading = f"- {result.doc_id} ({result.year or 'n.d.'}, score {result.score:.3f}): {result.title or '(no title)'}"
         lines.append(heading + (f"\n  {result.snippet}" if result.snippet else ""))

@@ -324,7 +324,9 @@ class CorpusService:
 
     async def search(self, request: RagSearchRequest) -> RagSearchResponse:
         await self.open()
-        return await asyncio.to_thread(search_corpus, request, self.index)
+        graph = self.graph
+        linker, catalog = (graph.linker, graph.catalog) if graph is not None else (None, None)
+        return await asyncio.to_thread(search_corpus, request, self.index, linker, catalog)
 
     async def get(self, request: RagGetRequest) -> RagGetResponse:
         await self.open()

@@ -14,7 +14,9 @@ language step made here, with the query's `lang`, for English queries too (their
    passage, the Section id `kb.retrieve_evidence` reads), until `top_k` is reached: the last
    document may give its paper hit alone. `filters.types` keeps only some types, so `paper` or
    `chunk` alone gives one hit per document.
-3. `filters.year_from` / `year_to` / `pub_types` filter inside the index search, so they never
+3. `unmatched_terms` (kb.search's): the query's words and entities that no listed document names by
+   any synonym, said first in the text.
+4. `filters.year_from` / `year_to` / `pub_types` filter inside the index search, so they never
    starve the top-k. A Thai query with no English counterpart at all is searched by its words only
    (BM25): the English embedding model cannot read Thai, and its nearest vectors would be noise.
 """
@@ -98,7 +100,14 @@ class SearchHit(ToolOutput):
     type: HitType
     title: str
     snippet: str
-    score: float = Field(ge=0.0, le=1.0, description="Relevance in [0, 1]")
+    score: float = Field(
+        ge=0.0, le=1.0,
+        description="Relevance in [0, 1]. herb: 1 when the query names the herb by one of its names, else the entity "
+        "linker's confidence in the plant it found; paper and chunk: kb.search's score of the document's best "
+        "section (the fused BM25 and cosine relevance over the best any document can reach, times the quality "
+        "factor), so 1 is the best match both retrievers can express, not a proof that every query term is "
+        "matched (see unmatched_terms)",
+    )
     source: str = Field(
         description="The resource to read: kg://herb/{id}, paper://pmid/{pmid}[#chunk-n]; an ingested file's file:// URI[#chunk-n]"
     )
@@ -113,7 +122,14 @@ class HybridSearchResponse(AuditedOutput):
     untranslated: list[str] = Field(description="Additive: Thai words with no English counterpart, left out")
     note: str | None = Field(
         default=None,
-        description="Additive: why no paper is listed (an empty corpus says how to fill it; herb hits may fill top_k)",
+        description="Additive: why no paper is listed (an empty corpus says how to fill it; herb hits may fill "
+        "top_k); with papers, which query terms none of them mentions (unmatched_terms)",
+    )
+    unmatched_terms: list[str] = Field(
+        default_factory=list,
+        description="Additive: the query's content words and entities (a Thai query's after its English reading) "
+        "that no listed paper or passage's document contains by any synonym (MeSH entry terms, a herb's Thai, "
+        "English and scientific names); empty when every term is matched or no document is listed",
     )
 
 
@@ -186,6 +202,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
     types = set(filters.types or HIT_TYPES)
     hits: list[SearchHit] = []
     note = None
+    unmatched: list[str] = []
     if "herb" in types:
         linked: dict[str, float] = {}
         if context.linker is not None:
@@ -209,6 +226,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
             pub_types=filters.pub_types,
         )
         note = found.note
+        unmatched = found.unmatched_terms
         keys = [_corpus_key(item) for item in found.evidence]
         with context.store.read() as tx:
             documents = tx.documents.get_many(sorted(set(keys)))
@@ -230,7 +248,7 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
                 ))
     return HybridSearchResponse(
         hits=hits[: request.top_k], lang=query.lang, query_en=query.search_text_en, entity_ids=list(query.entity_ids),
-        untranslated=list(query.untranslated), note=note,
+        untranslated=list(query.untranslated), note=note, unmatched_terms=unmatched,
     )
 
 
@@ -251,7 +269,9 @@ def summarize(response: HybridSearchResponse) -> str:
     """Every hit (type, id, score, title, source, snippet), with the query's language and English form.
     The id is what the next call takes (a chunk's Section id for kb.retrieve_evidence, a herb's entity
     id for tool.find_contraindications); a client reading only the text has no other way to it."""
-    head = [f"**{len(response.hits)} hits** (lang {response.lang}; searched as: {response.query_en[:200]})"]
+    # What no listed document mentions comes first: the hits below it are the best of what is there.
+    head = [response.note] if response.unmatched_terms and response.note else []
+    head.append(f"**{len(response.hits)} hits** (lang {response.lang}; searched as: {response.query_en[:200]})")
     if response.entity_ids:
         head.append("Entities named: " + ", ".join(response.entity_ids))
     if response.untranslated:

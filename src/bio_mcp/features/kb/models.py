@@ -74,7 +74,12 @@ class KbSearchRequest(ToolInput):
 class EvidenceMetadata(KbOutput):
     doc_uri: str = Field(description="The document's source URI, e.g. pubmed:12345")
     anchor: str = Field(description="The section's anchor within its document")
-    score: Score = Field(description="Relevance in [0, 1]")
+    score: Score = Field(
+        description="Relevance in [0, 1]: the hybrid's fused BM25 and cosine relevance over the best any document can "
+        "reach (not over this query's best), times the quality factor (1 at the best quality) and the entity boost "
+        "(1 when the section's document mentions every entity of the query); with a reranker, its cross-encoder "
+        "score. It says how well the words and meaning match, not that every query term is matched (unmatched_terms)"
+    )
     doc_id: str | None = Field(default=None, description="Additive: the corpus document id (pmid:N for rag.get; file:... for an ingested file)")
 
 
@@ -148,7 +153,9 @@ class KbSearchResponse(KbOutput):
     diagnostics: SearchDiagnostics
     diagnostic_id: str | None = Field(default=None, description="Additive: the stored diagnostics record")
     note: str | None = Field(
-        default=None, description="Additive: why there is no evidence (an empty corpus says how to fill it)"
+        default=None,
+        description="Additive: why there is no evidence (an empty corpus says how to fill it); with evidence, which "
+        "query terms no section's document mentions (unmatched_terms), or that no section holds a query word",
     )
     query_en: str | None = Field(
         default=None,
@@ -157,6 +164,12 @@ class KbSearchResponse(KbOutput):
     )
     untranslated: list[str] | None = Field(
         default=None, description="Additive, for a query in Thai: its words with no English counterpart, not searched in English"
+    )
+    unmatched_terms: list[str] = Field(
+        default_factory=list,
+        description="Additive: the query's content words and linked entities (a Thai query's after its English "
+        "reading) that no returned document contains by any synonym (MeSH entry terms, a herb's Thai, English "
+        "and scientific names); empty when every term is matched or nothing is returned. `note` then says so",
     )
 
 

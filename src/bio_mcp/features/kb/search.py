@@ -16,6 +16,9 @@ around them in graph mode.
    query term, `full_text` (<= 16 KB) in full and graph modes, scores in [0, 1].
 5. Graph mode walks the graph (`graph.traverse`, budgeted) from the evidence sections and the
    query's entities.
+6. `unmatched_terms`: the query's terms (its words and entities, a Thai query's as read in English)
+   that no returned section's document names by any synonym (`graph.coverage`); `note` says so, and
+   the text says it first.
 Each call stores a diagnostics record (`diagnostics`) whose id the result carries.
 """
 
@@ -33,9 +36,15 @@ import numpy as np
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE
+from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE, document_text
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
-from bio_mcp.features.kb.language import CrossLingualQuery, contains_thai, english_query
+from bio_mcp.features.kb.language import (
+    CrossLingualQuery,
+    contains_thai,
+    cross_lingual,
+    english_query,
+    load_lexicon,
+)
 from bio_mcp.features.kb.models import (
     FULL_TEXT_MAX_BYTES,
     SNIPPET_MAX_CHARS,
@@ -53,9 +62,10 @@ from bio_mcp.features.kb.models import (
     SearchGraphNode,
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
-from bio_mcp.features.kb.ranking import bounded_scores, entity_boost
+from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.coverage import QueryTerm, catalog_names, coverage_sentence, query_terms, unmatched_terms
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
@@ -182,8 +192,10 @@ def _rescore(candidates: list[_Candidate], query: str, embedder: Any) -> None:
     bm25 = {c.hit.pmid: c.hit.bm25 for c in candidates if c.hit.bm25 is not None}
     sim = {c.hit.pmid: float(value) for c, value in zip(candidates, sims, strict=True)}
     fused = fuse_scores(bm25, sim, DEFAULT_FUSION)
+    # Over the best any document can fuse to, as the index's own relevance is.
+    ceiling = DEFAULT_FUSION.best_possible()
     for candidate in candidates:
-        candidate.score = fused.get(candidate.hit.pmid, 0.0) * quality_factor(
+        candidate.score = fused.get(candidate.hit.pmid, 0.0) / ceiling * quality_factor(
             candidate.hit.quality, DEFAULT_FUSION.quality_weight
         )
 
@@ -222,6 +234,32 @@ def _matched_entities(context: KbContext, candidates: list[_Candidate], entities
         if row.other in wanted:
             found.setdefault(document_of[row.origin], set()).add(row.other)
     return {document: len(hits) for document, hits in found.items()}
+
+
+def coverage_terms(context: KbContext, text: str, translation: CrossLingualQuery | None) -> list[QueryTerm]:
+    """The terms of the query as searched (`text`) whose absence from every returned document is
+    said: its words and linked entities, and the herbs it names by their `kg_names` (a Thai name
+    labelled with its English one), each named by its MeSH names and its `kg_names`."""
+    mesh_names = catalog_names(context.catalog)
+    with context.store.read() as tx:
+        lexicon = load_lexicon(tx.connection)
+    # An English query is not read otherwise; its herb names (kg_names) are found here.
+    matches = translation.matches if translation is not None else cross_lingual(text, "en", lexicon).matches
+    if not matches:
+        return query_terms(text, context.linker, names=mesh_names)
+
+    def names(entity_id: str) -> list[str]:
+        return [*(name.name for name in lexicon.names.get(entity_id, ())), *mesh_names(entity_id)]
+
+    named = []
+    for match in matches:
+        label = match.text
+        if match.lang == "th":
+            described = context.catalog.describe(match.entity_id) if context.catalog is not None else None
+            english = described[0] if described else next(iter(lexicon.english_names(match.entity_id)), None)
+            label = f"{match.text} ({english})" if english else match.text
+        named.append((match.entity_id, label))
+    return query_terms(text, context.linker, named, names)
 
 
 def _walk(context: KbContext, request: KbSearchRequest, seeds: list[str]) -> Subgraph | None:
@@ -316,10 +354,6 @@ def search_kb(
             texts = [by_key[key].chunk.text for key in keys]  # type: ignore[union-attr]
             scores = reranker.rerank(text, texts)
             ranked = sorted(zip(keys, scores, strict=True), key=lambda item: (-item[1], item[0]))
-    else:
-        # The hybrid's relevance is at most 1; the quality factor and the entity boost can each
-        # lift it by their weight.
-        ranked = bounded_scores(ranked, (1.0 + DEFAULT_FUSION.quality_weight) * (1.0 + weight))
     with clock.stage("fetch"):
         loaded = {c.hit.pmid for c in _load(context, [by_key[key] for key, _ in ranked[: request.top_k]], documents=True)}
     ranked = [(key, score) for key, score in ranked if key in loaded]
@@ -356,6 +390,22 @@ def search_kb(
             graph = SearchGraph(nodes=[], edges=[], budget=GraphBudget(expanded=0, skipped=0, depth_reached=0))
             graph_diag = GraphDiagnostics(expanded=0, pruned=0, reason="delta<τ")
         plan = PlanDiagnostics(explain_ok=not (walk is not None and walk.timed_out), timeout_ms=context.settings.graph_query_timeout_ms)
+    note = None
+    unmatched: list[str] = []
+    if not evidence:
+        with context.store.read() as tx:
+            documents = tx.documents.count()
+        note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
+    else:
+        with clock.stage("coverage"):
+            terms = coverage_terms(context, text, translation)
+            returned = [by_key[key] for key, _ in chosen]
+            texts = [document_text(c.document) if c.document else c.chunk.text for c in returned if c.chunk]
+            unmatched = unmatched_terms(terms, texts, context.linker)
+        notes = [coverage_sentence(terms, unmatched)]
+        if not any(by_key[key].hit.bm25 for key, _ in chosen):
+            notes.append(NO_QUERY_WORD_NOTE)
+        note = " ".join(n for n in notes if n) or None
     lat_ms = round((time.perf_counter() - started) * 1000)
     reranker_name = reranker.name if reranker is not None else "none"
     diagnostics = SearchDiagnostics(
@@ -381,6 +431,7 @@ def search_kb(
                          "documents_matching": sum(1 for v in matched.values() if v) if weight > 0 else None},
         "evidence": [{"section_id": item.section_id, "doc_uri": item.metadata.doc_uri, "score": item.metadata.score}
                      for item in evidence],
+        "unmatched_terms": unmatched,
     }
     if translation is not None:
         record["query_en"] = text
@@ -389,13 +440,6 @@ def search_kb(
                            "pruned": walk.pruned, "depth_reached": walk.depth_reached, "reason": walk.reason,
                            "rows_read": walk.rows_read, "timed_out": walk.timed_out}
     diagnostic_id = record_diagnostics(context.store, "kb.search", record, context.settings.diagnostics_ttl_hours)
-    note = None
-    if not evidence:
-        with context.store.read() as tx:
-            documents = tx.documents.count()
-        note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
-    elif not any(by_key[key].hit.bm25 for key, _ in chosen):
-        note = NO_QUERY_WORD_NOTE
     query_en: str | None = None
     untranslated: list[str] | None = None
     # Said only of a query written in Thai: an English one is searched as written.
@@ -404,7 +448,7 @@ def search_kb(
         untranslated = list(translation.untranslated)
     return KbSearchResponse(
         evidence=evidence, graph=graph, diagnostics=diagnostics, diagnostic_id=diagnostic_id, note=note,
-        query_en=query_en, untranslated=untranslated,
+        query_en=query_en, untranslated=untranslated, unmatched_terms=unmatched,
     )
 
 
@@ -418,10 +462,12 @@ def summarize(response: KbSearchResponse) -> str:
     text; in graph mode the subgraph's entities and documents. The server's text budget still
     applies (an answer over it is cut, the whole kept as a scratch resource)."""
     retrieval = response.diagnostics.retrieval
-    lines = [
-        (f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
-        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})")
-    ]
+    # The note first: what no section's document mentions, or why there is no evidence.
+    lines = [response.note] if response.note else []
+    lines.append(
+        f"**{len(response.evidence)} evidence sections** (provider {retrieval.provider}, reranker "
+        f"{retrieval.reranker}, {retrieval.lat_ms} ms; diagnostic_id {response.diagnostic_id})"
+    )
     if response.query_en:
         lines.append(f"Searched in English as: {_clip(response.query_en, 200)}")
     if response.untranslated:
@@ -429,8 +475,6 @@ def summarize(response: KbSearchResponse) -> str:
                      + ", ".join(response.untranslated))
     if retrieval.query_entities:
         lines.append("Query entities: " + ", ".join(retrieval.query_entities))
-    if response.note:
-        lines.append(response.note)
     for rank, item in enumerate(response.evidence, start=1):
         lines += [
             "",
