@@ -664,7 +664,8 @@ def train_relation_model(documents: Sequence[PprDocument], linker: TextLinker, v
 
 def extractor_of(model: RelationModel, vocabulary: Vocabulary | None, duke_dir: Path | None) -> RelationExtractor:
     names, plants, genera = _names_with(vocabulary, duke_dir, model.names)
-    return RelationExtractor(NameMatcher(names), plants, model.model, model.confidence, model.dropped, genera)
+    return RelationExtractor(NameMatcher(names), plants, model.model, model.confidence, model.dropped, genera,
+                             contents=load_duke_constituents(farmacy_dir_of(duke_dir), vocabulary))
 
 
 def train_extractor(documents: Sequence[PprDocument], linker: TextLinker, vocabulary: Vocabulary | None,

@@ -14,14 +14,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
-from bio_mcp.graph.adverse_effects import (
-    CAUSES_EXTRACTOR,
-    CAUSES_LEAD_EXTRACTOR,
-    INTERACTION_EXTRACTOR,
-    QUALIFIER_EXTRACTOR,
-)
+from bio_mcp.graph.adverse_effects import CAUSES_EXTRACTOR, CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR
 from bio_mcp.graph.elements import HAS_CONSTITUENT
 from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, EvidenceRow
+from bio_mcp.graph.interactions import INDEXED_EXTRACTOR, INTERACTION_EXTRACTOR
 from bio_mcp.graph.linking import term_key
 from bio_mcp.graph.names import EntityName, names_of
 from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
@@ -197,8 +193,9 @@ CO_MENTION_NOTE = "mentioned together, not a stated relation"
 # Extractors whose rows never quote a sentence stating the relation: a pair the title names one
 # end of and a later sentence the other (older graphs), MeSH headings indexed together.
 CO_MENTION_EXTRACTORS = frozenset((CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR))
-SENTENCE_EXTRACTORS = frozenset((CAUSES_EXTRACTOR, INTERACTION_EXTRACTOR, EXTRACTOR, CUE_EXTRACTOR,
-                                 CONSTITUENT_EXTRACTOR))
+# An interaction NLM's indexing gives is quoted by a sentence naming both ends (`graph/interactions.py`).
+SENTENCE_EXTRACTORS = frozenset((CAUSES_EXTRACTOR, INTERACTION_EXTRACTOR, INDEXED_EXTRACTOR, EXTRACTOR,
+                                 CUE_EXTRACTOR, CONSTITUENT_EXTRACTOR))
 # Curated facts (`bio-mcp kg import`): stated whatever their line quotes.
 CURATED_EXTRACTORS = frozenset((IMPORT_EXTRACTOR,))
 # What makes a chemical a herb's constituent: a curated import, or a sentence's constituent cue
