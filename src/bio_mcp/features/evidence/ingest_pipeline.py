@@ -19,6 +19,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.features.evidence.ingest_access import AllowedFile, check_file, doc_type_of
+from bio_mcp.features.evidence.ingest_charset import decode_text
 from bio_mcp.features.evidence.ingest_models import IngestFileReport, IngestItem
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import PageText, read_pdf
@@ -40,8 +41,9 @@ from bio_mcp.store.document_keys import file_document_key
 from bio_mcp.store.ingest import IngestedFile
 from bio_mcp.store.schema import utc_now
 
-# Bumped when a change here would give an already ingested file different text, sections or chunks.
-PIPELINE_VERSION = "ingest-v1"
+# Bumped when a change here would give an already ingested file different text, sections, chunks or
+# graph (v2: charsets detected).
+PIPELINE_VERSION = "ingest-v2"
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,8 @@ class Extracted:
 Log = Callable[[str], None]
 
 
-def _decode(allowed: AllowedFile, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BioMcpError(
-            ErrorCode.VALIDATION, f"{allowed.path.name} is not UTF-8 text (byte {exc.start}): nothing was written",
-            {"field": "batch.uri", "uri": allowed.source_uri},
-        ) from None
+def _decode(allowed: AllowedFile, data: bytes, *, html: bool = False) -> str:
+    return decode_text(data, html=html, name=allowed.path.name, uri=allowed.source_uri)
 
 
 def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: IngestOptions, log: Log) -> Extracted:
@@ -99,7 +95,7 @@ def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: Ingest
         pages, ocr_pages = len(read), sum(1 for page in read if page.ocr)
         text = sections_of_plain("\n".join(page.text for page in read))
     elif doc_type == "html":
-        text = sections_of_html(data)
+        text = sections_of_html(_decode(allowed, data, html=True))
     elif doc_type == "markdown":
         text = sections_of_markdown(_decode(allowed, data))
     else:
