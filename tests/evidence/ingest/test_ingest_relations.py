@@ -16,6 +16,7 @@ from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.features.evidence.ingest_jobs import IngestService
 from bio_mcp.features.evidence.ingest_models import IngestRunRequest
+from bio_mcp.features.kb.rebuild import rebuild_graph
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.ids import document_node_id, section_node_id
 from bio_mcp.graph.indexer import GraphIndexer
@@ -157,6 +158,10 @@ async def test_a_herb_harm_in_an_ingested_file_is_what_find_contraindications_st
         assert result["source"] == path.resolve().as_uri()
         assert result["span"] in spans[(result["via"] or herb, result["target_id"], result["evidence"])]
     assert "0 finding(s)" not in answer["text"]
+
+    # `bio-mcp graph rebuild` extracts the same rows again from the stored file (same ids).
+    rebuild_graph(service.corpus.store, sync_graph)
+    assert sorted(row.id for row in _stored(service, path)[1]) == sorted(row.id for row in rows)
 
 
 async def test_a_failing_write_leaves_neither_the_document_nor_its_relations(
