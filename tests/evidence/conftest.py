@@ -17,7 +17,7 @@ from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from bio_mcp.graph.indexer import GraphIndexer, load_catalog
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.names import EntityName, write_names
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -69,6 +69,23 @@ def herb_graph(data_dir: Path) -> GraphIndexer:
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
     cache = Path(os.environ["BIO_MCP_CACHE_DIR"])
     return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
+
+
+@pytest.fixture(scope="session")
+def sync_graph(data_dir: Path, linker_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
+    """The graph writer a server's sync uses (`build_graph_indexer`): the MeSH linker with BC5CDR's
+    training pairs and the relation extractors (plant relations fitted on PPR's training split,
+    chemical-induced diseases with BC5CDR's priors)."""
+    settings = load_settings(
+        BIO_MCP_HOME=str(tmp_path_factory.mktemp("sync-graph-home")), BIO_MCP_CACHE_DIR=str(linker_cache),
+        BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"),
+        BIO_MCP_LINKER_TRAINING=str(data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"),
+        BIO_MCP_RELATIONS_TRAINING=str(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt"),
+        BIO_MCP_DUKE_DIR=str(data_dir / "herbs" / "duke"),
+    )
+    graph = build_graph_indexer(settings)
+    assert graph.extractors, "the sync's graph writer has no relation extractor"
+    return graph
 
 
 def evidence_settings(home: Path, **extra: object) -> Settings:

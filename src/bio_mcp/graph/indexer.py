@@ -1,5 +1,5 @@
-"""What a sync (and a rebuild) does to the graph: link chunk texts before the transaction, write
-the linked documents' graphs inside it.
+"""What a sync (and a rebuild, `add_articles` and an ingestion) does to the graph: link chunk texts
+before the transaction, write the linked documents' graphs inside it.
 
     annotations = graph.annotate(chunks)               # before the transaction: each chunk's entities
                                                        # and the relations its sentences state (a sync
@@ -110,11 +110,20 @@ class GraphIndexer:
         found = {chunk.chunk_id: self.extract_text(chunk.text, mentions.get(chunk.chunk_id, ())) for chunk in chunks}
         return {chunk_id: relations for chunk_id, relations in found.items() if relations}
 
-    def annotate(self, chunks: Sequence[SectionText]) -> Annotations:
+    def annotate(self, chunks: Sequence[SectionText], also: TextLinker | None = None) -> Annotations:
+        """Each chunk's entities and the relations its sentences state. `also` (an ingestion's
+        names linker) adds the entities it finds to the mentions only: the extractors read the
+        linker's own mentions, as in a sync, so a text states the same relations whichever way it
+        was written."""
         started = time.perf_counter()
         raw, current = self._raw, self._current
         mentions = {chunk.chunk_id: raw.link(chunk.text) if raw is not None else [] for chunk in chunks}
-        grouped = {chunk_id: group_mentions(current_mentions(found, current)) for chunk_id, found in mentions.items()}
+        grouped = {
+            chunk.chunk_id: group_mentions(
+                [*current_mentions(mentions[chunk.chunk_id], current), *(also.link(chunk.text) if also else ())]
+            )
+            for chunk in chunks
+        }
         linked = time.perf_counter()
         relations = self.extract(chunks, mentions)
         if current:

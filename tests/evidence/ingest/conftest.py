@@ -96,7 +96,7 @@ async def ingest_env(
     outside.mkdir()
     opened: list[tuple[IngestService, EutilsClient]] = []
 
-    def make(database_url: str | None = None, **extra: Any) -> IngestService:
+    def make(database_url: str | None = None, graph: GraphIndexer | None = None, **extra: Any) -> IngestService:
         overrides: dict[str, Any] = {
             "BIO_MCP_HOME": str(bio_home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
             "BIO_MCP_INGEST_ROOTS": str(root), "BIO_MCP_INGEST_WAIT_S": 300,
@@ -105,7 +105,7 @@ async def ingest_env(
             overrides["DATABASE_URL"] = database_url
         settings = load_settings(**(overrides | extra))
         eutils = EutilsClient(settings)
-        corpus = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
+        corpus = CorpusService(settings, eutils, embed_in_background=False, graph=graph or graph_indexer)
         service = IngestService(settings, corpus)
         opened.append((service, eutils))
         return service

@@ -43,7 +43,7 @@ def test_markdown_and_html_sections(data_dir: Path) -> None:
     html = (
         f"<html><head><title>{title}</title><script>var hidden = 1;</script></head><body><h1>{title}</h1>"
         f"<p>{first}</p><h2>Results</h2><div><p>{second}</p></div><style>p {{}}</style></body></html>"
-    ).encode()
+    )
     parsed = sections_of_html(html)
     assert parsed.title == title
     assert [(s.label, s.text) for s in parsed.sections] == [(None, first), ("Results", second)]

@@ -89,6 +89,7 @@ def _totals(files: Sequence[IngestFileReport]) -> IngestCounts:
         pages=sum(f.pages for f in files), ocr_pages=sum(f.ocr_pages for f in files),
         characters=sum(f.characters for f in files), sections=sum(f.sections for f in files),
         chunks=sum(f.chunks for f in files), entities=sum(f.entities for f in files),
+        relations=sum(f.relations for f in files),
         written=sum(1 for f in files if f.status == "written"),
         unchanged=sum(1 for f in files if f.status == "unchanged"),
         failed=sum(1 for f in files if f.status == "error"),
@@ -288,14 +289,14 @@ def summarize(response: IngestRunResponse) -> str:
     lines = [
         f"Ingestion job `{response.job_id}`: **{response.status}** ({mode}).",
         (f"Totals: {c.files} files, {c.pages} pages ({c.ocr_pages} by OCR), {c.characters} characters, "
-        f"{c.sections} sections, {c.chunks} chunks, {c.entities} entities; {c.written} written, "
+        f"{c.sections} sections, {c.chunks} chunks, {c.entities} entities, {c.relations} relations; {c.written} written, "
         f"{c.unchanged} unchanged, {c.failed} failed."),
     ]
     for report in response.files:
         detail = (
             f"error: {report.error}" if report.status == "error"
             else f"{report.pages} pages ({report.ocr_pages} OCR), {report.characters} chars, {report.sections} sections, "
-            f"{report.chunks} chunks, {report.entities} entities"
+            f"{report.chunks} chunks, {report.entities} entities, {report.relations} relations"
         )
         where = f" as {report.doc_id}" if report.doc_id else ""
         lines.append(f"- {report.uri}{where} [{report.doc_type or '?'}, {report.lang or '?'}]: {report.status}; {detail}")

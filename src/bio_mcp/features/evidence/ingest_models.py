@@ -132,6 +132,9 @@ class IngestCounts(BaseModel):
     sections: int = Field(default=0, description="Sections found")
     chunks: int = Field(default=0, description="Corpus chunks (graph Section nodes) made of them")
     entities: int = Field(default=0, description="Distinct entities linked, summed over files")
+    relations: int = Field(
+        default=0, description="Additive: relations the files' sentences state (evidence rows), summed over files"
+    )
     written: int = Field(default=0, description="Files written to the corpus and graph")
     unchanged: int = Field(default=0, description="Files already ingested with the same content: nothing written")
     failed: int = Field(default=0, description="Files that failed (see their error)")
@@ -150,6 +153,7 @@ class IngestFileReport(BaseModel):
     sections: int = 0
     chunks: int = 0
     entities: int = 0
+    relations: int = Field(default=0, description="Additive: relations its sentences state (evidence rows)")
     error: str | None = Field(default=None, description="Why this file failed")
 
 

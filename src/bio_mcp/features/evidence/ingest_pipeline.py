@@ -1,11 +1,15 @@
 """One file through ingestion: guard -> text (pypdf, OCR, text/Markdown/HTML) -> sections -> chunks
--> entity linking -> (unless a dry run) the corpus and the graph, in one transaction.
+-> entity linking and relation extraction -> (unless a dry run) the corpus and the graph, in one
+transaction.
 
 A file becomes a corpus document keyed `file:<hash of its URI>` (`store.document_keys`) whose chunks
 the corpus's one hybrid index serves to kb.search, and a graph Document whose `source_uri` is the
 file's `file://` URI, with a Section per chunk and MENTIONS of every linked entity (MeSH terms by the
-graph's linker, herb names of any language by `kg_names`). A file whose bytes (and the pipeline
-settings that shape its text) are those already ingested is not read again: nothing changes.
+graph's linker, herb names of any language by `kg_names`), and the relations its sentences state as
+`kg_relation_evidence` rows and the edges they support, extracted as a sync extracts them. Text and
+HTML are decoded by `ingest_charset` (a BOM, a declared charset, UTF-8, else detected). A file whose
+bytes (and the pipeline settings that shape its text) are those already ingested is not read again:
+nothing changes.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.features.evidence.ingest_access import AllowedFile, check_file, doc_type_of
+from bio_mcp.features.evidence.ingest_charset import decode_text
 from bio_mcp.features.evidence.ingest_models import IngestFileReport, IngestItem
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions
 from bio_mcp.features.evidence.ingest_pdf import PageText, read_pdf
@@ -30,9 +35,10 @@ from bio_mcp.features.evidence.ingest_sections import (
     sections_of_plain,
 )
 from bio_mcp.graph.build import DocumentSource, SectionSource
+from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.graph.mentions import EntityMentions, group_mentions
+from bio_mcp.graph.mentions import EntityMentions
 from bio_mcp.graph.name_linking import NameLinker
 from bio_mcp.search.chunking import AbstractSection
 from bio_mcp.store import ChunkRecord, DocumentRecord, QualityScores
@@ -40,8 +46,9 @@ from bio_mcp.store.document_keys import file_document_key
 from bio_mcp.store.ingest import IngestedFile
 from bio_mcp.store.schema import utc_now
 
-# Bumped when a change here would give an already ingested file different text, sections or chunks.
-PIPELINE_VERSION = "ingest-v1"
+# Bumped when a change here would give an already ingested file different text, sections, chunks or
+# graph (v2: charsets detected, relations extracted).
+PIPELINE_VERSION = "ingest-v2"
 
 
 @dataclass(frozen=True)
@@ -68,23 +75,27 @@ class Extracted:
     text: SectionedText
     chunks: list[ChunkRecord] = field(default_factory=list)
     mentions: dict[str, list[EntityMentions]] = field(default_factory=dict)
+    # chunk_id -> the relations that chunk's sentences state (offsets into its text).
+    relations: dict[str, list[StatedRelation]] = field(default_factory=dict)
 
     @property
     def entities(self) -> int:
         return len({mention.entity_id for mentions in self.mentions.values() for mention in mentions})
 
+    @property
+    def stated_relations(self) -> int:
+        """The evidence rows the relations make (a span two rules state alike is one row)."""
+        return len({
+            (chunk_id, r.src, r.type, r.dst, r.start, r.end, r.extractor)
+            for chunk_id, found in self.relations.items() for r in found
+        })
+
 
 Log = Callable[[str], None]
 
 
-def _decode(allowed: AllowedFile, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BioMcpError(
-            ErrorCode.VALIDATION, f"{allowed.path.name} is not UTF-8 text (byte {exc.start}): nothing was written",
-            {"field": "batch.uri", "uri": allowed.source_uri},
-        ) from None
+def _decode(allowed: AllowedFile, data: bytes, *, html: bool = False) -> str:
+    return decode_text(data, html=html, name=allowed.path.name, uri=allowed.source_uri)
 
 
 def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: IngestOptions, log: Log) -> Extracted:
@@ -99,7 +110,7 @@ def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: Ingest
         pages, ocr_pages = len(read), sum(1 for page in read if page.ocr)
         text = sections_of_plain("\n".join(page.text for page in read))
     elif doc_type == "html":
-        text = sections_of_html(data)
+        text = sections_of_html(_decode(allowed, data, html=True))
     elif doc_type == "markdown":
         text = sections_of_markdown(_decode(allowed, data))
     else:
@@ -115,14 +126,13 @@ def extract(allowed: AllowedFile, data: bytes, item: IngestItem, options: Ingest
 
 
 def link(extracted: Extracted, key: str, graph: GraphIndexer, names: NameLinker | None) -> None:
-    """Chunks the text like a PubMed record (title carried in every chunk) and links each chunk."""
+    """Chunks the text like a PubMed record (title carried in every chunk), links each chunk and
+    extracts the relations its sentences state, as a sync does (`GraphIndexer.annotate`)."""
     sections = [AbstractSection(section.label, section.text) for section in extracted.text.sections]
     extracted.chunks = chunk_records(key, extracted.text.title, sections)
-    for chunk in extracted.chunks:
-        mentions = graph.link_text(chunk.text)
-        if names is not None:
-            mentions = [*mentions, *names.link(chunk.text)]
-        extracted.mentions[chunk.chunk_id] = group_mentions(mentions)
+    annotations = graph.annotate(extracted.chunks, also=names)
+    extracted.mentions = annotations.mentions
+    extracted.relations = annotations.relations
 
 
 def report_of(item: IngestItem, allowed: AllowedFile | None, extracted: Extracted | None, status: str) -> IngestFileReport:
@@ -137,7 +147,7 @@ def report_of(item: IngestItem, allowed: AllowedFile | None, extracted: Extracte
                 "doc_type": extracted.doc_type, "lang": extracted.lang, "pages": extracted.pages,
                 "ocr_pages": extracted.ocr_pages, "characters": extracted.text.characters,
                 "sections": len(extracted.text.sections), "chunks": len(extracted.chunks),
-                "entities": extracted.entities,
+                "entities": extracted.entities, "relations": extracted.stated_relations,
             }
         )
     return report
@@ -171,7 +181,8 @@ def _write(
                     SectionSource(chunk.chunk_id, chunk.uuid, chunk.section, chunk.text, chunk.position)
                     for chunk in extracted.chunks
                 ],
-                mentions=extracted.mentions, source_uri=allowed.source_uri, source_type=FILE_SOURCE_TYPE,
+                mentions=extracted.mentions, relations=extracted.relations, source_uri=allowed.source_uri,
+                source_type=FILE_SOURCE_TYPE,
             )
             graph.write(tx.connection, [source])
             tx.ingested_files.put(
@@ -206,11 +217,11 @@ def ingest_file(
     report = report_of(item, allowed, extracted, "would_write" if dry_run else "written")
     log(
         f"{allowed.path}: {report.pages} pages ({report.ocr_pages} by OCR), {report.characters} characters, "
-        f"{report.sections} sections, {report.chunks} chunks, {report.entities} entities"
+        f"{report.sections} sections, {report.chunks} chunks, {report.entities} entities, {report.relations} relations"
     )
     if dry_run:
         return report
-    counts = report.model_dump(include={"pages", "ocr_pages", "characters", "sections", "chunks", "entities"})
+    counts = report.model_dump(include={"pages", "ocr_pages", "characters", "sections", "chunks", "entities", "relations"})
     _write(index, graph, allowed, key, digest, options, extracted, counts)
     log(f"{allowed.path}: written as {key} ({allowed.source_uri})")
     return report

@@ -152,8 +152,11 @@ _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _BLOCKS = frozenset({"p", "div", "li", "td", "th", "pre", "blockquote", "section", "article", "br", "tr", "dd", "dt"})
 
 
-def sections_of_html(data: bytes) -> SectionedText:
-    document = lxml.html.document_fromstring(data)
+def sections_of_html(text: str) -> SectionedText:
+    """`text` is decoded already (`ingest_charset`): lxml is handed its UTF-8 and told so, which
+    overrides a <meta charset> (or an XML declaration) inside it."""
+    parser = lxml.html.HTMLParser(encoding="utf-8")
+    document = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
     for element in document.xpath("//script|//style|//noscript|//template|//head/*[not(self::title)]"):
         element.drop_tree()
     titles = document.xpath("//title/text()")
