@@ -164,6 +164,31 @@ async def test_a_herb_harm_in_an_ingested_file_is_what_find_contraindications_st
     assert sorted(row.id for row in _stored(service, path)[1]) == sorted(row.id for row in rows)
 
 
+async def test_an_ingested_file_saying_garlic_interacts_with_warfarin_is_stated_with_its_sentence(
+    ingest_env: IngestEnv, sync_graph: GraphIndexer
+) -> None:
+    """The issue's case: a file whose text says garlic interacts with warfarin was ingested and
+    find_contraindications answered "0 finding(s)". The file here is a real abstract (PMID 24790635,
+    CC BY: tests/evidence/records/) that names garlic among the herbs interacting with warfarin."""
+    record = (Path(__file__).resolve().parents[1] / "records" / "pmid_24790635.xml").read_text(encoding="utf-8")
+    abstract = record.split("<AbstractText>", 1)[1].split("</AbstractText>", 1)[0]
+    path = ingest_env.root / "herb-warfarin.txt"
+    path.write_text(abstract, encoding="utf-8")
+    service = ingest_env.make(graph=sync_graph)
+
+    response = await service.run(_request(path))
+
+    assert response.status == "done", response.error
+    answer = await _call(service, "tool.find_contraindications", {"herb_ids": ["garlic"]})
+    interactions = [r for r in answer["structured"]["results"] if r["relation"] == "interaction"]
+    assert [r["target_id"] for r in interactions] == ["mesh:D014859"]  # Warfarin
+    finding = interactions[0]
+    assert "Garlic" in finding["evidence"] and "warfarin" in finding["evidence"]
+    assert finding["source"] == path.resolve().as_uri() and finding["quote_checked"] is True
+    assert abstract[finding["span"]["start"]:finding["span"]["end"]] == finding["evidence"]
+    assert not answer["text"].startswith("No interaction or contraindication evidence")
+
+
 async def test_a_failing_write_leaves_neither_the_document_nor_its_relations(
     ingest_env: IngestEnv, data_dir: Path, database_url: str | None, sync_graph: GraphIndexer
 ) -> None:

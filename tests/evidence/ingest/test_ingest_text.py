@@ -66,3 +66,15 @@ def test_names_link_thai_anywhere_latin_as_whole_words_longest_first(data_dir: P
     # A span is linked once: no shorter name inside a longer one.
     spans = [(m.start, m.end) for m in linker.link(text)]
     assert all(not (a < d and c < b) for i, (a, b) in enumerate(spans) for (c, d) in spans[i + 1 :] if (a, b) != (c, d))
+
+
+def test_a_one_paragraph_text_is_kept_whole_not_cut_to_a_title() -> None:
+    # A real abstract (PMID 24790635, CC BY: tests/evidence/records/) saved as one line; it was taken
+    # as the file's title and cut at 300 characters, losing the sentence about garlic and warfarin.
+    record = (Path(__file__).resolve().parents[1] / "records" / "pmid_24790635.xml").read_text(encoding="utf-8")
+    abstract = record.split("<AbstractText>", 1)[1].split("</AbstractText>", 1)[0]
+    sectioned = sections_of_plain(abstract + "\n")
+    assert sectioned.title is None
+    assert " ".join(section.text for section in sectioned.sections) == abstract
+    short = sections_of_plain("Herb-warfarin interactions\n\n" + abstract)
+    assert short.title == "Herb-warfarin interactions" and short.sections[0].text == abstract

@@ -101,8 +101,10 @@ def sections_of_plain(text: str) -> SectionedText:
     lines = text.splitlines()
     first = next((index for index, line in enumerate(lines) if line.strip()), None)
     title = None
-    if first is not None and not _is_heading(lines[first]):
-        title = lines[first].strip()[:TITLE_MAX_CHARS]
+    # A first line longer than a title can be is the text itself (a one-paragraph file): kept as
+    # text, never cut to a title's length.
+    if first is not None and not _is_heading(lines[first]) and len(lines[first].strip()) <= TITLE_MAX_CHARS:
+        title = lines[first].strip()
         lines = lines[first + 1 :]
     blocks: list[tuple[str | None, list[str]]] = [(None, [])]
     for line in lines:
