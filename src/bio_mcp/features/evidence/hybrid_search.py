@@ -189,7 +189,8 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
     if "herb" in types:
         linked: dict[str, float] = {}
         if context.linker is not None:
-            for mention in context.linker.link(query.search_text_en):
+            # The query's own words, not its herbs' synonyms: one may be another herb's name.
+            for mention in context.linker.link(query.link_text_en):
                 linked[mention.entity_id] = max(linked.get(mention.entity_id, 0.0), mention.confidence)
         hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)[: request.top_k]
     document_types = types & {"paper", "chunk"}

@@ -200,7 +200,11 @@ class CrossLingualQuery:
     other Thai words by WordNet; when nothing in a Thai query has an English counterpart it is the
     segmented Thai text itself (`translated` False: only words can match it, e.g. in ingested Thai
     documents; an English embedding model cannot read it).
-    `untranslated` lists the Thai words (stopwords aside) that had none."""
+    `untranslated` lists the Thai words (stopwords aside) that had none.
+    `link_text_en` is what an entity linker reads for more entities: `search_text_en` without the
+    common names and synonyms the named entities were expanded to, only their scientific and MeSH
+    names. A synonym may be another herb's name (turmeric's "Indian saffron"), and the user did not
+    ask about saffron."""
 
     query: str
     lang: Lang
@@ -210,6 +214,7 @@ class CrossLingualQuery:
     search_text_en: str
     untranslated: tuple[str, ...]
     translated: bool = True
+    link_text_en: str = ""
 
 
 def _english_matches(text: str, lexicon: NameLexicon) -> list[tuple[int, str]]:
@@ -248,6 +253,7 @@ def cross_lingual(
     resolved = resolve_lang(query, lang)
     tokens: list[str] = []
     pieces: list[str] = []
+    own: list[str] = []  # the pieces an entity linker may read (`CrossLingualQuery.link_text_en`)
     untranslated: list[str] = []
     matches: list[NameMatch] = []
     position = 0
@@ -255,6 +261,7 @@ def cross_lingual(
         latin = query[position : run.start()]
         tokens += _LATIN_WORD.findall(latin)
         pieces.append(latin)
+        own.append(latin)
         position = run.end()
         words = segment(run.group(), lexicon)
         spelt = _substance_spans(words, lexicon, substances) if substances is not None else {}
@@ -265,6 +272,7 @@ def cross_lingual(
                 tokens.append(substance.thai)
                 matches += [NameMatch(substance.thai, entity, "th") for entity in substance.values]
                 pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
+                own.extend([substance.english, *_own_names(substance.values, lexicon, describe)])
                 index = end
                 continue
             compound = _wordnet_compound(words, index, lexicon, next((start for start in spelt if start > index), None))
@@ -272,28 +280,34 @@ def cross_lingual(
                 end, lemma = compound
                 tokens.append(lemma)
                 pieces.extend(thai_english_words()[lemma])
+                own.extend(thai_english_words()[lemma])
                 index = end
                 continue
             token = words[index]
             index += 1
             tokens.append(token)
             entities = lexicon.thai.get(token)
+            english: Sequence[str] = ()
             if entities:
                 matches += [NameMatch(token, entity, "th") for entity in entities]
                 pieces.extend(_expansion(entities, lexicon, describe))
+                own.extend(_own_names(entities, lexicon, describe))
             elif token in _transliterations():
-                pieces.append(_transliterations()[token])
+                english = (_transliterations()[token],)
             elif token in _stopwords():
                 continue
             elif token in thai_english_words():
-                pieces.extend(thai_english_words()[token])
+                english = thai_english_words()[token]
             elif (lemma := _prefixed_lemma(token)) is not None:
-                pieces.extend(thai_english_words()[lemma])
+                english = thai_english_words()[lemma]
             else:
                 untranslated.append(token)
+            pieces.extend(english)
+            own.extend(english)
     tail = query[position:]
     tokens += _LATIN_WORD.findall(tail)
     pieces.append(tail)
+    own.append(tail)
     latin_text = _each_word_once(" ".join(pieces))
     for _, key in _english_matches(" ".join(p for p in _latin_only(query)), lexicon):
         matches += [NameMatch(key, entity, "en") for entity in lexicon.english[key]]
@@ -302,7 +316,7 @@ def cross_lingual(
     return CrossLingualQuery(
         query=query, lang=resolved, tokens=tuple(tokens), entity_ids=entity_ids, matches=tuple(matches),
         search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
-        translated=translated,
+        translated=translated, link_text_en=_each_word_once(" ".join(own)),
     )
 
 
@@ -441,6 +455,19 @@ def _expansion(
         if described and fold(described) not in {fold(n) for n in names}:
             names.append(described)
         words.extend(names)
+    return words
+
+
+def _own_names(
+    entities: Sequence[str], lexicon: NameLexicon, describe: Callable[[str], str | None] | None
+) -> list[str]:
+    """The names that are the entities' own, no other entity's: scientific names and the MeSH name."""
+    words: list[str] = []
+    for entity in entities:
+        words.extend(n.name for n in lexicon.names.get(entity, ()) if n.kind == "scientific" and n.lang != "th")
+        described = describe(entity) if describe is not None else None
+        if described:
+            words.append(described)
     return words
 
 
