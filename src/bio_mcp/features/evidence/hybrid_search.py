@@ -9,7 +9,8 @@ language step made here, with the query's `lang`, for English queries too (their
    their Thai, English or scientific names in `kg_names`), and the English text the literature is
    searched with (the entities' English names and MeSH names).
 2. At most `top_k` hits, in this order: `herb` hits for the herbs and formulations the query names
-   (by name, or a MeSH plant the linker finds: tree B01.875), then, for each of the best documents,
+   (by name, or a MeSH plant the linker finds in the query's own words and the named herbs'
+   scientific and MeSH names, not their synonyms: tree B01.875), then, for each of the best documents,
    a `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
    passage, the Section id `kb.retrieve_evidence` reads), until `top_k` is reached: the last
    document may give its paper hit alone. `filters.types` keeps only some types, so `paper` or

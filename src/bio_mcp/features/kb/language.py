@@ -12,8 +12,11 @@ tool.rag_answer) build on it: one reading of Thai for every search.
 
 Segmentation is pythainlp's `newmm` (dictionary-based maximal matching) over its shipped Thai word
 list plus every Thai name in `kg_names`, so "ฟ้าทะลายโจร" stays one token instead of ฟ้า/ทะลาย/โจร
-and maps to its entity. The English side of an entity is its non-Thai names (English and
-scientific) and, when a describer is given, its MeSH preferred name. Thai loanwords (ไวรัส, อินซูลิน)
+and maps to its entity; the herbs of examples/kg/thai_herb_names.tsv (`search.thai_herbs`) are kept
+whole and read by their names even before the graph holds them. The English side of an entity is
+its non-Thai names (English and scientific) and, when a describer is given, its MeSH preferred name;
+a linker looking for more entities reads only the scientific and MeSH ones (`link_text_en`), as a
+synonym may be another herb's name. Thai loanwords (ไวรัส, อินซูลิน)
 are carried over through pythainlp's Thai-English transliteration dictionary, drug and chemical
 names spelt in Thai (วาร์ฟาริน, warfarin) through their MeSH names (`search.thai_loanwords`), and other
 Thai words (เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`search.thai_english`),
@@ -43,6 +46,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.search.thai_english import thai_english_words
+from bio_mcp.search.thai_herbs import known_herbs
 from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
@@ -106,13 +110,20 @@ def _stopwords() -> frozenset[str]:
 @dataclass(frozen=True)
 class NameLexicon:
     """The names of `kg_names` as matchers: Thai names by exact token, English and scientific names
-    by whole-word match (case-folded), and each entity's names for display and expansion."""
+    by whole-word match (case-folded), and each entity's names for display and expansion.
+    `herbs`: the shipped Thai herb names (`search.thai_herbs`) the graph does not hold, each with its
+    scientific and English name, read as words (no entity) so that the herb wins over WordNet."""
 
     thai: dict[str, tuple[str, ...]]
     english: dict[str, tuple[str, ...]]
     names: dict[str, tuple[EntityName, ...]]
     tokenizer: Tokenizer
     english_matcher: ahocorasick.Automaton | None
+    herbs: dict[str, tuple[str, str]]
+
+    def is_name(self, word: str) -> bool:
+        """A herb's (or another entity's) Thai name: never cut into WordNet words or drug syllables."""
+        return word in self.thai or word in self.herbs
 
     def english_names(self, entity_id: str) -> list[str]:
         """The entity's non-Thai names, scientific first, then preferred, then common."""
@@ -142,13 +153,15 @@ def build_lexicon(names: Iterable[EntityName]) -> NameLexicon:
         for key in english:
             matcher.add_word(key, key)
         matcher.make_automaton()
-    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai)), engine="newmm")
+    herbs = {name: names for name, names in known_herbs().items() if name not in thai}
+    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai) | frozenset(herbs)), engine="newmm")
     return NameLexicon(
         thai={k: tuple(sorted(v)) for k, v in thai.items()},
         english={k: tuple(sorted(v)) for k, v in english.items()},
         names={k: tuple(v) for k, v in by_entity.items()},
         tokenizer=tokenizer,
         english_matcher=matcher,
+        herbs=herbs,
     )
 
 
@@ -292,10 +305,18 @@ def cross_lingual(
                 matches += [NameMatch(token, entity, "th") for entity in entities]
                 pieces.extend(_expansion(entities, lexicon, describe))
                 own.extend(_own_names(entities, lexicon, describe))
-            elif token in _transliterations():
-                english = (_transliterations()[token],)
+            elif token in lexicon.herbs:
+                scientific, common = lexicon.herbs[token]
+                pieces.extend((scientific, common))
+                own.append(scientific)
             elif token in _stopwords():
                 continue
+            elif token in thai_english_words().first_tier:
+                # A plant, food, complaint or substance before the transliteration dictionary, which
+                # also spells names by their sound (ทับทิม, pomegranate, is there as the name Ruby).
+                english = thai_english_words()[token]
+            elif token in _transliterations():
+                english = (_transliterations()[token],)
             elif token in thai_english_words():
                 english = thai_english_words()[token]
             elif (lemma := _prefixed_lemma(token)) is not None:
@@ -336,7 +357,7 @@ def _wordnet_compound(
         run = words[start:end]
         joined = "".join(run)
         lemma = joined if joined in thai_english_words() else _prefixed_lemma(joined)
-        if lemma is not None and not any(word in lexicon.thai for word in run):
+        if lemma is not None and not any(lexicon.is_name(word) for word in run):
             return end, lemma
     return None
 
@@ -358,7 +379,7 @@ _MAX_SUBSTANCE_WORDS = 8
 
 
 def _has_translation(word: str, lexicon: NameLexicon) -> bool:
-    return (word in lexicon.thai or word in _transliterations() or word in _stopwords()
+    return (lexicon.is_name(word) or word in _transliterations() or word in _stopwords()
             or word in thai_english_words())
 
 
@@ -374,11 +395,11 @@ def _substance_spans(
     spelling wins, then the one with fewer edits, then the first."""
     found: list[tuple[int, int, LoanwordMatch[str]]] = []
     for start in range(len(words)):
-        if words[start] in _stopwords() or words[start] in lexicon.thai:
+        if words[start] in _stopwords() or lexicon.is_name(words[start]):
             continue
         for end in range(start + 1, min(len(words), start + _MAX_SUBSTANCE_WORDS) + 1):
             run = words[start:end]
-            if run[-1] in lexicon.thai:
+            if lexicon.is_name(run[-1]):
                 break
             if run[-1] in _stopwords() or all(_has_translation(word, lexicon) for word in run):
                 continue
