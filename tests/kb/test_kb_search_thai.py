@@ -131,7 +131,8 @@ def test_a_complaint_written_bare_is_read_as_the_disease_or_symptom_wordnet_file
     [("ใบบัวบก", {"leaf", "Centella", "asiatica"}, {"bladed"}),
      ("มะระขี้นก", {"Momordica", "charantia"}, {"pigeon", "droppings"}),
      ("ทับทิม", {"pomegranate"}, {"ruby"}),
-     ("น้ำตาลในเลือด", {"sugar", "blood"}, {"brown", "gore"})],
+     ("น้ำตาลในเลือด", {"sugar", "blood"}, {"brown", "gore"}),
+     ("ขิงแก้คัน", {"Zingiber", "pruritus"}, {"handle"})],
 )
 def test_herbs_and_foods_are_read_by_their_names_not_by_literal_wordnet_senses(
     thai: str, wanted: set[str], unwanted: set[str], data_dir

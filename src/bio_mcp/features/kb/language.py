@@ -317,6 +317,10 @@ def cross_lingual(
                 english = thai_english_words()[token]
             elif token in _transliterations():
                 english = (_transliterations()[token],)
+            elif _SYMPTOM_PREFIX + token in thai_english_words():
+                # The symptom before the word's other senses, none of which is a complaint or a part
+                # of the body (first_tier, above): คัน is itching (อาการคัน, pruritus), not a handle.
+                english = thai_english_words()[_SYMPTOM_PREFIX + token]
             elif token in thai_english_words():
                 english = thai_english_words()[token]
             elif (lemma := _prefixed_lemma(token)) is not None:
@@ -367,6 +371,7 @@ def _wordnet_compound(
 # as โรคตับอักเสบ (the disease: hepatitis). The nominalisers การ and ความ are left out: they turn verbs
 # into nouns of other senses (ลด, reduce, into "decline"; รักษา, treat, into "medication").
 _NOUN_PREFIXES = ("โรค", "อาการ", "ภาวะ")
+_SYMPTOM_PREFIX = "อาการ"
 
 
 def _prefixed_lemma(word: str) -> str | None:
