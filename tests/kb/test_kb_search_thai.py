@@ -18,6 +18,7 @@ from tests.evidence.conftest import (  # noqa: F401
     ANDROGRAPHIS_PAPER,
     anyio_backend,
     herb_graph,
+    herb_names,
     herbal_corpus,
 )
 
@@ -123,3 +124,20 @@ def test_a_complaint_written_bare_is_read_as_the_disease_or_symptom_wordnet_file
     # Thai WordNet has อาการท้องเสีย (the symptom) and โรคตับอักเสบ (the disease), not the bare words.
     query = cross_lingual(f"ขิงแก้{thai}", "th", build_lexicon([]))
     assert english in query.search_text_en.split() and thai not in query.untranslated, query
+
+
+@pytest.mark.parametrize(
+    ("thai", "wanted", "unwanted"),
+    [("ใบบัวบก", {"leaf", "Centella", "asiatica"}, {"bladed"}),
+     ("มะระขี้นก", {"Momordica", "charantia"}, {"pigeon", "droppings"}),
+     ("ทับทิม", {"pomegranate"}, {"ruby"}),
+     ("น้ำตาลในเลือด", {"sugar", "blood"}, {"brown", "gore"}),
+     ("ขิงแก้คัน", {"Zingiber", "pruritus"}, {"handle"})],
+)
+def test_herbs_and_foods_are_read_by_their_names_not_by_literal_wordnet_senses(
+    thai: str, wanted: set[str], unwanted: set[str], data_dir
+) -> None:
+    # Without the graph's names (no `bio-mcp kg import` yet: the shipped herb table) and with them.
+    for lexicon in (build_lexicon([]), build_lexicon(herb_names(data_dir))):
+        words = set(cross_lingual(thai, "th", lexicon).search_text_en.split())
+        assert wanted <= words and not unwanted & words, (thai, words)

@@ -39,3 +39,13 @@ def test_without_wordnet_the_map_is_empty_and_says_how_to_install_it(
     with caplog.at_level(logging.WARNING):
         assert thai_english_words(tmp_path) == {}
     assert "apt-get install wordnet-base" in caplog.text
+
+
+def test_senses_that_fit_a_health_question_win_and_weak_second_senses_are_left_out() -> None:
+    words = thai_english_words()
+    assert words["ทับทิม"] == ("pomegranate",)  # the fruit (noun.food), not the gem (noun.substance, noun.possession)
+    assert words["ใบ"] == ("leaf",)  # not the adjective "bladed"
+    assert words["น้ำตาล"] == ("sugar",)  # not the colour brown
+    assert words["เลือด"] == ("blood",)  # gore was never tagged in SemCor
+    assert "I" not in words["ไอ"]  # cough is not the letter I (noun.communication)
+    assert "ทับทิม" in words.first_tier and "ยา" not in words.first_tier

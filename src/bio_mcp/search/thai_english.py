@@ -5,10 +5,17 @@ pythainlp's wheel (`corpus/wordnet_th.db`: Thai lemma -> Princeton WordNet 3.0 s
 
     words = thai_english_words()     # {'เบาหวาน': ('diabetes',), 'ยา': ('drug', 'medicine'), ...}
 
-Only nouns and adjectives are kept (the words of a disease or a drug question). A Thai lemma's
-synsets are ranked by how often their senses were tagged in WordNet's SemCor counts (`cntlist.rev`),
-most frequent first, and each gives its first English lemma; at most `PER_WORD` distinct words are
-kept, so a common Thai word does not flood the query. Without the WordNet files the map is empty and
+Only nouns and adjectives are kept (the words of a disease or a drug question), and only senses
+that fit a health question, by the WordNet lexicographer file a synset is filed in (`SENSE_TIERS`):
+first diseases and symptoms (noun.state), the body, plants, foods and substances; then drugs and
+other things (noun.artifact), acts, people, processes and the like; adjectives last; never letters
+and words (noun.communication: ไอ, cough, is also the letter I), places, groups or possessions (ทับทิม
+is a pomegranate, not a cut ruby). Within a tier a Thai lemma's synsets are ranked by how often
+their senses were tagged in WordNet's SemCor counts (`cntlist.rev`), most frequent first, and each
+gives its first English lemma. The first sense is always kept; another only from the same file,
+and untagged only when the first is too, up to `PER_WORD` distinct words: เลือด is blood, not
+"blood gore"; ใบ is leaf, not "leaf bladed"; น้ำตาล is sugar, not "brown sugar"; มะเร็งตับ is liver
+cancer and hepatoma. Without the WordNet files the map is empty and
 one warning says how to install them: Thai queries still reach English through herb names and
 loanwords.
 """
@@ -29,6 +36,21 @@ logger = logging.getLogger(__name__)
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
 INSTALL_HINT = "apt-get install wordnet-base"
 PER_WORD = 2
+
+# WordNet's lexicographer files (lexnames(5WN)) by how well their senses fit a health question,
+# best first; a file not listed is never read (noun.cognition 09 holds memory, so it stays).
+SENSE_TIERS: tuple[frozenset[str], ...] = (
+    # noun.state, noun.body, noun.plant, noun.food, noun.substance
+    frozenset({"26", "08", "20", "13", "27"}),
+    # noun.artifact (drugs), noun.act, noun.person, noun.process, noun.phenomenon, noun.attribute,
+    # noun.animal, noun.feeling, noun.quantity, noun.event, noun.Tops, noun.time, noun.cognition
+    frozenset({"06", "04", "18", "22", "19", "07", "05", "12", "23", "11", "03", "28", "09"}),
+    # adj.all, adj.pert, adj.ppl: a Thai word's adjective sense only when it has no noun one (ขม, bitter)
+    frozenset({"00", "01", "44"}),
+)
+# Within the first tier, senses tagged equally often (mostly never) go in this order: a complaint,
+# then a part of the body, then a plant or a food, then a substance (ทับทิม: pomegranate, not ruby).
+_FIRST_TIER_ORDER = ("26", "08", "20", "13", "27")
 
 # Thai WordNet tags adjective satellites "-a" too; both live in data.adj.
 _DATA_FILES = {"n": "data.noun", "a": "data.adj"}
@@ -67,8 +89,13 @@ def _line_near(handle: BinaryIO, offset: int) -> bytes:
     return handle.readline()
 
 
-def _synset(handle: BinaryIO, offset: int, counts: dict[str, int]) -> tuple[str, int] | None:
-    """The synset at `offset` of an open data file: its first lemma and its senses' summed tag count.
+def _tier(lex_filenum: str) -> int | None:
+    return next((rank for rank, files in enumerate(SENSE_TIERS) if lex_filenum in files), None)
+
+
+def _synset(handle: BinaryIO, offset: int, counts: dict[str, int]) -> tuple[str, int, str] | None:
+    """The synset at `offset` of an open data file: its first lemma, its senses' summed tag count
+    and its lexicographer file number.
 
     A data line is `offset lex_filenum ss_type w_cnt (word lex_id){w_cnt} ...` (wndb(5WN)), w_cnt in hex."""
     fields = _line_near(handle, offset).decode("utf-8").split()
@@ -77,20 +104,29 @@ def _synset(handle: BinaryIO, offset: int, counts: dict[str, int]) -> tuple[str,
     lex_filenum, ss_type, w_cnt = fields[1], fields[2], int(fields[3], 16)
     words = [(_ADJ_MARKER.sub("", fields[4 + 2 * i]), fields[5 + 2 * i]) for i in range(w_cnt)]
     tagged = sum(counts.get(_sense_prefix(word, ss_type, lex_filenum, lex_id), 0) for word, lex_id in words)
-    return words[0][0].replace("_", " "), tagged
+    return words[0][0].replace("_", " "), tagged, lex_filenum
 
 
-def build_thai_english(
-    wordnet_dir: Path, thai_db: Path, per_word: int = PER_WORD
-) -> dict[str, tuple[str, ...]]:
-    """Thai lemma -> up to `per_word` English words (nouns and adjectives), most frequent sense first."""
+class ThaiEnglishWords(dict[str, tuple[str, ...]]):
+    """Thai lemma -> English words, and `first_tier`: the lemmas whose first sense is in the first
+    of `SENSE_TIERS` (a complaint, a part of the body, a plant, a food or a substance)."""
+
+    def __init__(self, words: dict[str, tuple[str, ...]] | None = None, first_tier: frozenset[str] = frozenset()) -> None:
+        super().__init__(words or {})
+        self.first_tier = first_tier
+
+
+def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WORD) -> ThaiEnglishWords:
+    """Thai lemma -> up to `per_word` English words (nouns and adjectives of a health question's
+    senses), the best fitting and most frequent sense first; a lemma with no such sense is left out."""
     counts = _tag_counts(wordnet_dir)
     with sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True) as connection:
         rows = connection.execute("SELECT li, synsetid FROM word_synset").fetchall()
-    senses: dict[str, list[tuple[int, str, str]]] = {}
+    senses: dict[str, list[tuple[int, int, int, str, str]]] = {}
+    lexfile: dict[str, str] = {}
     handles = {pos: (wordnet_dir / name).open("rb") for pos, name in _DATA_FILES.items()}
     try:
-        synsets: dict[str, tuple[str, int] | None] = {}
+        synsets: dict[str, tuple[str, int, str] | None] = {}
         for thai, synset_id in rows:
             thai = thai.strip()
             offset, _, pos = synset_id.partition("-")
@@ -101,22 +137,32 @@ def build_thai_english(
             synset = synsets[synset_id]
             if synset is None:
                 continue
-            english, tagged = synset
-            senses.setdefault(thai, []).append((-tagged, synset_id, english))
+            english, tagged, lex_filenum = synset
+            tier = _tier(lex_filenum)
+            if tier is None:
+                continue
+            order = _FIRST_TIER_ORDER.index(lex_filenum) if tier == 0 else 0
+            senses.setdefault(thai, []).append((tier, -tagged, order, synset_id, english))
+            lexfile[synset_id] = lex_filenum
     finally:
         for handle in handles.values():
             handle.close()
     words: dict[str, tuple[str, ...]] = {}
+    first_tier: set[str] = set()
     for thai, found in senses.items():
-        chosen: dict[str, str] = {}
-        for _, _, english in sorted(found):
-            chosen.setdefault(english.casefold(), english)
+        first, *others = sorted(found)
+        if first[0] == 0:
+            first_tier.add(thai)
+        chosen = {first[4].casefold(): first[4]}
+        for _, negative_tagged, _, synset_id, english in others:
+            if lexfile[synset_id] == lexfile[first[3]] and (negative_tagged < 0 or first[1] == 0):
+                chosen.setdefault(english.casefold(), english)
         words[thai] = tuple(list(chosen.values())[:per_word])
-    return words
+    return ThaiEnglishWords(words, frozenset(first_tier))
 
 
 @lru_cache(maxsize=4)
-def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> dict[str, tuple[str, ...]]:
+def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> ThaiEnglishWords:
     """The map of `build_thai_english` over pythainlp's Thai WordNet, built once per process; empty
     (with one warning) when WordNet's data files are not installed."""
     missing = [name for name in (*_DATA_FILES.values(), "cntlist.rev") if not (wordnet_dir / name).is_file()]
@@ -128,5 +174,5 @@ def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> dict[str, tupl
             ", ".join(missing),
             INSTALL_HINT,
         )
-        return {}
+        return ThaiEnglishWords()
     return build_thai_english(wordnet_dir, Path(corpus_path()) / "wordnet_th.db")

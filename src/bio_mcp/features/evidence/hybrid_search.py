@@ -9,7 +9,8 @@ language step made here, with the query's `lang`, for English queries too (their
    their Thai, English or scientific names in `kg_names`), and the English text the literature is
    searched with (the entities' English names and MeSH names).
 2. At most `top_k` hits, in this order: `herb` hits for the herbs and formulations the query names
-   (by name, or a MeSH plant the linker finds: tree B01.875), then, for each of the best documents,
+   (by name, or a MeSH plant the linker finds in the query's own words and the named herbs'
+   scientific and MeSH names, not their synonyms: tree B01.875), then, for each of the best documents,
    a `paper` hit (the document, its abstract's best snippet) followed by a `chunk` hit (its best
    passage, the Section id `kb.retrieve_evidence` reads), until `top_k` is reached: the last
    document may give its paper hit alone. `filters.types` keeps only some types, so `paper` or
@@ -206,7 +207,8 @@ def hybrid_search(request: HybridSearchRequest, context: KbContext, catalog: Mes
     if "herb" in types:
         linked: dict[str, float] = {}
         if context.linker is not None:
-            for mention in context.linker.link(query.search_text_en):
+            # The query's own words, not its herbs' synonyms: one may be another herb's name.
+            for mention in context.linker.link(query.link_text_en):
                 linked[mention.entity_id] = max(linked.get(mention.entity_id, 0.0), mention.confidence)
         hits += _herb_hits(query, sorted(linked.items()), lexicon, catalog)[: request.top_k]
     document_types = types & {"paper", "chunk"}

@@ -12,8 +12,11 @@ tool.rag_answer) build on it: one reading of Thai for every search.
 
 Segmentation is pythainlp's `newmm` (dictionary-based maximal matching) over its shipped Thai word
 list plus every Thai name in `kg_names`, so "ฟ้าทะลายโจร" stays one token instead of ฟ้า/ทะลาย/โจร
-and maps to its entity. The English side of an entity is its non-Thai names (English and
-scientific) and, when a describer is given, its MeSH preferred name. Thai loanwords (ไวรัส, อินซูลิน)
+and maps to its entity; the herbs of examples/kg/thai_herb_names.tsv (`search.thai_herbs`) are kept
+whole and read by their names even before the graph holds them. The English side of an entity is
+its non-Thai names (English and scientific) and, when a describer is given, its MeSH preferred name;
+a linker looking for more entities reads only the scientific and MeSH ones (`link_text_en`), as a
+synonym may be another herb's name. Thai loanwords (ไวรัส, อินซูลิน)
 are carried over through pythainlp's Thai-English transliteration dictionary, drug and chemical
 names spelt in Thai (วาร์ฟาริน, warfarin) through their MeSH names (`search.thai_loanwords`), and other
 Thai words (เบาหวาน, ผลข้างเคียง) through Thai WordNet joined to Princeton WordNet (`search.thai_english`),
@@ -43,6 +46,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.search.thai_english import thai_english_words
+from bio_mcp.search.thai_herbs import known_herbs
 from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
@@ -106,13 +110,20 @@ def _stopwords() -> frozenset[str]:
 @dataclass(frozen=True)
 class NameLexicon:
     """The names of `kg_names` as matchers: Thai names by exact token, English and scientific names
-    by whole-word match (case-folded), and each entity's names for display and expansion."""
+    by whole-word match (case-folded), and each entity's names for display and expansion.
+    `herbs`: the shipped Thai herb names (`search.thai_herbs`) the graph does not hold, each with its
+    scientific and English name, read as words (no entity) so that the herb wins over WordNet."""
 
     thai: dict[str, tuple[str, ...]]
     english: dict[str, tuple[str, ...]]
     names: dict[str, tuple[EntityName, ...]]
     tokenizer: Tokenizer
     english_matcher: ahocorasick.Automaton | None
+    herbs: dict[str, tuple[str, str]]
+
+    def is_name(self, word: str) -> bool:
+        """A herb's (or another entity's) Thai name: never cut into WordNet words or drug syllables."""
+        return word in self.thai or word in self.herbs
 
     def english_names(self, entity_id: str) -> list[str]:
         """The entity's non-Thai names, scientific first, then preferred, then common."""
@@ -142,13 +153,15 @@ def build_lexicon(names: Iterable[EntityName]) -> NameLexicon:
         for key in english:
             matcher.add_word(key, key)
         matcher.make_automaton()
-    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai)), engine="newmm")
+    herbs = {name: names for name, names in known_herbs().items() if name not in thai}
+    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai) | frozenset(herbs)), engine="newmm")
     return NameLexicon(
         thai={k: tuple(sorted(v)) for k, v in thai.items()},
         english={k: tuple(sorted(v)) for k, v in english.items()},
         names={k: tuple(v) for k, v in by_entity.items()},
         tokenizer=tokenizer,
         english_matcher=matcher,
+        herbs=herbs,
     )
 
 
@@ -200,7 +213,11 @@ class CrossLingualQuery:
     other Thai words by WordNet; when nothing in a Thai query has an English counterpart it is the
     segmented Thai text itself (`translated` False: only words can match it, e.g. in ingested Thai
     documents; an English embedding model cannot read it).
-    `untranslated` lists the Thai words (stopwords aside) that had none."""
+    `untranslated` lists the Thai words (stopwords aside) that had none.
+    `link_text_en` is what an entity linker reads for more entities: `search_text_en` without the
+    common names and synonyms the named entities were expanded to, only their scientific and MeSH
+    names. A synonym may be another herb's name (turmeric's "Indian saffron"), and the user did not
+    ask about saffron."""
 
     query: str
     lang: Lang
@@ -210,6 +227,7 @@ class CrossLingualQuery:
     search_text_en: str
     untranslated: tuple[str, ...]
     translated: bool = True
+    link_text_en: str = ""
 
 
 def _english_matches(text: str, lexicon: NameLexicon) -> list[tuple[int, str]]:
@@ -248,6 +266,7 @@ def cross_lingual(
     resolved = resolve_lang(query, lang)
     tokens: list[str] = []
     pieces: list[str] = []
+    own: list[str] = []  # the pieces an entity linker may read (`CrossLingualQuery.link_text_en`)
     untranslated: list[str] = []
     matches: list[NameMatch] = []
     position = 0
@@ -255,6 +274,7 @@ def cross_lingual(
         latin = query[position : run.start()]
         tokens += _LATIN_WORD.findall(latin)
         pieces.append(latin)
+        own.append(latin)
         position = run.end()
         words = segment(run.group(), lexicon)
         spelt = _substance_spans(words, lexicon, substances) if substances is not None else {}
@@ -265,6 +285,7 @@ def cross_lingual(
                 tokens.append(substance.thai)
                 matches += [NameMatch(substance.thai, entity, "th") for entity in substance.values]
                 pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
+                own.extend([substance.english, *_own_names(substance.values, lexicon, describe)])
                 index = end
                 continue
             compound = _wordnet_compound(words, index, lexicon, next((start for start in spelt if start > index), None))
@@ -272,28 +293,46 @@ def cross_lingual(
                 end, lemma = compound
                 tokens.append(lemma)
                 pieces.extend(thai_english_words()[lemma])
+                own.extend(thai_english_words()[lemma])
                 index = end
                 continue
             token = words[index]
             index += 1
             tokens.append(token)
             entities = lexicon.thai.get(token)
+            english: Sequence[str] = ()
             if entities:
                 matches += [NameMatch(token, entity, "th") for entity in entities]
                 pieces.extend(_expansion(entities, lexicon, describe))
-            elif token in _transliterations():
-                pieces.append(_transliterations()[token])
+                own.extend(_own_names(entities, lexicon, describe))
+            elif token in lexicon.herbs:
+                scientific, common = lexicon.herbs[token]
+                pieces.extend((scientific, common))
+                own.append(scientific)
             elif token in _stopwords():
                 continue
+            elif token in thai_english_words().first_tier:
+                # A plant, food, complaint or substance before the transliteration dictionary, which
+                # also spells names by their sound (ทับทิม, pomegranate, is there as the name Ruby).
+                english = thai_english_words()[token]
+            elif token in _transliterations():
+                english = (_transliterations()[token],)
+            elif _SYMPTOM_PREFIX + token in thai_english_words():
+                # The symptom before the word's other senses, none of which is a complaint or a part
+                # of the body (first_tier, above): คัน is itching (อาการคัน, pruritus), not a handle.
+                english = thai_english_words()[_SYMPTOM_PREFIX + token]
             elif token in thai_english_words():
-                pieces.extend(thai_english_words()[token])
+                english = thai_english_words()[token]
             elif (lemma := _prefixed_lemma(token)) is not None:
-                pieces.extend(thai_english_words()[lemma])
+                english = thai_english_words()[lemma]
             else:
                 untranslated.append(token)
+            pieces.extend(english)
+            own.extend(english)
     tail = query[position:]
     tokens += _LATIN_WORD.findall(tail)
     pieces.append(tail)
+    own.append(tail)
     latin_text = _each_word_once(" ".join(pieces))
     for _, key in _english_matches(" ".join(p for p in _latin_only(query)), lexicon):
         matches += [NameMatch(key, entity, "en") for entity in lexicon.english[key]]
@@ -302,7 +341,7 @@ def cross_lingual(
     return CrossLingualQuery(
         query=query, lang=resolved, tokens=tuple(tokens), entity_ids=entity_ids, matches=tuple(matches),
         search_text_en=latin_text if translated else " ".join(tokens), untranslated=tuple(untranslated),
-        translated=translated,
+        translated=translated, link_text_en=_each_word_once(" ".join(own)),
     )
 
 
@@ -322,7 +361,7 @@ def _wordnet_compound(
         run = words[start:end]
         joined = "".join(run)
         lemma = joined if joined in thai_english_words() else _prefixed_lemma(joined)
-        if lemma is not None and not any(word in lexicon.thai for word in run):
+        if lemma is not None and not any(lexicon.is_name(word) for word in run):
             return end, lemma
     return None
 
@@ -332,6 +371,7 @@ def _wordnet_compound(
 # as โรคตับอักเสบ (the disease: hepatitis). The nominalisers การ and ความ are left out: they turn verbs
 # into nouns of other senses (ลด, reduce, into "decline"; รักษา, treat, into "medication").
 _NOUN_PREFIXES = ("โรค", "อาการ", "ภาวะ")
+_SYMPTOM_PREFIX = "อาการ"
 
 
 def _prefixed_lemma(word: str) -> str | None:
@@ -344,7 +384,7 @@ _MAX_SUBSTANCE_WORDS = 8
 
 
 def _has_translation(word: str, lexicon: NameLexicon) -> bool:
-    return (word in lexicon.thai or word in _transliterations() or word in _stopwords()
+    return (lexicon.is_name(word) or word in _transliterations() or word in _stopwords()
             or word in thai_english_words())
 
 
@@ -360,11 +400,11 @@ def _substance_spans(
     spelling wins, then the one with fewer edits, then the first."""
     found: list[tuple[int, int, LoanwordMatch[str]]] = []
     for start in range(len(words)):
-        if words[start] in _stopwords() or words[start] in lexicon.thai:
+        if words[start] in _stopwords() or lexicon.is_name(words[start]):
             continue
         for end in range(start + 1, min(len(words), start + _MAX_SUBSTANCE_WORDS) + 1):
             run = words[start:end]
-            if run[-1] in lexicon.thai:
+            if lexicon.is_name(run[-1]):
                 break
             if run[-1] in _stopwords() or all(_has_translation(word, lexicon) for word in run):
                 continue
@@ -441,6 +481,19 @@ def _expansion(
         if described and fold(described) not in {fold(n) for n in names}:
             names.append(described)
         words.extend(names)
+    return words
+
+
+def _own_names(
+    entities: Sequence[str], lexicon: NameLexicon, describe: Callable[[str], str | None] | None
+) -> list[str]:
+    """The names that are the entities' own, no other entity's: scientific names and the MeSH name."""
+    words: list[str] = []
+    for entity in entities:
+        words.extend(n.name for n in lexicon.names.get(entity, ()) if n.kind == "scientific" and n.lang != "th")
+        described = describe(entity) if describe is not None else None
+        if described:
+            words.append(described)
     return words
 
 

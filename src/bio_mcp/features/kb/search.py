@@ -323,7 +323,8 @@ def search_kb(
     mode: SearchMode = "bm25" if translation is not None and not translation.translated else "hybrid"
     with clock.stage("link"):
         named = translation.entity_ids if translation is not None else ()
-        entities = list(dict.fromkeys([*query_entities(context.linker, text), *named]))
+        linked = query_entities(context.linker, translation.link_text_en if translation is not None else text)
+        entities = list(dict.fromkeys([*linked, *named]))
     pool = max(CANDIDATE_POOL, request.top_k)
     with clock.stage("retrieve"):
         hits = context.index.search(text, pool, True, mode, year_range, pub_types)
