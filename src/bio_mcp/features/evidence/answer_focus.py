@@ -1,0 +1,177 @@
+"""What a question asks about, and whether a sentence names it: the question's subject (the herb,
+drug or exposure) and its outcome or condition, each by any synonym.
+
+tool.rag_answer quotes only sentences that name both (`Focus.admits`), so a paper on hepatitis
+caused by another herb is never quoted for "does Phyllanthus help hepatitis?", nor a
+cancer-prevention review of green tea for "does green tea help weight loss?".
+
+The question is read through the MeSH linker (the same one the corpus's sections are linked with)
+and the names the query reading gives each entity it found (a Thai herb name's English and
+scientific names: `QueryReading.names`):
+- each entity the query reading named is one anchor, all its names together (Tea and Camellia
+  sinensis are one subject);
+- each other linked MeSH concept is one anchor;
+- the content words no anchor covers are terms, except words that frame a question rather than
+  name its topic ("effective", "associated", "increase", ...).
+A sentence names an anchor when the linker finds in it the anchor's concept, a narrower one
+(hepatitis B for hepatitis) or a drug whose MeSH pharmacological action it is (captopril for
+antihypertensive agents), or when it holds every content word of one of the anchor's names.
+
+Subject: the first anchor that is not a disease. Outcome: the first disease anchor after it, else the
+next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
+(or the only one). A question about an interaction ("interacts", "with warfarin", ...) also needs an
+interaction cue in the sentence (interacts, potentiates, AUC, CYP, INR, bleeding, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bio_mcp.features.evidence.answer_confidence import content_terms
+from bio_mcp.features.kb.search import QueryLinker
+from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.mentions import Mention
+
+# Words that say what is asked about a topic, not what the topic is (stemmed as `content_terms` does).
+FRAMING = frozenset(content_terms(
+    "effective efficacious efficacy effect effects safe safety associated association associate impact influence "
+    "influences increase increases decrease decreases reduce reduces reduced improve improves improved affect "
+    "affects predict predicts predictive relevant role necessary possible useful related relate relationship "
+    "differ different difference better worse lower higher still really justified work works need needed help "
+    "helps use used using benefit beneficial cause causes lead leads good bad treat treatment treated therapy "
+    "value valuable reliable accurate feasible appropriate important matter evidence risk there exist"
+))
+# MeSH's tree is rarely deeper than this above a concept a sentence names.
+_MAX_ANCESTOR_STEPS = 12
+_INTERACTION_QUESTION = re.compile(
+    r"interact|interfer|\bwith (?:\w+ ){0,3}(?:drugs?|medicines?|medications?|warfarin|anticoagulants?)\b"
+    r"|together with|combined with|concomitant|co-?administ|ร่วมกับ|ปฏิกิริยา|ตีกัน|กินกับยา|ใช้กับยา",
+    re.IGNORECASE,
+)
+_INTERACTION_CUE = re.compile(
+    r"interact|potentiat|synergi|antagoni|co-?administ|concomitant|combin|pharmacokinetic|\bAUC\b|\bC ?max\b|"
+    r"\bCYP\s?\d|cytochrome P450|P-glycoprotein|\bP-gp\b|\bINR\b|bleeding|plasma (?:level|concentration)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class QueryReading:
+    """The English text a question is searched with and, for each entity the reading named (a herb
+    named in Thai or English), that entity's English names."""
+
+    text: str
+    names: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass
+class Anchor:
+    label: str
+    entity_ids: set[str] = field(default_factory=set)
+    phrases: list[tuple[str, ...]] = field(default_factory=list)
+    disease: bool = False
+
+
+@dataclass
+class Focus:
+    """The question's anchors and what a quoted sentence must name of them."""
+
+    subject: Anchor | None
+    outcome: Anchor | None
+    terms: list[str]
+    interaction: bool
+    linker: QueryLinker | None
+    catalog: MeshCatalog | None
+    _broader: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def constrained(self) -> bool:
+        return self.subject is not None or bool(self.terms)
+
+    def describe(self) -> tuple[str | None, str | None]:
+        outcome = self.outcome.label if self.outcome is not None else (" / ".join(self.terms) or None)
+        return (self.subject.label if self.subject is not None else None, outcome)
+
+    def admits(self, sentence: str) -> bool:
+        if not self.constrained:
+            return True
+        if self.interaction and not _INTERACTION_CUE.search(sentence):
+            return False
+        stems = set(content_terms(sentence))
+        entities = self._entities(sentence)
+        if self.subject is not None:
+            if not self._names(self.subject, stems, entities):
+                return False
+            if self.outcome is not None:
+                return self._names(self.outcome, stems, entities)
+            return not self.terms or any(term in stems for term in self.terms)
+        return sum(term in stems for term in self.terms) >= min(2, len(self.terms))
+
+    def _entities(self, sentence: str) -> set[str]:
+        if self.linker is None:
+            return set()
+        found: set[str] = set()
+        for mention in self.linker.link(sentence):
+            found |= self._wider(mention.entity_id)
+        return found
+
+    def _wider(self, entity_id: str) -> frozenset[str]:
+        """The entity, every broader MeSH concept above it and its pharmacological actions."""
+        if entity_id in self._broader:
+            return self._broader[entity_id]
+        seen = {entity_id}
+        if self.catalog is not None:
+            seen.update(self.catalog.pharm_actions(entity_id))
+            frontier = [entity_id]
+            for _ in range(_MAX_ANCESTOR_STEPS):
+                frontier = [parent for node in frontier for parent in self.catalog.broader(node) if parent not in seen]
+                if not frontier:
+                    break
+                seen.update(frontier)
+        self._broader[entity_id] = frozenset(seen)
+        return self._broader[entity_id]
+
+    @staticmethod
+    def _names(anchor: Anchor, stems: set[str], entities: set[str]) -> bool:
+        if anchor.entity_ids & entities:
+            return True
+        return any(phrase and all(word in stems for word in phrase) for phrase in anchor.phrases)
+
+
+def read_focus(
+    question: str, reading: QueryReading, linker: QueryLinker | None, catalog: MeshCatalog | None
+) -> Focus:
+    text = reading.text or question
+    anchors: list[Anchor] = []
+    for names in reading.names:
+        anchor = Anchor(label=names[0] if names else "")
+        for name in names:
+            anchor.phrases.append(tuple(content_terms(name)))
+            anchor.entity_ids |= {m.entity_id for m in _link(linker, name)}
+        if anchor.phrases:
+            anchors.append(anchor)
+    covered = {word for anchor in anchors for phrase in anchor.phrases for word in phrase}
+    for mention in _link(linker, text):
+        phrase = tuple(content_terms(mention.text))
+        if not phrase or all(word in covered for word in phrase):
+            continue
+        same = next((a for a in anchors if mention.entity_id in a.entity_ids), None)
+        if same is None:
+            same = Anchor(label=mention.text, disease=mention.entity_type == "Disease")
+            anchors.append(same)
+        same.entity_ids.add(mention.entity_id)
+        same.phrases.append(phrase)
+        covered.update(phrase)
+    terms = [t for t in content_terms(text) if t not in covered and t not in FRAMING and not t.isdigit()]
+    subject = next((a for a in anchors if not a.disease), anchors[0] if anchors else None)
+    rest = [a for a in anchors if a is not subject]
+    outcome = next((a for a in rest if a.disease), rest[0] if rest else None)
+    interaction = bool(_INTERACTION_QUESTION.search(question) or _INTERACTION_QUESTION.search(text))
+    return Focus(subject, outcome, terms, interaction, linker, catalog)
+
+
+def _link(linker: QueryLinker | None, text: str) -> Sequence[Mention]:
+    return linker.link(text) if linker is not None and text.strip() else ()
+
