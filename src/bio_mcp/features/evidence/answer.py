@@ -274,14 +274,18 @@ _FRAMES: dict[Lang, dict[str, str]] = {
         "empty_corpus": "The local corpus is empty: fill it with pubmed.sync_delta (or `bio-mcp sync KEY TERM`) "
                         "or tool.ingest.run, then ask again.",
         "too_few_citations": "Withheld: only {n} verified citation(s) were found; an answer needs at least 3.",
-        "off_topic": "Withheld: only {n} sentence(s) of the documents found name both {subject} and {outcome}; "
+        "off_topic": "Withheld: only {n} sentence(s) of the documents found name {named}; "
                      "an answer needs at least 3 ({dropped} sentence(s) that do not were left unquoted).",
+        "unread": "Withheld: the question's words {words} could not be read in English, so no sentence of the "
+                  "English literature can be checked to name them ({n} sentence(s) that do were found).",
         "verdict": {"yes": "Verdict: yes, by the quoted evidence {markers}.",
                     "no": "Verdict: no, by the quoted evidence {markers}.",
                     "mixed": "Verdict: mixed, the quoted evidence is hedged or points both ways {markers}.",
                     "insufficient": "Verdict: insufficient evidence to say yes or no."},
         "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
         "evidence_head": "Evidence (quoted in its own language):",
+        "both": "both {subject} and {outcome}",
+        "one": "{subject}",
     },
     "th": {
         "lead": "จากเอกสาร {docs} ฉบับในคลังข้อมูล หลักฐานที่เกี่ยวข้องกับคำถามมากที่สุดระบุว่า:",
@@ -289,14 +293,18 @@ _FRAMES: dict[Lang, dict[str, str]] = {
         "empty_corpus": "คลังข้อมูลยังว่างอยู่: เพิ่มเอกสารด้วย pubmed.sync_delta (หรือ `bio-mcp sync KEY TERM`) "
                         "หรือ tool.ingest.run แล้วถามใหม่อีกครั้ง",
         "too_few_citations": "งดให้คำตอบ: พบการอ้างอิงที่ตรวจสอบแล้วเพียง {n} รายการ ต้องมีอย่างน้อย 3 รายการ",
-        "off_topic": "งดให้คำตอบ: มีเพียง {n} ประโยคในเอกสารที่พบที่กล่าวถึงทั้ง {subject} และ {outcome} "
+        "off_topic": "งดให้คำตอบ: มีเพียง {n} ประโยคในเอกสารที่พบที่กล่าวถึง{named} "
                      "ต้องมีอย่างน้อย 3 ประโยค (ประโยคที่ไม่เกี่ยวข้อง {dropped} ประโยคไม่ถูกนำมาอ้างอิง)",
+        "unread": "งดให้คำตอบ: ไม่สามารถอ่านคำว่า {words} ในคำถามเป็นภาษาอังกฤษได้ จึงตรวจสอบไม่ได้ว่าประโยคใดกล่าวถึง "
+                  "(พบประโยคที่กล่าวถึง {n} ประโยค)",
         "verdict": {"yes": "สรุป: ใช่ ตามหลักฐานที่อ้างอิง {markers}",
                     "no": "สรุป: ไม่ใช่ ตามหลักฐานที่อ้างอิง {markers}",
                     "mixed": "สรุป: ยังไม่ชัดเจน หลักฐานที่อ้างอิงไม่แน่นอนหรือขัดแย้งกัน {markers}",
                     "insufficient": "สรุป: หลักฐานไม่เพียงพอที่จะตอบว่าใช่หรือไม่"},
         "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
         "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
+        "both": "ทั้ง {subject} และ {outcome}",
+        "one": " {subject}",
     },
 }
 
@@ -325,10 +333,14 @@ def _withhold(
     frames = _FRAMES[lang]
     # Sentences were left out for not naming the subject and outcome: the reason says so, by name.
     named = focus is not None and off_topic > 0 and len(citations) < MIN_CITATIONS
+    if named and focus.unread:
+        message = frames["unread"].format(words=", ".join(focus.unread), n=len(citations))
+        return WithholdReason(code="no_evidence" if not citations else "too_few_citations", message=message)
     if named:
         subject, outcome = focus.describe()
-        message = frames["off_topic"].format(n=len(citations), subject=subject or "?", outcome=outcome or "?",
-                                             dropped=off_topic)
+        named = (frames["both"].format(subject=subject, outcome=outcome) if subject and outcome
+                 else frames["one"].format(subject=subject or outcome))
+        message = frames["off_topic"].format(n=len(citations), named=named, dropped=off_topic)
         return WithholdReason(code="no_evidence" if not citations else "too_few_citations", message=message)
     if not citations:
         return WithholdReason(code="no_evidence", message=frames["no_evidence"])
@@ -352,7 +364,8 @@ async def rag_answer(
                if context.rewriter is not None else QueryReading(request.question))
     # A question the rewrite leaves nothing of (punctuation, untranslatable Thai) is searched as asked.
     query = reading.text.strip() or request.question
-    focus = read_focus(request.question, QueryReading(query, reading.names), context.kb.linker, context.kb.catalog)
+    focus = read_focus(request.question, QueryReading(query, reading.names, reading.unread), context.kb.linker,
+                       context.kb.catalog)
     yes_no = is_yes_no(request.question)
     evidence = await asyncio.to_thread(
         gather_evidence, query, request.retrieval.top_k, context.kb, focus, yes_no

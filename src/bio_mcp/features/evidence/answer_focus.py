@@ -17,9 +17,12 @@ A sentence names an anchor when the linker finds in it the anchor's concept, a n
 (hepatitis B for hepatitis) or a drug whose MeSH pharmacological action it is (captopril for
 antihypertensive agents), or when it holds every content word of one of the anchor's names.
 
-Subject: the first anchor that is not a disease. Outcome: the first disease anchor after it, else the
-next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
-(or the only one). A question about an interaction ("interacts", "with warfarin", ...) also needs an
+Subject: the first anchor that is not a disease (when only a disease is linked, the question's first
+term). Outcome: the first disease anchor after it, else the next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
+(or the only one). A word of the question the reading could not put in English (a Thai herb name
+it does not know, ลูกใต้ใบ) must be in the sentence as written, so an English sentence cannot stand
+for it: the answer is withheld rather than quote hepatitis papers for "ลูกใต้ใบ and hepatitis".
+A question about an interaction ("interacts", "with warfarin", ...) also needs an
 interaction cue in the sentence (interacts, potentiates, AUC, CYP, INR, bleeding, ...).
 """
 
@@ -43,8 +46,15 @@ FRAMING = frozenset(content_terms(
     "helps use used using benefit beneficial cause causes lead leads good bad treat treatment treated therapy "
     "value valuable reliable accurate feasible appropriate important matter evidence risk there exist"
 ))
+# Thai words that frame a health question (treat, reduce, help, properties, ...): left untranslated
+# by the reading, they are no topic a sentence must name.
+THAI_FRAMING = frozenset([
+    "รักษา", "การรักษา", "ลด", "ช่วย", "สรรพคุณ", "ประโยชน์", "ป้องกัน", "บรรเทา", "เพิ่ม", "ใช้", "กิน", "ทาน",
+    "ได้ผล", "ผล", "ดี", "โรค", "อาการ", "แก้", "บำรุง", "ร่วมกับ", "คือ", "อะไร", "อย่างไร", "จริง",
+])
 # MeSH's tree is rarely deeper than this above a concept a sentence names.
 _MAX_ANCESTOR_STEPS = 12
+_BINOMIAL = re.compile(r"([A-Z][a-z]+) ([a-z]{3,})")
 _INTERACTION_QUESTION = re.compile(
     r"interact|interfer|\bwith (?:\w+ ){0,3}(?:drugs?|medicines?|medications?|warfarin|anticoagulants?)\b"
     r"|together with|combined with|concomitant|co-?administ|ร่วมกับ|ปฏิกิริยา|ตีกัน|กินกับยา|ใช้กับยา",
@@ -64,6 +74,9 @@ class QueryReading:
 
     text: str
     names: tuple[tuple[str, ...], ...] = ()
+    # Words of the question the reading could not put in English (a Thai herb or complaint it does
+    # not know): no English sentence can be checked to name them.
+    unread: tuple[str, ...] = ()
 
 
 @dataclass
@@ -72,6 +85,8 @@ class Anchor:
     entity_ids: set[str] = field(default_factory=set)
     phrases: list[tuple[str, ...]] = field(default_factory=list)
     disease: bool = False
+    # A scientific name's abbreviated form as papers write it after first use (A. paniculata).
+    abbreviations: list[re.Pattern[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -84,6 +99,7 @@ class Focus:
     interaction: bool
     linker: QueryLinker | None
     catalog: MeshCatalog | None
+    unread: tuple[str, ...] = ()
     _broader: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @property
@@ -95,6 +111,8 @@ class Focus:
         return (self.subject.label if self.subject is not None else None, outcome)
 
     def admits(self, sentence: str) -> bool:
+        if any(word not in sentence for word in self.unread):
+            return False
         if not self.constrained:
             return True
         if self.interaction and not _INTERACTION_CUE.search(sentence):
@@ -102,10 +120,10 @@ class Focus:
         stems = set(content_terms(sentence))
         entities = self._entities(sentence)
         if self.subject is not None:
-            if not self._names(self.subject, stems, entities):
+            if not self._names(self.subject, stems, entities, sentence):
                 return False
             if self.outcome is not None:
-                return self._names(self.outcome, stems, entities)
+                return self._names(self.outcome, stems, entities, sentence)
             return not self.terms or any(term in stems for term in self.terms)
         return sum(term in stems for term in self.terms) >= min(2, len(self.terms))
 
@@ -133,9 +151,10 @@ class Focus:
         self._broader[entity_id] = frozenset(seen)
         return self._broader[entity_id]
 
-    @staticmethod
-    def _names(anchor: Anchor, stems: set[str], entities: set[str]) -> bool:
+    def _names(self, anchor: Anchor, stems: set[str], entities: set[str], sentence: str) -> bool:
         if anchor.entity_ids & entities:
+            return True
+        if any(pattern.search(sentence) for pattern in anchor.abbreviations):
             return True
         return any(phrase and all(word in stems for word in phrase) for phrase in anchor.phrases)
 
@@ -150,6 +169,9 @@ def read_focus(
         for name in names:
             anchor.phrases.append(tuple(content_terms(name)))
             anchor.entity_ids |= {m.entity_id for m in _link(linker, name)}
+            if binomial := _BINOMIAL.fullmatch(name.strip()):
+                genus, epithet = binomial.groups()
+                anchor.abbreviations.append(re.compile(rf"\b{genus[0]}\.\s?{re.escape(epithet)}\b"))
         if anchor.phrases:
             anchors.append(anchor)
     covered = {word for anchor in anchors for phrase in anchor.phrases for word in phrase}
@@ -166,10 +188,16 @@ def read_focus(
         covered.update(phrase)
     terms = [t for t in content_terms(text) if t not in covered and t not in FRAMING and not t.isdigit()]
     subject = next((a for a in anchors if not a.disease), anchors[0] if anchors else None)
+    if subject is not None and subject.disease and len(anchors) == 1 and terms:
+        # Only a disease was linked ("Does a colonoscopy after acute diverticulitis ..."): it is the
+        # outcome, and the question's first other word stands for the subject.
+        anchors.insert(0, Anchor(label=terms[0], phrases=[(terms[0],)]))
+        subject, terms = anchors[0], terms[1:]
     rest = [a for a in anchors if a is not subject]
     outcome = next((a for a in rest if a.disease), rest[0] if rest else None)
     interaction = bool(_INTERACTION_QUESTION.search(question) or _INTERACTION_QUESTION.search(text))
-    return Focus(subject, outcome, terms, interaction, linker, catalog)
+    unread = tuple(word for word in reading.unread if word not in THAI_FRAMING)
+    return Focus(subject, outcome, terms, interaction, linker, catalog, unread)
 
 
 def _link(linker: QueryLinker | None, text: str) -> Sequence[Mention]:

@@ -30,4 +30,4 @@ class CrossLingualRewriter:
                 found.append(described)
             if found:
                 names.append(tuple(found))
-        return QueryReading(query.search_text_en, tuple(names))
+        return QueryReading(query.search_text_en, tuple(names), query.untranslated)
