@@ -17,7 +17,12 @@ import pytest
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer, summarize
-from bio_mcp.features.evidence.answer_eval import fill_corpus, load_pubmedqa, pubmedqa_documents, scifact_documents
+from bio_mcp.features.evidence.answer_eval import (
+    fill_corpus,
+    load_pubmedqa,
+    pubmedqa_documents,
+    scifact_documents,
+)
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citations import answer_sentences
 from bio_mcp.features.kb.providers import ProviderRegistry
