@@ -54,6 +54,7 @@ from bio_mcp.features.kb.language import resolve_lang
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, search_kb
+from bio_mcp.graph.mentions import Mention
 from bio_mcp.search.chunking import chunk_uuid, sentence_spans
 from bio_mcp.store import StoredChunk
 
@@ -174,6 +175,17 @@ def _sentences(
     return found
 
 
+def _linked_in(sentence: _Sentence, context: KbContext, sections: dict[str, Sequence[Mention]]) -> list[str] | None:
+    """The entities the linker finds in the sentence's span when it links the whole section (each
+    section once, kept in `sections`): abbreviations the section defines are read so."""
+    if context.linker is None:
+        return None
+    chunk = sentence.chunk
+    if chunk.uuid not in sections:
+        sections[chunk.uuid] = context.linker.link(chunk.text)
+    return [m.entity_id for m in sections[chunk.uuid] if sentence.start <= m.start and m.end <= sentence.end]
+
+
 def _mmr(sentences: list[_Sentence]) -> list[_Sentence]:
     pool = [s for s in sentences if s.relevance >= MIN_RELEVANCE]
     chosen: list[_Sentence] = []
@@ -218,8 +230,9 @@ def gather_evidence(
     chunks, titles = _read(context, pmids)
     sentences = _sentences(chunks, pmids, titles, query_vector, terms, context.index.model_id)
     found = len(sentences)
+    sections: dict[str, Sequence[Mention]] = {}
     if focus is not None:
-        sentences = [s for s in sentences if focus.admits(s.text)]
+        sentences = [s for s in sentences if focus.admits(s.text, _linked_in(s, context, sections))]
     if conclusions:
         for sentence in sentences:
             if in_conclusion(QuotedSentence(sentence.text, sentence.chunk.text, sentence.start)):

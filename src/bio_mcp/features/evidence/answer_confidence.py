@@ -30,13 +30,13 @@ SIGNALS = ("chunk_cos", "chunk_gap", "sentence_cos", "coverage", "doc_share")
 # comes out negative once chunk_gap and sentence_cos are in: a high cosine without a gap to the next
 # document is a crowd of near-misses, not the answer.
 WEIGHTS: Mapping[str, float] = {
-    "chunk_cos": -3.143,
-    "chunk_gap": 14.248,
-    "sentence_cos": 9.119,
-    "coverage": 6.136,
-    "doc_share": -1.363,
+    "chunk_cos": -4.327,
+    "chunk_gap": 13.683,
+    "sentence_cos": 7.405,
+    "coverage": 7.582,
+    "doc_share": 0.557,
 }
-BIAS = -6.976
+BIAS = -6.839
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 _STOPWORDS = frozenset(
     ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yes", "versus", "vs", "whether", "among", "within", "without", "patients", "patient", "study"]

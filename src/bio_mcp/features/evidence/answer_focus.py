@@ -29,7 +29,7 @@ interaction cue in the sentence (interacts, potentiates, AUC, CYP, INR, bleeding
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bio_mcp.features.evidence.answer_confidence import content_terms
@@ -85,6 +85,7 @@ class Anchor:
     entity_ids: set[str] = field(default_factory=set)
     phrases: list[tuple[str, ...]] = field(default_factory=list)
     disease: bool = False
+    anatomy: bool = False
     # A scientific name's abbreviated form as papers write it after first use (A. paniculata).
     abbreviations: list[re.Pattern[str]] = field(default_factory=list)
 
@@ -110,7 +111,10 @@ class Focus:
         outcome = self.outcome.label if self.outcome is not None else (" / ".join(self.terms) or None)
         return (self.subject.label if self.subject is not None else None, outcome)
 
-    def admits(self, sentence: str) -> bool:
+    def admits(self, sentence: str, linked: Iterable[str] | None = None) -> bool:
+        """Whether `sentence` names what the question asks about. `linked`: the entities the linker
+        found in it when its whole section was linked (an abbreviation the section defines, HPV for
+        human papillomavirus, is only read so); without it the sentence is linked alone."""
         if any(word not in sentence for word in self.unread):
             return False
         if not self.constrained:
@@ -118,7 +122,7 @@ class Focus:
         if self.interaction and not _INTERACTION_CUE.search(sentence):
             return False
         stems = set(content_terms(sentence))
-        entities = self._entities(sentence)
+        entities = self._entities(sentence) if linked is None else self._widened(linked)
         if self.subject is not None:
             if not self._names(self.subject, stems, entities, sentence):
                 return False
@@ -128,11 +132,12 @@ class Focus:
         return sum(term in stems for term in self.terms) >= min(2, len(self.terms))
 
     def _entities(self, sentence: str) -> set[str]:
-        if self.linker is None:
-            return set()
+        return self._widened(m.entity_id for m in _link(self.linker, sentence))
+
+    def _widened(self, entity_ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
-        for mention in self.linker.link(sentence):
-            found |= self._wider(mention.entity_id)
+        for entity_id in entity_ids:
+            found |= self._wider(entity_id)
         return found
 
     def _wider(self, entity_id: str) -> frozenset[str]:
@@ -169,9 +174,7 @@ def read_focus(
         for name in names:
             anchor.phrases.append(tuple(content_terms(name)))
             anchor.entity_ids |= {m.entity_id for m in _link(linker, name)}
-            if binomial := _BINOMIAL.fullmatch(name.strip()):
-                genus, epithet = binomial.groups()
-                anchor.abbreviations.append(re.compile(rf"\b{genus[0]}\.\s?{re.escape(epithet)}\b"))
+            anchor.abbreviations += _abbreviations(name)
         if anchor.phrases:
             anchors.append(anchor)
     covered = {word for anchor in anchors for phrase in anchor.phrases for word in phrase}
@@ -181,13 +184,21 @@ def read_focus(
             continue
         same = next((a for a in anchors if mention.entity_id in a.entity_ids), None)
         if same is None:
-            same = Anchor(label=mention.text, disease=mention.entity_type == "Disease")
+            same = Anchor(label=mention.text, disease=mention.entity_type == "Disease",
+                          anatomy=mention.entity_type == "Anatomy")
             anchors.append(same)
         same.entity_ids.add(mention.entity_id)
         same.phrases.append(phrase)
+        same.abbreviations += _abbreviations(mention.text)
         covered.update(phrase)
+    # A concept named inside a longer one (carotid artery in carotid artery stenosis) is that one's.
+    anchors = [a for a in anchors if not any(
+        b is not a and all(any(set(p) < set(q) for q in b.phrases) for p in a.phrases) for b in anchors)]
     terms = [t for t in content_terms(text) if t not in covered and t not in FRAMING and not t.isdigit()]
-    subject = next((a for a in anchors if not a.disease), anchors[0] if anchors else None)
+    # A body part says where, not what: it is the subject or outcome only when nothing else is.
+    anchors.sort(key=lambda a: a.anatomy)
+    subject = next((a for a in anchors if not a.disease and not a.anatomy),
+                   next((a for a in anchors if not a.anatomy), anchors[0] if anchors else None))
     if subject is not None and subject.disease and len(anchors) == 1 and terms:
         # Only a disease was linked ("Does a colonoscopy after acute diverticulitis ..."): it is the
         # outcome, and the question's first other word stands for the subject.
@@ -198,6 +209,15 @@ def read_focus(
     interaction = bool(_INTERACTION_QUESTION.search(question) or _INTERACTION_QUESTION.search(text))
     unread = tuple(word for word in reading.unread if word not in THAI_FRAMING)
     return Focus(subject, outcome, terms, interaction, linker, catalog, unread)
+
+
+def _abbreviations(name: str) -> list[re.Pattern[str]]:
+    """A scientific name as papers abbreviate it after first use (A. paniculata, S. aureus)."""
+    binomial = _BINOMIAL.fullmatch(name.strip())
+    if binomial is None:
+        return []
+    genus, epithet = binomial.groups()
+    return [re.compile(rf"\b{genus[0]}\.\s?{re.escape(epithet)}\b")]
 
 
 def _link(linker: QueryLinker | None, text: str) -> Sequence[Mention]:
