@@ -147,3 +147,18 @@ async def test_a_thai_herb_the_reading_cannot_put_in_english_withholds(retrieval
     valid(response)
     assert response.withheld and response.citations == [] and response.verdict == "insufficient"
     assert response.reason is not None and "ลูกใต้ใบ" in response.reason.message
+
+
+async def test_an_interaction_question_quotes_only_interaction_evidence(retrieval: KbRetrieval) -> None:
+    """PPR has Andrographis papers but none on taking it with blood-pressure drugs: nothing of them
+    is quoted as if it were interaction evidence."""
+    question = "ฟ้าทะลายโจรกินร่วมกับยาลดความดันได้ไหม"  # can Andrographis be taken with blood-pressure drugs?
+    response = await AnswerService(retrieval).answer(RagAnswerRequest(question=question))
+    valid(response)
+    assert response.focus is not None and response.focus.interaction
+    assert response.focus.subject is not None and "Andrographis" in response.focus.subject
+    assert response.withheld and response.verdict == "insufficient"
+    for citation in response.citations:
+        assert re.search(r"Andrographis|A\. paniculata", citation.quote), citation.quote
+        assert re.search(r"interact|potentiat|synergi|antagoni|administ|concomitant|combin|pharmacokinetic|AUC|CYP|"
+                         r"P-glycoprotein|INR|bleeding|plasma", citation.quote, re.IGNORECASE), citation.quote
