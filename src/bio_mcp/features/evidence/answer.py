@@ -4,7 +4,9 @@
    herb names to their English ones) goes through the graph-aware search (`kb.search`: hybrid
    BM25 + vectors, MeSH entity boost) for the `top_k` best documents.
 2. Every section (chunk) of those documents is split into sentences by the chunker's own rule
-   (`sentence_spans`); duplicates from overlapping chunks are dropped.
+   (`sentence_spans`); duplicates from overlapping chunks are dropped. Only sentences that name the
+   question's subject and its outcome or condition (`answer_focus`) stay candidates; for a yes/no
+   question, the abstracts' conclusion sentences gain CONCLUSION_BONUS relevance.
 3. Sentences are scored: question-word overlap and the cosine of their section; the best
    `EMBED_SENTENCES` are embedded by the corpus's embedder and take their own cosine. Evidence is
    picked by maximal marginal relevance (relevance against similarity to what is already picked),
@@ -12,7 +14,9 @@
 4. Every citation's span is checked against the stored text (`citations.verify_citations`).
 5. answer_conf (`answer_confidence`) from the signals; the seed's policy: fewer than 3 citations or
    answer_conf < τ (ANSWER_CONF_TAU) and the answer is withheld, its citations and scores returned
-   with the reason.
+   with the reason (which names the subject and outcome when sentences were left out for not
+   naming them). A yes/no question's `verdict` (`answer_verdict`) is drawn from the quotes and
+   opens the answer; withheld, it is `insufficient`.
 6. The answer quotes the evidence in its own language, framed in the request's language. With
    BIO_MCP_ANSWER_SAMPLING and an `AnswerWriter` (the server's MCP sampling), the client's model may
    write it from the numbered evidence instead; a sentence whose citations do not check out is
