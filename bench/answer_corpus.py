@@ -138,8 +138,8 @@ def open_context(scratch: Path) -> KbContext:
     store = open_metadata_store(settings)
     index = CorpusIndex(store, None, build_embeddings(settings))
     index.reconcile()
-    linker = build_graph_indexer(settings).linker
-    return KbContext(settings, store, index, ProviderRegistry(settings), linker)
+    graph = build_graph_indexer(settings)
+    return KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog)
 
 
 def main() -> None:

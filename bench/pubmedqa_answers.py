@@ -8,12 +8,23 @@ chunks deleted from the index (unanswerable; put back afterwards). Per question 
 answer_conf, citation count and whether its own abstract was cited are written to --records (a
 later run re-reads them instead of asking again: signals do not depend on answer_conf's weights).
 
-Printed per half (tune: the first 250 items, dev: the other 250), as JSON lines: own-abstract
-citation rate, AUROC of answer_conf (answerable against removed), withhold rate on answerable and
-on removed questions under the seed's policy (< 3 citations or answer_conf < τ), and the latency
-of a call. --fit fits answer_conf's logistic weights on the tune half (balanced, light L2) and
-prints them, with the intercept raised until τ withholds at most 15% of the answerable tune questions
-(`prior_shift`); paste them into features/evidence/answer_confidence.py and run again to report.
+PubMedQA ships only its labelled development questions (the test half is kept back), so they are
+split deterministically: tune = the first 250 items in file order, dev = the other 250. Everything
+fitted is fitted on tune; dev is reported.
+
+Printed per half, as JSON lines: own-abstract citation rate, AUROC of answer_conf (answerable
+against removed), withhold rate on answerable and on removed questions under the seed's policy
+(< 3 citations or answer_conf < τ), the latency of a call; the verdict's accuracy on the answerable
+questions (yes/no/maybe gold; `mixed` counts as maybe, `insufficient` as wrong) beside the
+majority-class baseline (the tune half's commonest answer), and per gold label; answer_conf's
+expected calibration error (10 equal-width bins) and its reliability table (one line per bin) over
+answerable and removed questions, the event being "the question's own abstract is among the
+citations" (never, when it was removed).
+
+--fit fits on the tune half and prints: answer_conf's logistic weights (light L2, fitted to the
+event, so calibrated as Platt's method is), and the verdict's conclusion weight and thresholds (grid
+search for accuracy); paste them into features/evidence/answer_confidence.py
+and answer_verdict.py and run again to report.
 """
 
 from __future__ import annotations
@@ -33,15 +44,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_corpus import DATA, build, open_context
 
 from bio_mcp.features.evidence import answer_confidence as confidence
+from bio_mcp.features.evidence import answer_verdict as verdicts
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
-from bio_mcp.features.evidence.answer_eval import auroc, chunk_uuids_of, load_pubmedqa
-from bio_mcp.features.evidence.answer_models import RagAnswerRequest
+from bio_mcp.features.evidence.answer_eval import (
+    auroc,
+    chunk_uuids_of,
+    expected_calibration_error,
+    load_pubmedqa,
+    reliability_table,
+)
+from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
+from bio_mcp.features.evidence.citations import chunk_id_of, pmid_of
+from bio_mcp.features.kb.search import KbContext
+from bio_mcp.search.chunking import chunk_uuid
 
 TUNE = 250
 MIN_CITATIONS = 3
-# The withhold rate on answerable tune questions the prior shift aims at: 5 points under the 20% bar,
-# the margin for the held-out questions.
-TARGET_WITHHOLD = 0.15
+BINS = 10
+
+
+def _side(response: RagAnswerResponse, kb: KbContext, pmid: str) -> dict[str, object]:
+    """What the measures read of one answer: its signals, citations and each quote's verdict reading."""
+    uuids = [chunk_uuid(pmid_of(c.id), chunk_id_of(c.anchor)) for c in response.citations]
+    with kb.store.read() as tx:
+        stored = tx.chunks.get_many(set(uuids))
+    readings = [verdicts.read_sentence(verdicts.QuotedSentence(c.quote, stored[u].text, c.start))
+                for c, u in zip(response.citations, uuids, strict=True) if u in stored]
+    return {"signals": response.scores.signals, "citations": len(response.citations),
+            "own_cited": f"pmid:{pmid}" in {c.id for c in response.citations},
+            "off_topic": response.focus.off_topic_sentences if response.focus else 0,
+            "readings": [[r.conclusion, r.negated, r.hedged] for r in readings]}
 
 
 def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
@@ -74,10 +106,9 @@ async def ask_all(scratch: Path, data: Path, records: Path, limit: int | None) -
             finally:
                 kb.index.apply([], uuids)
             row = {
-                "pmid": item.pmid, "position": number, "latency_ms": round(latency, 1),
+                "pmid": item.pmid, "position": number, "latency_ms": round(latency, 1), "decision": item.decision,
                 "own_cited": f"pmid:{item.pmid}" in {c.id for c in answerable.citations},
-                "answerable": {"signals": answerable.scores.signals, "citations": len(answerable.citations)},
-                "removed": {"signals": removed.scores.signals, "citations": len(removed.citations)},
+                "answerable": _side(answerable, kb, item.pmid), "removed": _side(removed, kb, item.pmid),
             }
             out.write(json.dumps(row) + "\n")
             out.flush()
@@ -86,11 +117,20 @@ async def ask_all(scratch: Path, data: Path, records: Path, limit: int | None) -
     return [done[item.pmid] for item in items]
 
 
+def _answered(side: dict[str, object]) -> float:
+    """The event answer_conf estimates: the question's own abstract is cited."""
+    return 1.0 if side["own_cited"] else 0.0
+
+
+def _sides(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [row[kind] for row in rows for kind in ("answerable", "removed")]
+
+
 def fit(rows: list[dict[str, object]], l2: float = 0.01) -> tuple[dict[str, float], float]:
-    """Logistic regression (Newton's method) of answerable (1) against removed (0)."""
+    """Logistic regression (Newton's method) of own abstract cited (1) against not (0)."""
     names = confidence.SIGNALS
-    x = np.array([[row[kind]["signals"][n] for n in names] for row in rows for kind in ("answerable", "removed")])
-    y = np.array([1.0 if kind == "answerable" else 0.0 for _ in rows for kind in ("answerable", "removed")])
+    x = np.array([[side["signals"][n] for n in names] for side in _sides(rows)])
+    y = np.array([_answered(side) for side in _sides(rows)])
     design = np.hstack([np.ones((len(x), 1)), x])
     w = np.zeros(design.shape[1])
     penalty = l2 * np.eye(design.shape[1])
@@ -106,18 +146,59 @@ def fit(rows: list[dict[str, object]], l2: float = 0.01) -> tuple[dict[str, floa
     return {n: round(float(v), 3) for n, v in zip(names, w[1:], strict=True)}, round(float(w[0]), 3)
 
 
-def prior_shift(rows: list[dict[str, object]], weights: dict[str, float], bias: float, tau: float) -> float:
-    """The smallest raise of the intercept (log prior odds in favour of answerable) with which τ
-    withholds at most TARGET_WITHHOLD of the answerable questions in `rows`."""
-    threshold = float(np.log(tau / (1 - tau)))
-    scores = [bias + sum(weights[n] * r["answerable"]["signals"][n] for n in weights) for r in rows]
-    few = [r["answerable"]["citations"] < MIN_CITATIONS for r in rows]
-    for step in range(501):
-        shift = step / 100
-        withheld = sum(f or z + shift < threshold for z, f in zip(scores, few, strict=True))
-        if withheld / len(rows) <= TARGET_WITHHOLD:
-            return shift
-    return 5.0
+def _verdict(side: dict[str, object], weight: float, no_share: float, hedge_share: float) -> str:
+    if side["citations"] < MIN_CITATIONS:
+        return "insufficient"
+    readings = [verdicts.SentenceReading(*flags) for flags in side["readings"]]
+    return verdicts.decide(verdicts.shares(readings, weight), no_share, hedge_share)
+
+
+def _correct(predicted: str, gold: str) -> bool:
+    return {"yes": "yes", "no": "no", "mixed": "maybe"}.get(predicted) == gold
+
+
+def fit_verdict(rows: list[dict[str, object]]) -> tuple[float, float, float]:
+    best = (-1.0, 0.0, 0.0, 0.0)
+    for weight in (1.0, 2.0, 3.0, 5.0, 10.0):
+        for no_share in np.arange(0.1, 1.01, 0.05):
+            for hedge_share in np.arange(0.1, 1.51, 0.05):
+                hits = sum(_correct(_verdict(r["answerable"], weight, no_share, hedge_share), r["decision"]) for r in rows)
+                if hits > best[0]:
+                    best = (hits, weight, round(float(no_share), 2), round(float(hedge_share), 2))
+    return best[1], best[2], best[3]
+
+
+def report_verdict(rows: list[dict[str, object]], majority: str, base: dict[str, object]) -> None:
+    predicted = [_verdict(r["answerable"], verdicts.CONCLUSION_WEIGHT, verdicts.NO_SHARE, verdicts.HEDGE_SHARE)
+                 for r in rows]
+    emit("verdict_accuracy", sum(_correct(p, r["decision"]) for p, r in zip(predicted, rows, strict=True)) / len(rows),
+         "ratio", base)
+    emit("verdict_majority_baseline", sum(r["decision"] == majority for r in rows) / len(rows), "ratio",
+         {**base, "majority": majority})
+    emit("verdict_insufficient_rate", predicted.count("insufficient") / len(rows), "ratio", base)
+    answered = [(p, r) for p, r in zip(predicted, rows, strict=True) if p != "insufficient"]
+    if answered:
+        params = {**base, "questions": len(answered), "answered_only": True}
+        emit("verdict_accuracy", sum(_correct(p, r["decision"]) for p, r in answered) / len(answered), "ratio", params)
+        emit("verdict_majority_baseline", sum(r["decision"] == majority for _, r in answered) / len(answered), "ratio",
+             {**params, "majority": majority})
+    for gold in ("yes", "no", "maybe"):
+        of = [p for p, r in zip(predicted, rows, strict=True) if r["decision"] == gold]
+        if of:
+            emit("verdict_recall", sum(_correct(p, gold) for p in of) / len(of), "ratio", {**base, "gold": gold,
+                                                                                          "questions": len(of)})
+
+
+def report_calibration(rows: list[dict[str, object]], base: dict[str, object]) -> None:
+    sides = _sides(rows)
+    scores = [confidence.answer_confidence(side["signals"]) for side in sides]
+    events = [_answered(side) for side in sides]
+    params = {**base, "answers": len(sides), "bins": BINS, "event": "own abstract cited"}
+    emit("answer_conf_ece", expected_calibration_error(scores, events, BINS), "ratio", params)
+    for row in reliability_table(scores, events, BINS):
+        print(json.dumps({"name": "answer_conf_reliability", "value": row.observed, "unit": "ratio",
+                          "params": {**params, "bin": [row.low, row.high], "count": row.count,
+                                     "mean_conf": row.mean_conf}}), flush=True)
 
 
 def report(rows: list[dict[str, object]], half: str, tau: float, params: dict[str, object]) -> None:
@@ -134,6 +215,7 @@ def report(rows: list[dict[str, object]], half: str, tau: float, params: dict[st
     emit("withhold_rate_removed", sum(withheld(r["removed"]) for r in rows) / len(rows), "ratio", base)
     latencies = sorted(r["latency_ms"] for r in rows)
     emit("rag_answer_p50_ms", statistics.median(latencies), "ms", base)
+    emit("off_topic_sentences_mean", statistics.mean(r["answerable"]["off_topic"] for r in rows), "sentences", base)
 
 
 def main() -> None:
@@ -152,12 +234,16 @@ def main() -> None:
     tune, dev = rows[:TUNE], rows[TUNE:]
     if args.fit:
         weights, bias = fit(tune)
-        shift = prior_shift(tune, weights, bias, args.tau)
-        print(json.dumps({"name": "answer_conf_weights", "weights": weights, "balanced_bias": bias,
-                          "prior_shift": shift, "bias": round(bias + shift, 3), "fitted_on": "tune"}))
-    report(tune, "tune", args.tau, params)
-    if dev:
-        report(dev, "dev", args.tau, params)
+        print(json.dumps({"name": "answer_conf_weights", "weights": weights, "bias": bias, "fitted_on": "tune"}))
+        print(json.dumps({"name": "verdict_parameters", "fitted_on": "tune",
+                          **dict(zip(("conclusion_weight", "no_share", "hedge_share"), fit_verdict(tune), strict=True))}))
+    majority = max(("yes", "no", "maybe"), key=lambda label: sum(r["decision"] == label for r in tune))
+    for half, rows_of in (("tune", tune), ("dev", dev)):
+        if rows_of:
+            base = {**params, "half": half, "questions": len(rows_of), "tau": args.tau}
+            report(rows_of, half, args.tau, params)
+            report_verdict(rows_of, majority, base)
+            report_calibration(rows_of, base)
 
 
 if __name__ == "__main__":

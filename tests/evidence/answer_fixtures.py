@@ -61,6 +61,7 @@ def answer_context(answer_home: Path) -> Iterator[AnswerContext]:
     store = open_metadata_store(settings)
     index = CorpusIndex(store, None, build_embeddings(settings))
     index.reconcile()
-    kb = KbContext(settings, store, index, ProviderRegistry(settings), build_graph_indexer(settings).linker)
+    graph = build_graph_indexer(settings)
+    kb = KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog)
     yield AnswerContext(kb, settings.answer_conf_tau)
     store.close()

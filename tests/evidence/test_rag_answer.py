@@ -54,7 +54,8 @@ async def test_an_indexed_abstract_is_cited_at_least_three_times_and_answered(an
         assert citation.span == f"{citation.anchor}:{citation.start}-{citation.end}"
         assert f"“{citation.quote}” [{citation.number}]" in response.answer
     assert all(checked for _, checked in answer_sentences(response))
-    assert len(answer_sentences(response)) == len(response.citations)
+    # The quotes, and the verdict first: the question is a yes/no one.
+    assert len(answer_sentences(response)) == len(response.citations) + 1
 
 
 async def test_the_same_question_without_its_abstract_is_withheld_with_a_reason(answer_context, pubmedqa) -> None:  # noqa: F811
@@ -101,8 +102,11 @@ async def test_tau_is_honoured(answer_home, pubmedqa) -> None:  # noqa: F811
 async def test_thai_framing_keeps_the_quotes_in_english(answer_context, pubmedqa) -> None:  # noqa: F811
     response = await rag_answer(RagAnswerRequest(question=first(pubmedqa).question, lang="th"), answer_context)
     assert response.lang == "th" and not response.withheld
-    lead, *quotes = response.answer.split("\n")
-    assert any(f"{chr(0x0E01)}" <= ch <= chr(0x0E5B) for ch in lead)
+    # The frame (the verdict, then the lead) is Thai; the quotes keep their English.
+    lines = response.answer.split("\n")
+    frame, quotes = [line for line in lines if not line.startswith("“")], [line for line in lines if line.startswith("“")]
+    assert len(frame) == 2 and quotes and lines[: len(frame)] == frame
+    assert all(any(chr(0x0E01) <= ch <= chr(0x0E5B) for ch in line) for line in frame)
     assert all(not any(chr(0x0E01) <= ch <= chr(0x0E5B) for ch in quote) for quote in quotes)
     withheld = await rag_answer(RagAnswerRequest(question="ซซซซ", lang="auto"), answer_context)
     assert withheld.lang == "th" and withheld.withheld
@@ -175,7 +179,9 @@ async def test_sampling_keeps_only_sentences_whose_citations_check_out(corpus, p
     assert not result.is_error and len(calls) == 1
     assert "[1]" in calls[0].messages[0].content.text and quote in calls[0].messages[0].content.text
     assert body["mode"] == "sampled" and body["dropped_sentences"] == 3
-    assert body["answer"] == f"{written[0]} {written[1]}"
+    # The verdict opens a written answer too; the model's checked sentences follow.
+    assert body["verdict"] is not None and body["answer"].startswith("Verdict: ")
+    assert body["answer"].endswith(f" {written[0]} {written[1]}")
     assert body["citations"] == extractive["citations"] and body["audit"]["status"] == "ok"
     assert body["answer"] in result.content[0].text
 

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bio_mcp.features.evidence.answer import AnswerService
+from bio_mcp.features.evidence.answer_focus import QueryReading
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from tests.evidence.conftest import ANDROGRAPHIS_PAPER
@@ -35,8 +36,8 @@ async def test_a_thai_question_cites_the_english_andrographis_papers(retrieval: 
 
 async def test_without_the_rewrite_the_thai_question_finds_nothing_to_cite(retrieval: KbRetrieval) -> None:
     class Verbatim:
-        def rewrite(self, question: str, lang: str) -> str:
-            return question
+        def read(self, question: str, lang: str) -> QueryReading:
+            return QueryReading(question)
 
     response = await AnswerService(retrieval, rewriter=Verbatim()).answer(
         RagAnswerRequest(question=QUESTION, lang="th"))

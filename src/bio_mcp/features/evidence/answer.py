@@ -4,7 +4,9 @@
    herb names to their English ones) goes through the graph-aware search (`kb.search`: hybrid
    BM25 + vectors, MeSH entity boost) for the `top_k` best documents.
 2. Every section (chunk) of those documents is split into sentences by the chunker's own rule
-   (`sentence_spans`); duplicates from overlapping chunks are dropped.
+   (`sentence_spans`); duplicates from overlapping chunks are dropped. Only sentences that name the
+   question's subject and its outcome or condition (`answer_focus`) stay candidates; for a yes/no
+   question, the abstracts' conclusion sentences gain CONCLUSION_BONUS relevance.
 3. Sentences are scored: question-word overlap and the cosine of their section; the best
    `EMBED_SENTENCES` are embedded by the corpus's embedder and take their own cosine. Evidence is
    picked by maximal marginal relevance (relevance against similarity to what is already picked),
@@ -12,7 +14,9 @@
 4. Every citation's span is checked against the stored text (`citations.verify_citations`).
 5. answer_conf (`answer_confidence`) from the signals; the seed's policy: fewer than 3 citations or
    answer_conf < τ (ANSWER_CONF_TAU) and the answer is withheld, its citations and scores returned
-   with the reason.
+   with the reason (which names the subject and outcome when sentences were left out for not
+   naming them). A yes/no question's `verdict` (`answer_verdict`) is drawn from the quotes and
+   opens the answer; withheld, it is `insufficient`.
 6. The answer quotes the evidence in its own language, framed in the request's language. With
    BIO_MCP_ANSWER_SAMPLING and an `AnswerWriter` (the server's MCP sampling), the client's model may
    write it from the numbered evidence instead; a sentence whose citations do not check out is
@@ -29,17 +33,22 @@ from typing import Protocol
 import numpy as np
 
 from bio_mcp.features.evidence.answer_confidence import answer_confidence, content_terms
+from bio_mcp.features.evidence.answer_focus import Focus, QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import (
+    AnswerFocus,
     AnswerScores,
     Citation,
     Lang,
     RagAnswerRequest,
     RagAnswerResponse,
+    Verdict,
     WithholdReason,
 )
+from bio_mcp.features.evidence.answer_verdict import QuotedSentence, in_conclusion, is_yes_no, verdict_of
 from bio_mcp.features.evidence.citations import (
     answer_sentences,
     check_sentences,
+    chunk_id_of,
     pmid_of,
     section_id_of,
     verify_citations,
@@ -49,7 +58,8 @@ from bio_mcp.features.kb.language import resolve_lang
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.features.kb.search import KbContext, search_kb
-from bio_mcp.search.chunking import sentence_spans
+from bio_mcp.graph.mentions import Mention
+from bio_mcp.search.chunking import chunk_uuid, sentence_spans
 from bio_mcp.store import StoredChunk
 
 MIN_CITATIONS = 3
@@ -64,6 +74,10 @@ MIN_RELEVANCE = 0.15
 MMR_LAMBDA = 0.7
 # Shortest sentence worth quoting (characters): shorter ones are labels or fragments.
 MIN_SENTENCE_CHARS = 25
+# A yes/no question is answered by the abstracts' conclusions: their sentences gain this much
+# relevance, so the verdict is drawn from them (PubMedQA tune half: 0.2 quoted a conclusion in
+# most answers without pushing the question's own abstract out).
+CONCLUSION_BONUS = 0.2
 
 
 class AnswerWriter(Protocol):
@@ -74,9 +88,10 @@ class AnswerWriter(Protocol):
 
 
 class QueryRewriter(Protocol):
-    """The search query for a question in `lang` (e.g. Thai names to English ones)."""
+    """The search query for a question in `lang` (e.g. Thai names to English ones), with the English
+    names of the entities it found."""
 
-    def rewrite(self, question: str, lang: Lang) -> str: ...
+    def read(self, question: str, lang: Lang) -> QueryReading: ...
 
 
 @dataclass
@@ -97,6 +112,7 @@ class _Sentence:
     overlap: float
     cos: float | None = None
     vector: np.ndarray | None = None
+    bonus: float = 0.0
 
     @property
     def text(self) -> str:
@@ -107,7 +123,7 @@ class _Sentence:
         """Set by hand, not tuned: the sentence's own cosine first, then how many question words it
         has, then its section's cosine (which alone stands in before the sentence is embedded)."""
         semantic = self.cos if self.cos is not None else self.chunk_cos
-        return max(0.0, min(1.0, 0.5 * semantic + 0.3 * self.overlap + 0.2 * self.chunk_cos))
+        return max(0.0, min(1.0, 0.5 * semantic + 0.3 * self.overlap + 0.2 * self.chunk_cos + self.bonus))
 
 
 @dataclass
@@ -115,6 +131,8 @@ class _Evidence:
     citations: list[Citation]
     signals: dict[str, float]
     retrieval: float
+    # Sentences of the retrieved documents that did not name the question's subject and outcome.
+    off_topic: int = 0
 
 
 def _overlap(terms: Sequence[str], text: str) -> float:
@@ -161,6 +179,17 @@ def _sentences(
     return found
 
 
+def _linked_in(sentence: _Sentence, context: KbContext, sections: dict[str, Sequence[Mention]]) -> list[str] | None:
+    """The entities the linker finds in the sentence's span when it links the whole section (each
+    section once, kept in `sections`): abbreviations the section defines are read so."""
+    if context.linker is None:
+        return None
+    chunk = sentence.chunk
+    if chunk.uuid not in sections:
+        sections[chunk.uuid] = context.linker.link(chunk.text)
+    return [m.entity_id for m in sections[chunk.uuid] if sentence.start <= m.start and m.end <= sentence.end]
+
+
 def _mmr(sentences: list[_Sentence]) -> list[_Sentence]:
     pool = [s for s in sentences if s.relevance >= MIN_RELEVANCE]
     chosen: list[_Sentence] = []
@@ -189,8 +218,12 @@ def _similarity(a: _Sentence, b: _Sentence) -> float:
     return len(left & right) / len(left | right) if left | right else 0.0
 
 
-def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
-    """Retrieval, sentence scoring, MMR selection and verification (blocking; run in a thread)."""
+def gather_evidence(
+    query: str, top_k: int, context: KbContext, focus: Focus | None = None, conclusions: bool = False
+) -> _Evidence:
+    """Retrieval, sentence scoring, MMR selection and verification (blocking; run in a thread). With a
+    `focus`, only sentences that name the question's subject and outcome are candidates; with
+    `conclusions` (a yes/no question), conclusion sentences are preferred."""
     search = search_kb(KbSearchRequest(query=query, top_k=top_k), context)
     # Corpus keys: a PMID, or an ingested file's `file:` key; each with its source URI.
     pmids = [pmid_of(item.metadata.doc_id or item.metadata.doc_uri) for item in search.evidence]
@@ -200,11 +233,19 @@ def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
     terms = content_terms(query)
     chunks, titles = _read(context, pmids)
     sentences = _sentences(chunks, pmids, titles, query_vector, terms, context.index.model_id)
+    found = len(sentences)
+    sections: dict[str, Sequence[Mention]] = {}
+    if focus is not None:
+        sentences = [s for s in sentences if focus.admits(s.text, _linked_in(s, context, sections))]
+    if conclusions:
+        for sentence in sentences:
+            if in_conclusion(QuotedSentence(sentence.text, sentence.chunk.text, sentence.start)):
+                sentence.bonus = CONCLUSION_BONUS
     best_chunk = {pmid: max((_cos(c.embedding if c.embed_model == context.index.model_id else None, query_vector)
                              for c in chunks[pmid]), default=0.0) for pmid in pmids}
     ordered = sorted(best_chunk.values(), reverse=True)
     if sentences:
-        shortlist = sorted(sentences, key=lambda s: (-(0.6 * s.overlap + 0.4 * s.chunk_cos), s.rank, s.start))
+        shortlist = sorted(sentences, key=lambda s: (-(0.6 * s.overlap + 0.4 * s.chunk_cos + s.bonus), s.rank, s.start))
         shortlist = shortlist[:EMBED_SENTENCES]
         vectors = embedder.embed_array([s.text for s in shortlist])
         for sentence, vector in zip(shortlist, vectors, strict=True):
@@ -236,7 +277,7 @@ def gather_evidence(query: str, top_k: int, context: KbContext) -> _Evidence:
         "coverage": round(_overlap(terms, best_doc_text), 4),
         "doc_share": round(max(top_docs.count(doc) for doc in top_docs) / MAX_CITATIONS, 4) if top_docs else 0.0,
     }
-    return _Evidence(_renumber(kept), signals, signals["chunk_cos"])
+    return _Evidence(_renumber(kept), signals, signals["chunk_cos"], found - len(sentences))
 
 
 def _renumber(citations: list[Citation]) -> list[Citation]:
@@ -250,8 +291,18 @@ _FRAMES: dict[Lang, dict[str, str]] = {
         "empty_corpus": "The local corpus is empty: fill it with pubmed.sync_delta (or `bio-mcp sync KEY TERM`) "
                         "or tool.ingest.run, then ask again.",
         "too_few_citations": "Withheld: only {n} verified citation(s) were found; an answer needs at least 3.",
+        "off_topic": "Withheld: only {n} sentence(s) of the documents found name {named}; "
+                     "an answer needs at least 3 ({dropped} sentence(s) that do not were left unquoted).",
+        "unread": "Withheld: the question's words {words} could not be read in English, so no sentence of the "
+                  "English literature can be checked to name them ({n} sentence(s) that do were found).",
+        "verdict": {"yes": "Verdict: yes, by the quoted evidence {markers}.",
+                    "no": "Verdict: no, by the quoted evidence {markers}.",
+                    "mixed": "Verdict: mixed, the quoted evidence is hedged or points both ways {markers}.",
+                    "insufficient": "Verdict: insufficient evidence to say yes or no."},
         "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
         "evidence_head": "Evidence (quoted in its own language):",
+        "both": "both {subject} and {outcome}",
+        "one": "{subject}",
     },
     "th": {
         "lead": "จากเอกสาร {docs} ฉบับในคลังข้อมูล หลักฐานที่เกี่ยวข้องกับคำถามมากที่สุดระบุว่า:",
@@ -259,15 +310,32 @@ _FRAMES: dict[Lang, dict[str, str]] = {
         "empty_corpus": "คลังข้อมูลยังว่างอยู่: เพิ่มเอกสารด้วย pubmed.sync_delta (หรือ `bio-mcp sync KEY TERM`) "
                         "หรือ tool.ingest.run แล้วถามใหม่อีกครั้ง",
         "too_few_citations": "งดให้คำตอบ: พบการอ้างอิงที่ตรวจสอบแล้วเพียง {n} รายการ ต้องมีอย่างน้อย 3 รายการ",
+        "off_topic": "งดให้คำตอบ: มีเพียง {n} ประโยคในเอกสารที่พบที่กล่าวถึง{named} "
+                     "ต้องมีอย่างน้อย 3 ประโยค (ประโยคที่ไม่เกี่ยวข้อง {dropped} ประโยคไม่ถูกนำมาอ้างอิง)",
+        "unread": "งดให้คำตอบ: ไม่สามารถอ่านคำว่า {words} ในคำถามเป็นภาษาอังกฤษได้ จึงตรวจสอบไม่ได้ว่าประโยคใดกล่าวถึง "
+                  "(พบประโยคที่กล่าวถึง {n} ประโยค)",
+        "verdict": {"yes": "สรุป: ใช่ ตามหลักฐานที่อ้างอิง {markers}",
+                    "no": "สรุป: ไม่ใช่ ตามหลักฐานที่อ้างอิง {markers}",
+                    "mixed": "สรุป: ยังไม่ชัดเจน หลักฐานที่อ้างอิงไม่แน่นอนหรือขัดแย้งกัน {markers}",
+                    "insufficient": "สรุป: หลักฐานไม่เพียงพอที่จะตอบว่าใช่หรือไม่"},
         "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
         "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
+        "both": "ทั้ง {subject} และ {outcome}",
+        "one": " {subject}",
     },
 }
 
 
-def extractive_answer(citations: Sequence[Citation], lang: Lang) -> str:
+def verdict_line(verdict: Verdict, citations: Sequence[Citation], lang: Lang) -> str:
+    """The verdict as the answer's first sentence, citing every quote it was drawn from."""
+    markers = "".join(f"[{c.number}]" for c in citations)
+    return _FRAMES[lang]["verdict"][verdict].format(markers=markers)
+
+
+def extractive_answer(citations: Sequence[Citation], lang: Lang, verdict: Verdict | None = None) -> str:
     docs = len({c.id for c in citations})
-    lines = [_FRAMES[lang]["lead"].format(docs=docs)]
+    lines = [verdict_line(verdict, citations, lang)] if verdict is not None else []
+    lines.append(_FRAMES[lang]["lead"].format(docs=docs))
     lines += [f"“{c.quote}” [{c.number}]" for c in citations]
     return "\n".join(lines)
 
@@ -276,8 +344,21 @@ def numbered_evidence(citations: Sequence[Citation]) -> str:
     return "\n".join(f"[{c.number}] {c.quote} ({c.title})" for c in citations)
 
 
-def _withhold(citations: list[Citation], conf: float, tau: float, lang: Lang) -> WithholdReason | None:
+def _withhold(
+    citations: list[Citation], conf: float, tau: float, lang: Lang, focus: Focus | None = None, off_topic: int = 0
+) -> WithholdReason | None:
     frames = _FRAMES[lang]
+    # Sentences were left out for not naming the subject and outcome: the reason says so, by name.
+    named = focus is not None and off_topic > 0 and len(citations) < MIN_CITATIONS
+    if named and focus.unread:
+        message = frames["unread"].format(words=", ".join(focus.unread), n=len(citations))
+        return WithholdReason(code="no_evidence" if not citations else "too_few_citations", message=message)
+    if named:
+        subject, outcome = focus.describe()
+        named = (frames["both"].format(subject=subject, outcome=outcome) if subject and outcome
+                 else frames["one"].format(subject=subject or outcome))
+        message = frames["off_topic"].format(n=len(citations), named=named, dropped=off_topic)
+        return WithholdReason(code="no_evidence" if not citations else "too_few_citations", message=message)
     if not citations:
         return WithholdReason(code="no_evidence", message=frames["no_evidence"])
     if len(citations) < MIN_CITATIONS:
@@ -296,35 +377,58 @@ async def rag_answer(
     request: RagAnswerRequest, context: AnswerContext, writer: AnswerWriter | None = None
 ) -> RagAnswerResponse:
     lang = resolve_lang(request.question, request.lang)
-    rewritten = context.rewriter.rewrite(request.question, lang) if context.rewriter is not None else ""
+    reading = (await asyncio.to_thread(context.rewriter.read, request.question, lang)
+               if context.rewriter is not None else QueryReading(request.question))
     # A question the rewrite leaves nothing of (punctuation, untranslatable Thai) is searched as asked.
-    query = rewritten.strip() or request.question
+    query = reading.text.strip() or request.question
+    focus = read_focus(request.question, QueryReading(query, reading.names, reading.unread), context.kb.linker,
+                       context.kb.catalog)
+    yes_no = is_yes_no(request.question)
     evidence = await asyncio.to_thread(
-        gather_evidence, query, request.retrieval.top_k, context.kb
+        gather_evidence, query, request.retrieval.top_k, context.kb, focus, yes_no
     )
     conf = round(answer_confidence(evidence.signals), 4)
     scores = AnswerScores(retrieval=evidence.retrieval, answer_conf=conf, signals=evidence.signals)
-    reason = _withhold(evidence.citations, conf, context.tau, lang)
+    subject, outcome = focus.describe()
+    described = AnswerFocus(subject=subject, outcome=outcome, interaction=focus.interaction,
+                            off_topic_sentences=evidence.off_topic)
+    reason = _withhold(evidence.citations, conf, context.tau, lang, focus, evidence.off_topic)
     if reason is not None and reason.code == "no_evidence" and await asyncio.to_thread(_corpus_is_empty, context.kb):
         reason = reason.model_copy(update={"message": f"{reason.message} {_FRAMES[lang]['empty_corpus']}"})
     if reason is not None:
         return RagAnswerResponse(answer="", citations=evidence.citations, scores=scores, withheld=True,
-                                 reason=reason, lang=lang)
-    answer, mode, dropped = extractive_answer(evidence.citations, lang), "extractive", 0
+                                 reason=reason, lang=lang, verdict="insufficient" if yes_no else None,
+                                 focus=described)
+    verdict = await asyncio.to_thread(_verdict, evidence.citations, context.kb) if yes_no else None
+    answer, mode, dropped = extractive_answer(evidence.citations, lang, verdict), "extractive", 0
     if context.sampling and writer is not None:
         written = await writer.write(request.question, numbered_evidence(evidence.citations), lang)
         if written:
             kept, rejected = check_sentences(written, evidence.citations)
             if kept:
-                answer, mode, dropped = " ".join(kept), "sampled", len(rejected)
+                lead = [verdict_line(verdict, evidence.citations, lang)] if verdict is not None else []
+                answer, mode, dropped = " ".join([*lead, *kept]), "sampled", len(rejected)
     return RagAnswerResponse(answer=answer, citations=evidence.citations, scores=scores, lang=lang, mode=mode,
-                             dropped_sentences=dropped)
+                             dropped_sentences=dropped, verdict=verdict, focus=described)
+
+
+def _verdict(citations: Sequence[Citation], context: KbContext) -> Verdict:
+    """The verdict of the quoted sentences, each read in its stored section (whose labels say which
+    sentences are the abstract's conclusion)."""
+    uuids = {c.number: chunk_uuid(pmid_of(c.id), chunk_id_of(c.anchor)) for c in citations}
+    with context.store.read() as tx:
+        stored = tx.chunks.get_many(set(uuids.values()))
+    quoted = [QuotedSentence(c.quote, stored[uuids[c.number]].text if uuids[c.number] in stored else c.quote,
+                             c.start if uuids[c.number] in stored else 0) for c in citations]
+    return verdict_of(quoted)
 
 
 def summarize(response: RagAnswerResponse) -> str:
     """The whole result as Markdown: the answer (or why it was withheld), scores, every citation."""
     head = (f"**Withheld** ({response.reason.code}): {response.reason.message}" if response.withheld and response.reason
             else response.answer)
+    if response.withheld and response.verdict is not None:
+        head = f"{verdict_line(response.verdict, [], response.lang)}\n{head}"
     lines = [head, "",
              (f"Scores: retrieval {response.scores.retrieval:.2f}, answer_conf {response.scores.answer_conf:.2f} "
              f"({response.mode}, {response.lang}; {len(response.citations)} verified citations)"),

@@ -117,3 +117,31 @@ def auroc(positives: list[float], negatives: list[float]) -> float:
         for n in negatives:
             wins += 1.0 if p > n else 0.5 if p == n else 0.0
     return wins / (len(positives) * len(negatives))
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    count: int
+    mean_conf: float
+    observed: float
+
+
+def reliability_table(scores: list[float], events: list[float], bins: int = 10) -> list[ReliabilityBin]:
+    """Equal-width bins of [0, 1]: per bin, how many scores, their mean, and how often the event happened."""
+    table = []
+    for number in range(bins):
+        low, high = number / bins, (number + 1) / bins
+        inside = [(s, e) for s, e in zip(scores, events, strict=True)
+                  if low <= s < high or (number == bins - 1 and s == 1.0)]
+        if inside:
+            table.append(ReliabilityBin(round(low, 2), round(high, 2), len(inside),
+                                        round(sum(s for s, _ in inside) / len(inside), 4),
+                                        round(sum(e for _, e in inside) / len(inside), 4)))
+    return table
+
+
+def expected_calibration_error(scores: list[float], events: list[float], bins: int = 10) -> float:
+    """Sum over bins of (share of scores in the bin) x |mean score - event rate|."""
+    return sum(row.count / len(scores) * abs(row.mean_conf - row.observed) for row in reliability_table(scores, events, bins))

@@ -76,6 +76,23 @@ class AnswerScores(_Out):
 
 
 WithholdCode = Literal["no_evidence", "too_few_citations", "low_confidence"]
+Verdict = Literal["yes", "no", "mixed", "insufficient"]
+
+
+class AnswerFocus(_Out):
+    subject: str | None = Field(
+        default=None, description="The question's subject (herb, drug, exposure) every quoted sentence names"
+    )
+    outcome: str | None = Field(
+        default=None, description="The question's outcome or condition every quoted sentence names too"
+    )
+    interaction: bool = Field(
+        default=False, description="True when the question asks about an interaction: quotes carry an interaction cue"
+    )
+    off_topic_sentences: int = Field(
+        default=0, ge=0,
+        description="Sentences of the retrieved documents left unquoted because they do not name the subject and outcome",
+    )
 
 
 class WithholdReason(_Out):
@@ -99,4 +116,12 @@ class RagAnswerResponse(AuditedOutput):
     )
     dropped_sentences: int = Field(
         default=0, ge=0, description="Additive: sentences of a sampled answer dropped because a citation did not check out"
+    )
+    verdict: Verdict | None = Field(
+        default=None,
+        description="Additive: for a yes/no question, what the quoted sentences conclude (yes, no, mixed; "
+        "insufficient when withheld); said first in the answer. None for other questions",
+    )
+    focus: AnswerFocus | None = Field(
+        default=None, description="Additive: what every quoted sentence was required to name (subject and outcome)"
     )

@@ -108,8 +108,9 @@ def check_sentences(text: str, citations: Sequence[Citation]) -> tuple[list[str]
 
 def answer_sentences(response: RagAnswerResponse) -> list[tuple[str, bool]]:
     """Each sentence of the answer and whether its citations check out (empty when withheld).
-    The framing line that opens an extractive answer (no marker) is not a claim and is skipped."""
+    An extractive answer is its verdict (citing the quotes it is drawn from) and its quotes; its
+    framing line (no marker) is not a claim and is skipped."""
     sentences = split_answer(response.answer)
-    if response.mode == "extractive" and sentences and not _MARKER.search(sentences[0]):
-        sentences = sentences[1:]
+    if response.mode == "extractive":
+        sentences = [sentence for sentence in sentences if _MARKER.search(sentence)]
     return [(sentence, sentence_checks(sentence, response.citations)) for sentence in sentences]

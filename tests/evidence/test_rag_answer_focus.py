@@ -1,0 +1,164 @@
+"""tool.rag_answer stays on the question and says what it concludes, on real data: every quoted
+sentence names the question's subject and its outcome (by any synonym), a corpus that has neither
+makes it withhold with a reason naming them, and a yes/no question gets its verdict first.
+
+Corpora: the real PPR abstracts on medicinal plants (the `retrieval` fixture) and PubMedQA
+abstracts among SciFact distractors (the answer fixtures, plus two PubMedQA questions labelled no)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.service import index_folder
+from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer, summarize
+from bio_mcp.features.evidence.answer_eval import (
+    fill_corpus,
+    load_pubmedqa,
+    pubmedqa_documents,
+    scifact_documents,
+)
+from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
+from bio_mcp.features.evidence.citations import answer_sentences
+from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.features.kb.search import KbContext
+from bio_mcp.graph.indexer import build_graph_indexer
+from bio_mcp.search.embeddings import build_embeddings
+from bio_mcp.store import open_metadata_store
+from tests.evidence.answer_fixtures import PUBMEDQA_ITEMS, answer_settings
+
+pytestmark = pytest.mark.anyio
+
+# PubMedQA (tune half), both labelled no. "Can you deliver accurate tidal volume by manual
+# resuscitator?": "The manual resuscitator is not a suitable device for accurate ventilation."
+RESUSCITATOR = "18843057"
+# "Does a colonoscopy after acute diverticulitis affect its management?": only two of its sentences
+# name both colonoscopy and diverticulitis (the conclusion's).
+COLONOSCOPY = "22186742"
+SCHEMA = RagAnswerResponse.model_json_schema(mode="serialization")
+
+
+def valid(response: RagAnswerResponse) -> None:
+    jsonschema.validate(response.model_dump(mode="json", by_alias=True), SCHEMA)
+    assert 0.0 <= response.scores.answer_conf <= 1.0 and 0.0 <= response.scores.retrieval <= 1.0
+
+
+@pytest.fixture(scope="module")
+def focus_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    items = load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")
+    chosen = items[:PUBMEDQA_ITEMS] + [item for item in items if item.pmid in (RESUSCITATOR, COLONOSCOPY)]
+    home = tmp_path_factory.mktemp("focus-home")
+    settings = answer_settings(home)
+    documents = pubmedqa_documents(chosen) + scifact_documents(data_dir / "bench" / "scifact" / "corpus.jsonl", 120)
+    store = open_metadata_store(settings)
+    try:
+        index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
+        fill_corpus(index, documents, build_graph_indexer(settings), settings.embeddings_batch_size)
+    finally:
+        store.close()
+    return home
+
+
+@pytest.fixture
+def pubmedqa_context(focus_home: Path) -> Iterator[AnswerContext]:
+    settings = answer_settings(focus_home)
+    store = open_metadata_store(settings)
+    index = CorpusIndex(store, None, build_embeddings(settings))
+    index.reconcile()
+    graph = build_graph_indexer(settings)
+    yield AnswerContext(KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog),
+                        settings.answer_conf_tau)
+    store.close()
+
+
+async def test_a_yes_no_question_gets_the_verdict_of_its_conclusion_first(pubmedqa_context) -> None:
+    question = "Can you deliver accurate tidal volume by manual resuscitator?"
+    response = await rag_answer(RagAnswerRequest(question=question), pubmedqa_context)
+    valid(response)
+    assert not response.withheld and f"pmid:{RESUSCITATOR}" in {c.id for c in response.citations}
+    assert any("is not a suitable device" in c.quote for c in response.citations)
+    assert response.verdict == "no"
+    assert response.answer.startswith("Verdict: no")
+    assert summarize(response).startswith("Verdict: no")
+    # The verdict cites the quotes it is drawn from, and they check out.
+    first, checked = answer_sentences(response)[0]
+    assert first.startswith("Verdict: no") and checked
+    for citation in response.citations:
+        assert re.search(r"resuscitat|tidal volume", citation.quote, re.IGNORECASE), citation.quote
+
+
+async def test_too_few_sentences_naming_subject_and_condition_withhold(pubmedqa_context) -> None:
+    question = "Does a colonoscopy after acute diverticulitis affect its management?"
+    response = await rag_answer(RagAnswerRequest(question=question), pubmedqa_context)
+    valid(response)
+    assert response.withheld and response.reason is not None and response.verdict == "insufficient"
+    assert "colonoscopy" in response.reason.message and "diverticulitis" in response.reason.message
+    # Its abstract's other sentences ("Medical records of 220 patients hospitalized for acute
+    # diverticulitis ...") name only one of the two, and are not quoted.
+    assert response.citations and len(response.citations) < 3
+    for citation in response.citations:
+        assert re.search(r"colonoscop", citation.quote, re.IGNORECASE), citation.quote
+        assert re.search(r"diverticul", citation.quote, re.IGNORECASE), citation.quote
+
+
+async def test_a_question_that_is_not_yes_no_gets_no_verdict(pubmedqa_context) -> None:
+    question = "What volume does a manual resuscitator deliver?"
+    response = await rag_answer(RagAnswerRequest(question=question), pubmedqa_context)
+    valid(response)
+    assert response.verdict is None and not response.answer.startswith("Verdict")
+
+
+async def test_a_corpus_without_the_subject_withholds_and_says_what_was_missing(pubmedqa_context) -> None:
+    # No abstract here is about green tea and weight: PubMedQA's first questions and SciFact.
+    response = await rag_answer(RagAnswerRequest(question="Does green tea help weight loss?"), pubmedqa_context)
+    valid(response)
+    assert response.withheld and response.answer == "" and response.reason is not None
+    assert response.verdict == "insufficient"
+    assert "tea" in response.reason.message.lower() and "weight loss" in response.reason.message
+    assert response.focus is not None and response.focus.off_topic_sentences > 0
+    assert all(re.search(r"\btea\b", c.quote, re.IGNORECASE) for c in response.citations)
+
+
+async def test_herb_quotes_name_the_herb_and_the_disease(retrieval: KbRetrieval) -> None:
+    """PPR: Phyllanthus for hepatitis. Hepatitis sentences about other herbs or drugs, and Phyllanthus
+    sentences about other diseases, are never quoted."""
+    response = await AnswerService(retrieval).answer(RagAnswerRequest(question="Does Phyllanthus help hepatitis?"))
+    valid(response)
+    assert response.focus is not None and response.focus.off_topic_sentences > 0
+    assert response.citations or response.withheld
+    for citation in response.citations:
+        assert re.search(r"Phyllanthus|\bP\. [a-z]{4,}", citation.quote), citation.quote
+        assert re.search(r"hepat", citation.quote, re.IGNORECASE), citation.quote
+    if len(response.citations) < 3:
+        assert response.withheld and response.reason is not None and "Phyllanthus" in response.reason.message
+
+
+async def test_a_thai_herb_the_reading_cannot_put_in_english_withholds(retrieval: KbRetrieval) -> None:
+    """ลูกใต้ใบ (Phyllanthus amarus) is in no name table here: its hepatitis question must not be
+    answered with hepatitis papers about something else."""
+    question = "ลูกใต้ใบรักษาโรคตับอักเสบได้ไหม"  # does ลูกใต้ใบ treat hepatitis?
+    response = await AnswerService(retrieval).answer(RagAnswerRequest(question=question))
+    valid(response)
+    assert response.withheld and response.citations == [] and response.verdict == "insufficient"
+    assert response.reason is not None and "ลูกใต้ใบ" in response.reason.message
+
+
+async def test_an_interaction_question_quotes_only_interaction_evidence(retrieval: KbRetrieval) -> None:
+    """PPR has Andrographis papers but none on taking it with blood-pressure drugs: nothing of them
+    is quoted as if it were interaction evidence."""
+    question = "ฟ้าทะลายโจรกินร่วมกับยาลดความดันได้ไหม"  # can Andrographis be taken with blood-pressure drugs?
+    response = await AnswerService(retrieval).answer(RagAnswerRequest(question=question))
+    valid(response)
+    assert response.focus is not None and response.focus.interaction
+    assert response.focus.subject is not None and "Andrographis" in response.focus.subject
+    assert response.withheld and response.verdict == "insufficient"
+    for citation in response.citations:
+        assert re.search(r"Andrographis|A\. paniculata", citation.quote), citation.quote
+        assert re.search(r"interact|potentiat|synergi|antagoni|administ|concomitant|combin|pharmacokinetic|AUC|CYP|"
+                         r"P-glycoprotein|INR|bleeding|plasma", citation.quote, re.IGNORECASE), citation.quote
