@@ -1,4 +1,4 @@
-"""What `unmatched_terms` costs a search (`graph.coverage`): the query's terms, then which of them the
+"""What `unmatched_terms` costs a search (`graph.unmatched_terms`): the query's terms, then which of them the
 returned documents name, over real PubMed abstracts. JSON lines.
 
     PYTHONPATH=src python bench/unmatched_terms_cost.py [--documents 20] [--repeat 20]
@@ -22,8 +22,8 @@ from pathlib import Path
 from lxml import etree
 
 from bio_mcp.config import load_settings
-from bio_mcp.graph.coverage import catalog_names, query_terms, unmatched_terms
 from bio_mcp.graph.indexer import build_graph_indexer
+from bio_mcp.graph.unmatched_terms import catalog_names, query_terms, unmatched_terms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 QUERIES = (

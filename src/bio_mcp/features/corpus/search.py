@@ -8,7 +8,7 @@ document's `title` and `year` and a `snippet` of that chunk around the query's w
 can judge a hit without a `rag.get` per result. An empty answer says why in `note`.
 
 `unmatched_terms` lists the query's terms (content words and the entities the graph's linker finds)
-that no returned document names by any synonym (`graph.coverage`), and the text says so first: a
+that no returned document names by any synonym (`graph.unmatched_terms`), and the text says so first: a
 ranked list always has a best hit, which need not be about what was asked.
 """
 
@@ -19,7 +19,13 @@ import re
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.models import RagSearchRequest, RagSearchResponse, RagSearchResult
 from bio_mcp.graph.catalog import MeshCatalog
-from bio_mcp.graph.coverage import TextLinker, catalog_names, coverage_sentence, query_terms, unmatched_terms
+from bio_mcp.graph.unmatched_terms import (
+    TextLinker,
+    catalog_names,
+    coverage_sentence,
+    query_terms,
+    unmatched_terms,
+)
 from bio_mcp.search.hybrid import Hit
 from bio_mcp.store import StoredDocument
 from bio_mcp.store.document_keys import is_pubmed_key

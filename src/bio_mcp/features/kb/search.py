@@ -17,7 +17,7 @@ around them in graph mode.
 5. Graph mode walks the graph (`graph.traverse`, budgeted) from the evidence sections and the
    query's entities.
 6. `unmatched_terms`: the query's terms (its words and entities, a Thai query's as read in English)
-   that no returned section's document names by any synonym (`graph.coverage`); `note` says so, and
+   that no returned section's document names by any synonym (`graph.unmatched_terms`); `note` says so, and
    the text says it first.
 Each call stores a diagnostics record (`diagnostics`) whose id the result carries.
 """
@@ -65,12 +65,18 @@ from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.ranking import entity_boost
 from bio_mcp.features.kb.traverse import node_line
 from bio_mcp.graph.catalog import MeshCatalog
-from bio_mcp.graph.coverage import QueryTerm, catalog_names, coverage_sentence, query_terms, unmatched_terms
 from bio_mcp.graph.elements import HAS_SECTION, MENTIONS
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import Frontier, Subgraph, TraversalSpec, traverse
+from bio_mcp.graph.unmatched_terms import (
+    QueryTerm,
+    catalog_names,
+    coverage_sentence,
+    query_terms,
+    unmatched_terms,
+)
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
 from bio_mcp.search.hybrid import Hit, SearchMode
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
