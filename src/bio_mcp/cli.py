@@ -625,9 +625,8 @@ def kg_import(
 
     Each file is checked line by line first; a file with a bad line writes nothing and every bad line
     is listed as FILE:LINE: what is wrong. Importing a file again adds nothing."""
-    from bio_mcp.data_files import THAI_FORMULATIONS, THAI_HERB_NAMES
     from bio_mcp.graph.indexer import load_catalog
-    from bio_mcp.graph.kg_import import import_file
+    from bio_mcp.graph.kg_import import import_file, shipped_tables
     from bio_mcp.mesh_files import mesh_path_of
     from bio_mcp.store import open_metadata_store
 
@@ -637,7 +636,7 @@ def kg_import(
         catalog = load_catalog(mesh_path_of(settings), settings.caches)
     store = open_metadata_store(settings)
     try:
-        for file in files or [THAI_HERB_NAMES.path, THAI_FORMULATIONS.path]:
+        for file in files or shipped_tables():
             with store.transaction() as tx:
                 report = import_file(tx.connection, file, catalog)
             sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")

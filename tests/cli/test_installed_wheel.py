@@ -70,21 +70,17 @@ def test_the_wheel_ships_what_the_checkout_holds() -> None:
 
 
 @pytest.fixture
-def thai_imported(installed: Path, tmp_path: Path) -> Path:
-    """An empty working folder, its user's store holding the Thai herb names the package ships
-    (`kg import` with no file imports them)."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    imported = subprocess.run([str(installed / "bio-mcp"), "kg", "import"], env=clean_env(tmp_path), cwd=empty,
-                              capture_output=True, text=True, timeout=600, check=False)
-    assert imported.returncode == 0, imported.stderr[-2000:]
-    return empty
+def empty(tmp_path: Path) -> Path:
+    """An empty working folder: nothing imported, no data path; the server imports the Thai herb
+    names the package ships itself."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    return folder
 
 
 async def test_an_installed_server_started_from_an_empty_folder_runs_at_full_strength(
-    installed: Path, thai_imported: Path, tmp_path: Path
+    installed: Path, empty: Path, tmp_path: Path
 ) -> None:
-    empty = thai_imported
     params = StdioServerParameters(command=str(installed / "bio-mcp"), args=["serve"], env=clean_env(tmp_path),
                                    cwd=str(empty))
     async with Client(params, read_timeout_seconds=300) as client:

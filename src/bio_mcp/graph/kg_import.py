@@ -46,6 +46,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from bio_mcp.data_files import THAI_FORMULATIONS, THAI_HERB_NAMES
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
@@ -58,6 +59,7 @@ from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import search_key
 from bio_mcp.store.database import upsert_insert
+from bio_mcp.store.metadata_store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_names, kg_relation_evidence
 
 RELATION_EDGES = {
@@ -535,3 +537,30 @@ def restore_imported(connection: Connection, catalog: MeshCatalog, edges: list[E
     ]
     store.insert([*mesh_nodes, *own], [*mesh_edges, *edges])
     return len(mesh_nodes) + len(own)
+
+
+# The kg_meta row recording which shipped tables (by their bytes' hash) a store holds.
+SHIPPED_TABLES_KEY = "shipped_thai_tables"
+
+
+def shipped_tables() -> list[Path]:
+    """The Thai herb names and formulations the package ships (`bio-mcp kg import` with no file)."""
+    return [THAI_HERB_NAMES.path, THAI_FORMULATIONS.path]
+
+
+def import_shipped_tables(store: MetadataStore, catalog: MeshCatalog) -> list[ImportReport]:
+    """The shipped tables imported into `store` once, and again when a new release ships other ones,
+    so a server reads herbs by their Thai names with no `bio-mcp kg import` step; [] when it holds them.
+    Importing a table again adds nothing, so two servers racing here do no harm."""
+    tables = shipped_tables()
+    digest = sha256_hex("".join(sha256_hex(path.read_bytes().decode("utf-8")) for path in tables))
+    with store.read() as tx:
+        if (SqlGraphStore(tx.connection).meta(SHIPPED_TABLES_KEY) or {}).get("sha256") == digest:
+            return []
+    reports = []
+    for path in tables:
+        with store.transaction() as tx:
+            reports.append(import_file(tx.connection, path, catalog))
+    with store.transaction() as tx:
+        SqlGraphStore(tx.connection).set_meta(SHIPPED_TABLES_KEY, {"sha256": digest})
+    return reports

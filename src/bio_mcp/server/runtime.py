@@ -138,9 +138,9 @@ class Runtime:
             await self._warm_step("embedding model", self.corpus.index.embeddings.load)
             log_event(log, INFO, "corpus ready")
             if {"kb", "evidence"} & names:
+                graph = self.corpus.graph
                 # The Thai reading of kb.search and the evidence tools (name lexicon, segmenter,
                 # Thai -> English words, drug names), which the first Thai query would otherwise build.
-                graph = self.corpus.graph
                 await self._warm_step("Thai", warm_up_thai, self.corpus.store, graph.catalog if graph else None)
             if "evidence" in names:
                 await self._resume_ingestion()

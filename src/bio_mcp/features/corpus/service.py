@@ -55,6 +55,7 @@ from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, comm
 from bio_mcp.features.progress import Progress
 from bio_mcp.graph.annotation_worker import AnnotationWorker
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
+from bio_mcp.graph.kg_import import import_shipped_tables
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
@@ -94,6 +95,7 @@ class CorpusService:
         follow_changes: bool | None = None,
         graph: GraphIndexer | None = None,
         refresh_related: bool | None = None,
+        import_shipped_names: bool | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
@@ -121,6 +123,9 @@ class CorpusService:
         )
         self._related: RelatedRefresher | None = None
         self.last_reconcile: ReconcileReport | None = None
+        # Imports the Thai herb names and formulations the package ships on open (once per store), so a
+        # server finds herbs by their Thai names with no `bio-mcp kg import` step; by default in a server.
+        self._import_shipped = embed_in_background if import_shipped_names is None else import_shipped_names
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -142,6 +147,11 @@ class CorpusService:
                     self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
                     if self.graph.linker is not None:
                         self._annotation_worker = AnnotationWorker(self.settings)
+                if self._import_shipped and self.graph.catalog.vocabulary is not None:
+                    imported = await asyncio.to_thread(import_shipped_tables, store, self.graph.catalog)
+                    if imported:
+                        log.info("imported the shipped Thai herb names and formulations: %s",
+                                 ", ".join(f"{report.names_added} names, {report.edges_added} edges" for report in imported))
             except BaseException:
                 if lease is not None:
                     lease.release()
