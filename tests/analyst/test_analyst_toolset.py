@@ -32,7 +32,8 @@ async def test_ask_over_mcp_matches_the_output_schema_and_resolves_its_checkpoin
         assert result.meta["audit"]["status"] == "ok"
 
         templates = (await client.list_resource_templates()).resource_templates
-        assert [t.uri_template for t in templates] == ["analyst://checkpoint/{checkpoint_id}"]
+        assert [t.uri_template for t in templates] == ["analyst://checkpoint/{checkpoint_id}",
+                                                       "bio-mcp://tools/{name}/schema"]
         read = await client.read_resource(f"analyst://checkpoint/{body['checkpoint_id']}")
         document = json.loads(read.contents[0].text)
         assert document["registry_version"] == analyst.registry.registry_version and document["blob_uris"]

@@ -148,6 +148,13 @@ def test_only_foreign_documents_are_left_out(outcomes: dict[str, tuple[str, Any]
         "biomcp/esearch_json_and_429/panel-landmark-map.json",
         "biomcp/pubtator/export_20516115.json",
         "biomcp/pubtator/export_22663011.json",
+        # The recorders' provenance, and the PMC ID Converter's answers: not E-utilities documents.
+        "ecitmatch_espell/_provenance.json",
+        "idconv/_http_meta/idconv_doi_10.1038_ng.590.json.meta.json",
+        "idconv/_http_meta/idconv_error_404_idtype_mismatch.json.meta.json",
+        "idconv/_provenance.json",
+        "idconv/idconv_doi_10.1038_ng.590.json",
+        "idconv/idconv_error_404_idtype_mismatch.json",
     ]
 
 

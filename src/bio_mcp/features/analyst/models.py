@@ -70,9 +70,8 @@ class AskRequest(ToolInput):
     )
     fetch_policy: FetchPolicy = Field(
         default="cache_then_network",
-        description="cache_then_network: local cache first, upstream for what is missing (default); cache_only: "
-        "no network at all, answers from what earlier calls cached (offline, fastest); network_only: always "
-        "fresh from ClinicalTrials.gov and PubMed",
+        description="cache_then_network (default): cache first, upstream for the rest; cache_only: offline, from "
+        "what earlier calls cached; network_only: always fresh",
     )
     time_budget_ms: int = Field(
         default=5000, ge=100, le=120_000,

@@ -138,9 +138,8 @@ class DetailsRequest(SeedInput):
     pmids: list[Pmid] = Field(min_length=1, max_length=200, description="PMIDs (digits); POST is used for long lists")
     detail_level: Literal["abstract_plus", "full_xml", "medline_text", "citation_data"] = Field(
         default="abstract_plus", alias="detailLevel",
-        description="abstract_plus: parsed title, abstract, authors, journal, MeSH, DOI (best for reading); "
-        "citation_data: only what a citation needs; full_xml: the raw PubmedArticle XML; medline_text: the raw "
-        "MEDLINE record. Records past the result budget go to a scratch resource named in `overflow`",
+        description="abstract_plus: parsed record (best for reading); citation_data: what a citation needs; "
+        "full_xml / medline_text: the raw record. What exceeds the result budget is named in `overflow`",
     )
     include_mesh_terms: bool = Field(default=True, alias="includeMeshTerms",
                                      description="Include MeSH headings (abstract_plus and citation_data)")

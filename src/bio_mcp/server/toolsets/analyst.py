@@ -50,13 +50,10 @@ def build_analyst_toolset(analyst: Analyst, today: Callable[[], date] = utc_toda
             ToolSpec(
                 name="analyst.ask",
                 title="Ask the biotech analyst",
-                description="Answers a question about clinical trials and/or recent publications (e.g. 'active "
-                "phase 2/3 trials in non-small cell lung cancer', 'recent publications on semaglutide', 'Phase 3 "
-                "melanoma trials and their publications in the last 180 days') by planning calls to "
-                "ClinicalTrials.gov and PubMed, cache first. Returns markdown tables with [NCT...] and "
-                "[PMID ...] citations, a checkpoint_id resolvable at analyst://checkpoint/{checkpoint_id}, and "
-                "the trace (frame, plan, per-step cache hits, latency, notes). Within time_budget_ms the "
-                "answer may be partial, and says so.",
+                description="Answers a question about clinical trials and/or recent publications ('active phase 2/3 "
+                "trials in non-small cell lung cancer', 'recent publications on semaglutide') from ClinicalTrials.gov "
+                "and PubMed: tables with [NCT...] and [PMID ...] citations, a checkpoint_id "
+                "(analyst://checkpoint/{checkpoint_id}) and the trace; partial past time_budget_ms, and says so.",
                 input_model=AskRequest, output_model=AskResponse, run=ask, summarize=summarize,
                 # It writes only caches and content-addressed checkpoints: same question, same effect.
                 read_only=True,

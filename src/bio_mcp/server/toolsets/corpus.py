@@ -44,11 +44,9 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
             ToolSpec(
                 name="pubmed.sync_delta",
                 title="Sync PubMed records into the local corpus",
-                description="Incrementally syncs the PubMed records of a search term into the local corpus by "
-                "EDAT window (from the query key's watermark minus overlap_days; a first sync starts "
-                "BIO_MCP_SYNC_LOOKBACK_DAYS, default 365, back): upserts versioned metadata, chunks and indexes "
-                "them (BM25 at once, embeddings in the background). A query key stays bound to its first term. "
-                "At most max_records records per call: call again while more_to_sync is true.",
+                description="Syncs the PubMed records of a search term into the local corpus, from the query key's "
+                "watermark (a first sync: lookback_days back), indexed for search at once. A query key stays bound to "
+                "its first term. At most max_records per call: call again while more_to_sync is true.",
                 input_model=SyncDeltaRequest, output_model=SyncDeltaResponse,
                 run=service.sync_delta, summarize=_sync_summary, read_only=False,
             ),

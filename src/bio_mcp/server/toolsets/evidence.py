@@ -43,11 +43,9 @@ if TYPE_CHECKING:
     from bio_mcp.server.runtime import Runtime
 
 _INGEST_DESCRIPTION = (
-    "Ingest files (PDF, plain text, Markdown, HTML) into the local corpus and knowledge graph: PDF text layer "
-    "(pypdf), OCR of image-only pages (Tesseract, Thai and English), sections, entity linking (MeSH and the Thai/"
-    "English names of herbs), then Document/Section nodes with MENTIONS and corpus chunks searchable by kb.search. "
-    "dry_run (default true) only reports pages, OCR'd pages, characters, sections and entities. Files must lie under "
-    "the server's BIO_MCP_INGEST_ROOTS. Returns a job; its status is at bio-mcp://jobs/{job_id}, its log at log_uri."
+    "Ingest PDF, text, Markdown or HTML files under the server's BIO_MCP_INGEST_ROOTS into the local corpus "
+    "and knowledge graph (text layer, else OCR in Thai and English; entities and relations linked). dry_run "
+    "(default true) only reports what would be written. Returns a job: bio-mcp://jobs/{job_id}, log at log_uri."
 )
 
 
@@ -83,19 +81,17 @@ def herb_tools(knowledge: HerbKnowledge) -> tuple[list[ToolSpec[Any, Any]], list
             name="tool.query_kg",
             title="Query knowledge-graph paths",
             description="Paths over the herb knowledge graph from a herb, constituent, indication or formulation "
-            "(e.g. herb>constituent>indication), each edge with its strength and evidence sentences with sources. "
-            "max_depth <= 4, max_paths <= 200; filters.relations (HAS_CONSTITUENT, TREATS, CAUSES, INTERACTS_WITH, "
-            "HAS_INGREDIENT) and filters.min_strength (low|moderate|high).",
+            "(e.g. herb>constituent>indication), each edge stated (quoted) or only co-mentioned, with its strength "
+            "and evidence. No path is not evidence of safety: coverage says what was searched.",
             input_model=QueryKgRequest, output_model=QueryKgResponse,
             run=knowledge.query_kg, summarize=query_kg.summarize, audit_in_body=True, open_world=False,
         ),
         ToolSpec(
             name="tool.find_contraindications",
             title="Find contraindications and interactions",
-            description="Contraindications, adverse effects and drug interactions of herbs (mesh:D005737, herb:<slug> "
-            "or an exact Thai/English/scientific name) and formulations (with all their herbs), each with the "
-            "evidence sentence, its source and a strength (low|moderate|high from study design and the number of "
-            "independent documents). Unknown ids are a VALIDATION error.",
+            description="Adverse effects, contraindications and drug interactions of herbs (id or exact Thai, English "
+            "or scientific name) and formulations (through their herbs), each with its checked quote, source and "
+            "strength. Finding none is not evidence of safety: coverage says what was searched.",
             input_model=FindContraindicationsRequest, output_model=FindContraindicationsResponse,
             run=knowledge.find_contraindications, summarize=contraindications.summarize, audit_in_body=True,
             open_world=False,
@@ -115,19 +111,14 @@ def herb_tools(knowledge: HerbKnowledge) -> tuple[list[ToolSpec[Any, Any]], list
 
 
 _HYBRID_SEARCH_DESCRIPTION = (
-    "Search the local biomedical corpus in Thai or English (BM25 + vectors, boosted by the entities the "
-    "query names). lang th|en|auto (by script). Thai queries are segmented with the graph's herb names "
-    "kept whole and matched to herbs by their Thai names, then searched through the herbs' English and "
-    "scientific names, so ฟ้าทะลายโจร finds the Andrographis paniculata literature. Hits: herb (the herbs "
-    "named, kg://herb/{id}), then per document a paper hit (paper://pmid/{pmid}) and its best passage "
-    "as a chunk hit; filters: types, year_from, year_to, pub_types."
+    "Search the local corpus in Thai or English (BM25 + vectors); Thai is read in English, herbs by their "
+    "names (ฟ้าทะลายโจร finds Andrographis paniculata). Hits: the herbs named (kg://herb/{id}), then per "
+    "document a paper (paper://pmid/{pmid}) and its best passage. unmatched_terms: query words no hit names."
 )
 _EVAL_DESCRIPTION = (
-    "Evaluate retrieval (R@k, MRR, nDCG@k through tool.hybrid_search) and answers (factuality: the "
-    "share of answer sentences whose citation checks out). set smoke (known-item queries from the local "
-    "corpus, seconds), curated (the BEIR, PubMedQA, BC5CDR and PPR folders under BIO_MCP_EVAL_DATA), "
-    "custom (params.path: a BEIR folder). Returns the metrics and report_uri, a resource with the full "
-    "report in Markdown (JSON at report_uri + '/json')."
+    "Evaluate retrieval (R@k, MRR, nDCG@k) and answers (factuality) on a set: smoke (known items of the "
+    "local corpus), curated (folders under BIO_MCP_EVAL_DATA) or custom (params.path, a BEIR folder). "
+    "Returns the metrics and report_uri, the full report (JSON at report_uri + '/json')."
 )
 
 
@@ -175,11 +166,9 @@ def search_tools(
     return tools, resources
 
 _RAG_ANSWER_DESCRIPTION = (
-    "Answer a question (Thai or English) from the local corpus with citations: graph-aware retrieval, evidence "
-    "sentences picked for relevance and diversity, every citation's span checked against the stored text. "
-    "Quotes keep their language; the framing follows lang. scores.retrieval and scores.answer_conf are in "
-    "[0, 1]; with fewer than 3 citations or answer_conf below ANSWER_CONF_TAU the answer is withheld "
-    "(withheld: true, reason), citations and scores still returned."
+    "Answer a question (Thai or English) from the local corpus, quoting only sentences that name its subject "
+    "and outcome, each span checked against the stored text; a yes/no question gets a verdict. Withheld "
+    "(withheld, reason) with fewer than 3 such quotes or answer_conf (in [0, 1]) below ANSWER_CONF_TAU."
 )
 
 

@@ -30,11 +30,9 @@ LEGACY_SEARCH_NAME = "search_documentation"
 LEGACY_TRAVERSE_NAME = "traverse_relationships"
 
 _SEARCH_DESCRIPTION = (
-    "Search the knowledge graph of the local corpus for evidence sections: hybrid BM25 + semantic "
-    "retrieval, boosted for documents whose sections mention the query's entities (MeSH-linked, any "
-    "synonym). A query in Thai is searched by its English words (herb names by their English and MeSH "
-    "names). verbosity snippet (200-char snippets), full (+ full_text), graph (+ the subgraph of "
-    "documents, sections and entities around the evidence, under hard budgets)."
+    "Evidence sections of the local corpus: hybrid BM25 + semantic search boosted for the query's entities "
+    "(any synonym); Thai is searched in English. verbosity snippet, full (+ text) or graph (+ the subgraph "
+    "around the evidence). unmatched_terms: query words no section's document names."
 )
 
 
@@ -79,10 +77,9 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
 # ---- graph.traverse, graph.entities (graph) ------------------------------------------------------
 
 _TRAVERSE_DESCRIPTION = (
-    "Walk the knowledge graph from seed nodes (entity ids such as mesh:D000082 from graph.entities, "
-    "section or document ids, or pmid:N) breadth-first under hard budgets: direction, max_depth (<= 5), "
-    "max_nodes (<= 200), relationship and label whitelists, a frontier of the best top_k nodes per hop, "
-    "topic/entity filters. Returns scored nodes (documents, sections, entities), edges, and why the walk stopped."
+    "Walk the knowledge graph breadth-first from seed nodes (entity ids such as mesh:D000082 from "
+    "graph.entities, section or document ids, pmid:N) under hard budgets. Returns scored nodes, edges and "
+    "why the walk stopped."
 )
 
 

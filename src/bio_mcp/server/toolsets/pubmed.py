@@ -113,11 +113,9 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
             ToolSpec(
                 name="lookupMeshTerms",
                 title="Look up MeSH descriptors",
-                description="Finds MeSH 2024 descriptors by id, heading, entry term or brand name (e.g. 'tylenol' "
-                "-> Acetaminophen), from the local MeSH file: id, name, type, synonyms, tree numbers and broader "
-                "descriptors, best match first. The local file has no scope notes, so none are returned. Use "
-                "the names and synonyms to build PubMed queries ([MeSH Terms]) and the ids as knowledge-graph "
-                "entity ids.",
+                description="Finds MeSH 2024 descriptors by id, heading, entry term or brand name ('tylenol' -> "
+                "Acetaminophen): id, name, type, synonyms, tree numbers, broader descriptors (no scope notes: the "
+                "local file has none). For [MeSH Terms] queries and knowledge-graph entity ids.",
                 input_model=mesh_lookup.MeshLookupRequest, output_model=mesh_lookup.MeshLookupResponse,
                 run=run_mesh_lookup, summarize=mesh_lookup.summarize, open_world=False,
             ),
