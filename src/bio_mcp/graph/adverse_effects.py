@@ -64,6 +64,7 @@ from bio_mcp.graph.harm_cues import ASSOCIATED, HARM, HEDGED, NEGATED, harm_betw
 from bio_mcp.graph.lab_measures import is_lab_measure
 from bio_mcp.graph.mentions import Mention
 from bio_mcp.graph.sentences import sentence_spans
+from bio_mcp.graph.vocabulary import ancestors_of
 
 CAUSES_EXTRACTOR = "cid-cues-logistic"
 # The same model on a pair the lead (title) names one end of and a later sentence the other.
@@ -240,17 +241,6 @@ class PairCandidate:
 Broader = Callable[[str], Iterable[str]]
 
 
-def _ancestors(entity_id: str, broader: Broader) -> frozenset[str]:
-    seen: set[str] = set()
-    pending = list(broader(entity_id))
-    while pending:
-        parent = pending.pop()
-        if parent not in seen:
-            seen.add(parent)
-            pending.extend(broader(parent))
-    return frozenset(seen)
-
-
 def _general(entities: Collection[str], ancestors: Callable[[str], frozenset[str]]) -> set[str]:
     """The `entities` that are an ancestor of another one of them."""
     return {parent for entity in entities for parent in ancestors(entity) if parent != entity and parent in entities}
@@ -308,7 +298,7 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
                                            or _INDUCED_AFTER.match(text[mention.end : mention.end + 25]))
         treated[mention.entity_id] += bool(_TREATED.search(before))
     if broader is not None:
-        ancestors = lru_cache(maxsize=None)(lambda entity_id: _ancestors(entity_id, broader))
+        ancestors = ancestors_of(broader)
         general = _general(disease_counts.keys(), ancestors) | _general(chemical_counts.keys(), ancestors)
     else:
         general = set()

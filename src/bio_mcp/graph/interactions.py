@@ -45,7 +45,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from functools import lru_cache
 from itertools import pairwise
 from typing import Protocol
 
@@ -54,6 +53,7 @@ from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.mentions import EntityMentions, Mention
 from bio_mcp.graph.sentences import sentence_spans
+from bio_mcp.graph.vocabulary import ancestors_of
 
 INTERACTION_EXTRACTOR = "interaction-cues"
 INDEXED_EXTRACTOR = "mesh-indexed-interaction"
@@ -112,23 +112,6 @@ _MAX_INTERACTION_SENTENCE = 400
 Broader = Callable[[str], Iterable[str]]
 PharmActions = Callable[[str], Iterable[str]]
 Ancestors = Callable[[str], frozenset[str]]
-
-
-def ancestors_of(broader: Broader) -> Ancestors:
-    """entity id -> every entity above it in the MeSH tree, remembered per id."""
-
-    @lru_cache(maxsize=1 << 16)
-    def ancestors(entity_id: str) -> frozenset[str]:
-        seen: set[str] = set()
-        pending = list(broader(entity_id))
-        while pending:
-            parent = pending.pop()
-            if parent not in seen:
-                seen.add(parent)
-                pending.extend(broader(parent))
-        return frozenset(seen)
-
-    return ancestors
 
 
 def is_plant(entity_id: str, ancestors: Ancestors | None) -> bool:

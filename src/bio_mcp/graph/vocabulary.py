@@ -17,8 +17,9 @@ import difflib
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -214,3 +215,21 @@ def load_pharm_actions(path: Path) -> dict[str, tuple[str, ...]]:
         for row in csv.DictReader(handle, delimiter="\t"):
             actions.setdefault(mesh_entity_id(row["DescriptorUI"]), []).append(mesh_entity_id(row["PharmActionUI"]))
     return {substance: tuple(dict.fromkeys(ids)) for substance, ids in actions.items()}
+
+
+def ancestors_of(broader: Callable[[str], Iterable[str]]) -> Callable[[str], frozenset[str]]:
+    """entity id -> every entity above it in the MeSH tree (`broader` gives a node's parents),
+    remembered per id."""
+
+    @lru_cache(maxsize=1 << 16)
+    def ancestors(entity_id: str) -> frozenset[str]:
+        seen: set[str] = set()
+        pending = list(broader(entity_id))
+        while pending:
+            parent = pending.pop()
+            if parent not in seen:
+                seen.add(parent)
+                pending.extend(broader(parent))
+        return frozenset(seen)
+
+    return ancestors
