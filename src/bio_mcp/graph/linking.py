@@ -562,9 +562,8 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     learnt from that file's documents (the shared BC5CDR training file also holds the development
     split's 500 abstracts).
     """
-    vocabulary = load_vocabulary(mesh_path, cache_dir)
     if cache_dir is None:
-        return build_linker(vocabulary, _training(training_path, held_out))
+        return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out))
     digest = file_digest(mesh_path)[:12]
     if training_path is not None:
         digest += f"-{file_digest(training_path)[:12]}"
@@ -572,7 +571,9 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
         digest += "-" + sha256_hex(" ".join(sorted(held_out)))[:12]
     cache = cache_dir / f"entity-linker-{_code_digest()}-{digest}.pickle"
     # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
-    return load_cached(cache, EntityLinker, lambda: build_linker(vocabulary, _training(training_path, held_out)),
+    # The vocabulary is read only to build: a linker read back does not need it.
+    return load_cached(cache, EntityLinker,
+                       lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out)),
                        stale=f"entity-linker-*-{digest}.pickle")
 
 
