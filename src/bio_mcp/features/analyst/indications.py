@@ -10,7 +10,7 @@ short curated list adds the common ones trial questions use.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -65,11 +65,14 @@ class MeshIndex:
         return found[:limit]
 
 
-def build_index(descriptors: list[tuple[str, Sequence[str]]]) -> MeshIndex:
+def build_index(descriptors: list[tuple[str, Sequence[str]]], spellings: Mapping[str, str] | None = None) -> MeshIndex:
+    """`spellings`: strings already held elsewhere, each keyed by itself; a key equal to one is that
+    string, not a copy of it."""
     exact: dict[str, str] = {}
     for name, terms in descriptors:
         for term in [name, *terms]:
-            exact.setdefault(normalise(term), name)
+            key = normalise(term)
+            exact.setdefault(spellings.get(key, key) if spellings else key, name)
     shortened: dict[str, str] = {}
     for key, name in exact.items():
         for suffix in _DROPPABLE_SUFFIXES:
@@ -90,4 +93,6 @@ def load_mesh_index(path: Path, cache_dir: Path | None = None) -> MeshIndex:
             ErrorCode.INVARIANT_FAILURE, f"cannot read MeSH descriptors at {path}", {"error": str(exc)[:300]}
         ) from None
     # A concept's synonyms are its entry terms once each, its name left out: `synonyms` skips both.
-    return build_index([(concept.name, concept.synonyms) for concept in vocabulary.concepts.values()])
+    # Most keys are spelt as the vocabulary's own search keys: 200,000 strings (14 MB) shared.
+    return build_index([(concept.name, concept.synonyms) for concept in vocabulary.concepts.values()],
+                       {key: key for key in vocabulary.keys})
