@@ -80,6 +80,8 @@ async def one_run(args: argparse.Namespace, port: int, run: int) -> None:
         "NCBI_EUTILS_BASE_URL": f"http://127.0.0.1:{port}/entrez/eutils",
         "CTGOV_BASE_URL": f"http://127.0.0.1:{port}/api/v2", "LOGS_DIR": str(home / "logs"),
     }
+    if "PYTHONPATH" in os.environ:  # a worktree measured with the shared venv's bio-mcp script
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = {"toolsets": args.toolsets, "run": run, "warm_cache": bool(args.warm_cache),
               "load": round(os.getloadavg()[0], 1)}
     started = time.perf_counter()

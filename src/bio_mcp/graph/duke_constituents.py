@@ -51,6 +51,11 @@ def load_duke_constituents(farmacy_dir: Path | None, vocabulary: Vocabulary | No
                 mesh.setdefault(search_key(name), entity_id)
     contents: dict[str, set[str]] = {}
     ids: dict[str, str] = {}
+    # One string per chemical name and one set per distinct list: quercetin is listed for hundreds
+    # of plants, and a plant's MeSH id and its herb slug mostly list the same (18 MB of the server
+    # held as copies).
+    names: dict[str, str] = {}
+    lists: dict[frozenset[str], frozenset[str]] = {}
     with open_text(table(farmacy_dir, CONSTITUENTS), newline="") as handle:
         for row in csv.DictReader(handle):
             latin = " ".join(row["latin_name"].split()[:2])
@@ -58,9 +63,10 @@ def load_duke_constituents(farmacy_dir: Path | None, vocabulary: Vocabulary | No
                 genus = latin.split(" ", 1)[0]
                 ids[latin] = mesh.get(search_key(latin)) or mesh.get(search_key(genus)) or herb_id(latin)
             key = term_key(row["chemical"])
+            key = names.setdefault(key, key)
             if key:
                 # Under the Latin name's slug too: a text's plant the graph has no MeSH id for
                 # ("Morus alba L.") is looked up by its name.
                 for entity_id in {ids[latin], herb_id(latin)}:
                     contents.setdefault(entity_id, set()).add(key)
-    return {entity_id: frozenset(keys) for entity_id, keys in contents.items()}
+    return {entity_id: lists.setdefault(frozenset(keys), frozenset(keys)) for entity_id, keys in contents.items()}

@@ -2,7 +2,7 @@
 tantivy's simple tokenizer reads a whole run as one token (and drops it past 40 characters).
 
 Text with Thai letters gets a space between the words pythainlp's newmm finds (its dictionary ships
-in the wheel); other text is returned unchanged, and pythainlp is imported only when Thai is met.
+in the wheel, held in `word_trie.WordTrie`); other text is returned unchanged, and pythainlp is imported only when Thai is met.
 """
 
 from __future__ import annotations
@@ -15,15 +15,19 @@ _THAI_RUN = re.compile(r"[\u0E00-\u0E7F]+")
 
 
 @lru_cache(maxsize=1)
-def _tokenizer() -> Any:
-    from pythainlp.tokenize import Tokenizer
+def _words() -> Any:
+    from pythainlp.corpus import thai_words
 
-    return Tokenizer(engine="newmm")
+    from bio_mcp.search.word_trie import WordTrie
+
+    return WordTrie(thai_words())
 
 
 def spaced_thai(text: str) -> str:
     """`text` with its Thai runs cut into space-separated words."""
     if not _THAI_RUN.search(text):
         return text
-    tokenizer = _tokenizer()
-    return _THAI_RUN.sub(lambda run: " " + " ".join(tokenizer.word_tokenize(run.group(0))) + " ", text)
+    from bio_mcp.search.word_trie import thai_segments
+
+    words = _words()
+    return _THAI_RUN.sub(lambda run: " " + " ".join(thai_segments(run.group(0), words)) + " ", text)

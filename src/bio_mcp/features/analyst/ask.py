@@ -42,9 +42,11 @@ class Analyst:
     telemetry: Telemetry
     limiters: Mapping[str, RateLimiter]
     close: Callable[[], Awaitable[None]] | None = None
+    # Where the MeSH vocabulary's pickle is kept (BIO_MCP_CACHE_DIR): the one the graph reads too.
+    cache_dir: Path | None = None
 
     def mesh(self) -> MeshIndex:
-        return load_mesh_index(self.mesh_path) if self.mesh_path is not None else MeshIndex({})
+        return load_mesh_index(self.mesh_path, self.cache_dir) if self.mesh_path is not None else MeshIndex({})
 
     async def aclose(self) -> None:
         if self.close is not None:

@@ -48,7 +48,7 @@ def build_analyst(settings: Settings, eutils: EutilsClient) -> Analyst:
 
     return Analyst(
         tools=clients.tools(), registry=registry, store=store, mesh_path=mesh_path_of(settings),
-        telemetry=Telemetry(provider), limiters=limiters, close=close,
+        telemetry=Telemetry(provider), limiters=limiters, close=close, cache_dir=settings.caches,
     )
 
 

@@ -39,8 +39,6 @@ import ahocorasick
 import sqlalchemy as sa
 from pythainlp.corpus import thai_stopwords, thai_words
 from pythainlp.corpus.th_en_translit import get_transliteration_dict
-from pythainlp.tokenize import Tokenizer
-from pythainlp.util import dict_trie
 from sqlalchemy.engine import Connection
 
 from bio_mcp.graph.catalog import MeshCatalog
@@ -48,6 +46,7 @@ from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.search.thai_english import thai_english_words
 from bio_mcp.search.thai_herbs import known_herbs
 from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
+from bio_mcp.search.word_trie import WordTrie, thai_segments
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
 
@@ -117,7 +116,7 @@ class NameLexicon:
     thai: dict[str, tuple[str, ...]]
     english: dict[str, tuple[str, ...]]
     names: dict[str, tuple[EntityName, ...]]
-    tokenizer: Tokenizer
+    words: WordTrie
     english_matcher: ahocorasick.Automaton | None
     herbs: dict[str, tuple[str, str]]
 
@@ -154,12 +153,12 @@ def build_lexicon(names: Iterable[EntityName]) -> NameLexicon:
             matcher.add_word(key, key)
         matcher.make_automaton()
     herbs = {name: names for name, names in known_herbs().items() if name not in thai}
-    tokenizer = Tokenizer(custom_dict=dict_trie(_base_words() | frozenset(thai) | frozenset(herbs)), engine="newmm")
+    words = WordTrie(_base_words() | frozenset(thai) | frozenset(herbs))
     return NameLexicon(
         thai={k: tuple(sorted(v)) for k, v in thai.items()},
         english={k: tuple(sorted(v)) for k, v in english.items()},
         names={k: tuple(v) for k, v in by_entity.items()},
-        tokenizer=tokenizer,
+        words=words,
         english_matcher=matcher,
         herbs=herbs,
     )
@@ -188,13 +187,13 @@ def load_lexicon(connection: Connection) -> NameLexicon:
 
 def segment(text: str, lexicon: NameLexicon | None = None) -> list[str]:
     """Words of `text`: Thai runs segmented (herb names of `lexicon` kept whole), other words as written."""
-    tokenizer = lexicon.tokenizer if lexicon is not None else _default_tokenizer()
-    return [token for token in (t.strip() for t in tokenizer.word_tokenize(text)) if token]
+    words = lexicon.words if lexicon is not None else _default_words()
+    return [token for token in (t.strip() for t in thai_segments(text, words)) if token]
 
 
 @lru_cache(maxsize=1)
-def _default_tokenizer() -> Tokenizer:
-    return Tokenizer(custom_dict=dict_trie(_base_words()), engine="newmm")
+def _default_words() -> WordTrie:
+    return WordTrie(_base_words())
 
 
 @dataclass(frozen=True)

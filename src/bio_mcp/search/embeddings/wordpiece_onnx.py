@@ -124,6 +124,7 @@ class WordpieceOnnxTokenizer:
         options = onnxruntime.SessionOptions()
         options.register_custom_ops_library(custom_ops_library)
         options.intra_op_num_threads = 1
+        options.enable_cpu_mem_arena = False  # as the model's session (`onnx_int8._load`)
         self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         special = self._session.get_modelmeta().custom_metadata_map
         self._cls, self._sep, self._unk = (int(special[key]) for key in _SPECIAL)
