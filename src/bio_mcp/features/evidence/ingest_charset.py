@@ -17,6 +17,7 @@ The HTML5 rules, shortened (WHATWG HTML "determining the character encoding"):
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
 
 from charset_normalizer import from_bytes
@@ -62,10 +63,8 @@ def decode_text(data: bytes, *, html: bool, name: str, uri: str) -> str:
     if declared is not None:
         # A wrong declaration gives replacement characters, as a browser shows them.
         return data.decode(declared, errors="replace")
-    try:
+    with contextlib.suppress(UnicodeDecodeError):  # not UTF-8: the detector decides
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
     detected = _detected(data)
     if detected is None:
         raise BioMcpError(
