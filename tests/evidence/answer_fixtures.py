@@ -38,13 +38,11 @@ def pubmedqa(data_dir: Path) -> list[PubMedQaItem]:
     return load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")[:PUBMEDQA_ITEMS]
 
 
-@pytest.fixture(scope="module")
-def answer_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, pubmedqa: list[PubMedQaItem]) -> Path:
-    home = tmp_path_factory.mktemp("answer-home")
+def fill_answer_home(home: Path, items: list[PubMedQaItem], data_dir: Path) -> Path:
+    """A corpus of these PubMedQA abstracts among the SciFact distractors, its graph linked, in `home`."""
     settings = answer_settings(home)
-    documents = pubmedqa_documents(pubmedqa) + scifact_documents(
-        data_dir / "bench" / "scifact" / "corpus.jsonl", DISTRACTORS
-    )
+    documents = pubmedqa_documents(items) + scifact_documents(data_dir / "bench" / "scifact" / "corpus.jsonl",
+                                                              DISTRACTORS)
     store = open_metadata_store(settings)
     try:
         index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
@@ -54,10 +52,9 @@ def answer_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, pubmed
     return home
 
 
-@pytest.fixture
-def answer_context(answer_home: Path) -> Iterator[AnswerContext]:
-    """The corpus as tool.rag_answer reads it, its index in memory (tests may delete from it)."""
-    settings = answer_settings(answer_home)
+def open_answer_context(home: Path) -> Iterator[AnswerContext]:
+    """The corpus in `home` as tool.rag_answer reads it, its index in memory (tests may delete from it)."""
+    settings = answer_settings(home)
     store = open_metadata_store(settings)
     index = CorpusIndex(store, None, build_embeddings(settings))
     index.reconcile()
@@ -65,3 +62,13 @@ def answer_context(answer_home: Path) -> Iterator[AnswerContext]:
     kb = KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog)
     yield AnswerContext(kb, settings.answer_conf_tau)
     store.close()
+
+
+@pytest.fixture(scope="module")
+def answer_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, pubmedqa: list[PubMedQaItem]) -> Path:
+    return fill_answer_home(tmp_path_factory.mktemp("answer-home"), pubmedqa, data_dir)
+
+
+@pytest.fixture
+def answer_context(answer_home: Path) -> Iterator[AnswerContext]:
+    yield from open_answer_context(answer_home)

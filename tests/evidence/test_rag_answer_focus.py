@@ -14,24 +14,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer, summarize
 from bio_mcp.features.evidence.answer_eval import (
-    fill_corpus,
     load_pubmedqa,
-    pubmedqa_documents,
-    scifact_documents,
 )
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citations import answer_sentences
-from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from bio_mcp.features.kb.search import KbContext
-from bio_mcp.graph.indexer import build_graph_indexer
-from bio_mcp.search.embeddings import build_embeddings
-from bio_mcp.store import open_metadata_store
-from tests.evidence.answer_fixtures import PUBMEDQA_ITEMS, answer_settings
+from tests.evidence.answer_fixtures import PUBMEDQA_ITEMS, fill_answer_home, open_answer_context
 
 pytestmark = pytest.mark.anyio
 
@@ -53,28 +43,12 @@ def valid(response: RagAnswerResponse) -> None:
 def focus_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
     items = load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")
     chosen = items[:PUBMEDQA_ITEMS] + [item for item in items if item.pmid in (RESUSCITATOR, COLONOSCOPY)]
-    home = tmp_path_factory.mktemp("focus-home")
-    settings = answer_settings(home)
-    documents = pubmedqa_documents(chosen) + scifact_documents(data_dir / "bench" / "scifact" / "corpus.jsonl", 120)
-    store = open_metadata_store(settings)
-    try:
-        index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
-        fill_corpus(index, documents, build_graph_indexer(settings), settings.embeddings_batch_size)
-    finally:
-        store.close()
-    return home
+    return fill_answer_home(tmp_path_factory.mktemp("focus-home"), chosen, data_dir)
 
 
 @pytest.fixture
 def pubmedqa_context(focus_home: Path) -> Iterator[AnswerContext]:
-    settings = answer_settings(focus_home)
-    store = open_metadata_store(settings)
-    index = CorpusIndex(store, None, build_embeddings(settings))
-    index.reconcile()
-    graph = build_graph_indexer(settings)
-    yield AnswerContext(KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog),
-                        settings.answer_conf_tau)
-    store.close()
+    yield from open_answer_context(focus_home)
 
 
 async def test_a_yes_no_question_gets_the_verdict_of_its_conclusion_first(pubmedqa_context) -> None:
