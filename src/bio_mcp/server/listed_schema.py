@@ -2,10 +2,12 @@
 
 Every tool's input and output schemas go to the client in every `tools/list` reply, and many clients
 put that reply in the model's context, so its size is a cost paid on every conversation. Pydantic's
-schemas carry a generated `title` on every property, spell "string or null" as an `anyOf`, and the
-output schemas add field descriptions, defaults and `additionalProperties: false`, none of which a
-client needs to validate a result (and the last refuses the additive fields the seeds' versioning
-policy allows). The listing drops them; the full annotated schemas stay readable at
+schemas carry a generated `title` on every property, and the output schemas add field descriptions,
+defaults and `additionalProperties: false`, none of which a client needs to validate a result (and
+the last refuses the additive fields the seeds' versioning policy allows). The listing drops them.
+"String or null" stays an `anyOf` of single types: the Inspector's strict check warns that a type
+array (`["string", "null"]`) is lost on clients that map schemas onto one-type dialects (Gemini's
+function declarations, OpenAPI 3.0). The full annotated schemas stay readable at
 `bio-mcp://tools/{name}/schema` and are what the server itself validates arguments against.
 """
 
@@ -17,21 +19,6 @@ TOOL_SCHEMA_URI = "bio-mcp://tools/{name}/schema"
 
 # Annotations, not constraints: without them an output schema accepts exactly the same results.
 _OUTPUT_NOISE = ("description", "default", "examples")
-
-
-def _nullable(node: dict[str, Any]) -> dict[str, Any]:
-    """`anyOf: [{type: T, ...}, {type: null}]` as `{type: [T, null], ...}`: the same values, less text."""
-    options = node.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return node
-    (other,) = [option for option in options if option != {"type": "null"}]
-    if not isinstance(other.get("type"), str) or set(other) & set(node) - {"anyOf"}:
-        return node
-    compact = {key: value for key, value in node.items() if key != "anyOf"} | other
-    compact["type"] = [other["type"], "null"]
-    if "enum" in other:
-        compact["enum"] = [*other["enum"], None]
-    return compact
 
 
 def _compact(node: Any, output: bool) -> Any:
@@ -49,7 +36,7 @@ def _compact(node: Any, output: bool) -> Any:
         if output and (key in _OUTPUT_NOISE or (key == "additionalProperties" and value is False)):
             continue
         compact[key] = _compact(value, output)
-    return _nullable(compact)
+    return compact
 
 
 def listed_input_schema(schema: dict[str, Any]) -> dict[str, Any]:

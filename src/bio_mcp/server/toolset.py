@@ -71,8 +71,9 @@ class ToolSpec(Generic[InT, OutT]):
         return self.output_model.json_schema()
 
     def annotations(self) -> ToolAnnotations:
+        # The title is the tool's own (`Tool.title`); a second copy here would cost every listing.
         return ToolAnnotations(
-            title=self.title, read_only_hint=self.read_only, destructive_hint=False,
+            read_only_hint=self.read_only, destructive_hint=False,
             idempotent_hint=True, open_world_hint=self.open_world,
         )
 

@@ -65,8 +65,7 @@ class AskRequest(ToolInput):
 
     question: str = Field(
         min_length=3, max_length=1000,
-        description="A question in plain English about trials and/or publications, e.g. 'active phase 2/3 trials "
-        "in non-small cell lung cancer' or 'recent publications on semaglutide'",
+        description="A question in plain English about trials and/or publications",
     )
     fetch_policy: FetchPolicy = Field(
         default="cache_then_network",

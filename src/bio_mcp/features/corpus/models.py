@@ -41,19 +41,18 @@ class SyncDeltaRequest(ToolInput):
     )
     max_records: int | None = Field(
         default=None, ge=1, le=100_000, strict=True,
-        description="At most about this many records in this call (default BIO_MCP_SYNC_MAX_RECORDS); the "
-        "watermark advances only over what was stored, so call again while more_to_sync is true",
+        description="At most about this many records in this call (default BIO_MCP_SYNC_MAX_RECORDS); call "
+        "again while more_to_sync is true",
     )
     lookback_days: int | None = Field(
         default=None, ge=1, le=100_000, strict=True,
-        description="First sync of a query_key only: start this many days back (default BIO_MCP_SYNC_LOOKBACK_DAYS, "
-        "365). A first sync whose look-back holds no record reaches back to PubMed's oldest records instead, "
-        "oldest first, up to max_records",
+        description="First sync only: days back (default BIO_MCP_SYNC_LOOKBACK_DAYS, 365); when none entered "
+        "PubMed then, it reaches back to the oldest records",
     )
     reset_term: bool = Field(
         default=False, strict=True,
-        description="Rebind a query_key that was synced with another term: its watermark is cleared (the next "
-        "sync starts from the default look-back) and the reset is audited. Without it, another term is refused",
+        description="Rebind a query_key synced with another term (its watermark is cleared; audited); without "
+        "it another term is refused",
     )
 
 

@@ -89,8 +89,7 @@ class HybridSearchRequest(ToolInput):
     )
     top_k: int = Field(
         default=10, ge=1, le=MAX_TOP_K, strict=True,
-        description="Hits to return (1-20): the herbs named first, then per document its paper hit and its best "
-        "passage (chunk hit); with filters.types paper or chunk alone, one hit per document",
+        description="Hits to return (1-20): the herbs named, then per document a paper and its best passage",
     )
 
 

@@ -30,8 +30,7 @@ ParamValue = str | int | float | bool
 
 class IngestItem(ToolInput):
     uri: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
-        description="The file to ingest: a file:// URI (file:///data/paper.pdf) or an absolute path, under one of "
-        "the server's BIO_MCP_INGEST_ROOTS"
+        description="A file:// URI or absolute path under one of the server's BIO_MCP_INGEST_ROOTS"
     )
     lang: Literal["th", "en", "auto"] = Field(
         default="auto", description="The document's language: th, en, or auto (detected from its script)"
@@ -63,8 +62,7 @@ class OcrSpec(ToolInput):
     provider: str = Field(default="tesseract", description="The OCR engine; supported: tesseract")
     params: dict[str, ParamValue] = Field(
         default_factory=dict,
-        description="languages (tesseract codes joined by +, default the server's BIO_MCP_INGEST_OCR_LANGUAGES, "
-        "e.g. tha+eng), dpi (72-600)",
+        description="languages (tesseract codes joined by +, e.g. tha+eng), dpi (72-600)",
     )
 
     @field_validator("provider")
@@ -90,8 +88,7 @@ class OcrSpec(ToolInput):
 class NerSpec(ToolInput):
     provider: str = Field(
         default="graph",
-        description="The entity linker; supported: graph (the knowledge graph's MeSH linker plus the Thai, English "
-        "and scientific names of kg_names)",
+        description="The entity linker: graph (MeSH plus the herbs' Thai, English and scientific names)",
     )
     params: dict[str, ParamValue] = Field(
         default_factory=dict, description="thai_names (true by default): also link the names of kg_names"
@@ -114,8 +111,8 @@ class NerSpec(ToolInput):
 class IngestRunRequest(ToolInput):
     dry_run: bool = Field(
         default=True,
-        description="true (default): report what would be written (pages, OCR'd pages, characters, sections, "
-        "entities) and write nothing; false: write the documents to the corpus and the knowledge graph",
+        description="true (default): report what would be written, write nothing; false: write to the corpus and "
+        "the knowledge graph",
     )
     batch: Annotated[list[IngestItem], Field(min_length=1, max_length=100)] = Field(
         description="The files to ingest (1-100)"

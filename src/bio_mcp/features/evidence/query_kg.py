@@ -88,8 +88,8 @@ _SEPARATORS = re.compile(r"\s*(?:->|>|→)\s*")
 
 class QueryStart(ToolInput):
     type: Literal["herb", "constituent", "indication", "formulation"] = Field(description="What the start node is")
-    id: str = Field(min_length=1, description="Its entity id: mesh:D030024 (a herb), mesh:D003474 (a chemical), ...; "
-                    "a herb may also be given by an exact name (Thai, English, scientific or MeSH: 'garlic')")
+    id: str = Field(min_length=1, description="Its entity id (mesh:D030024); a herb may be named "
+                    "exactly (Thai, English, scientific or MeSH: 'garlic')")
 
 
 class QueryFilters(ToolInput):

@@ -251,8 +251,7 @@ class TraverseFilters(ToolInput):
 
 class TraverseRequest(ToolInput):
     seed_ids: Annotated[list[NonBlank], Field(min_length=1, max_length=200)] = Field(
-        description="Node ids to start from: entity ids (mesh:D000082, nct:NCT..., gene:...), section or "
-        "document ids (SHA-256), or pmid:N for a document"
+        description="Node ids to start from: entity ids (mesh:D000082), section or document ids, or pmid:N"
     )
     direction: Literal["out", "in", "both"] = Field(default="out", description="Edge direction to follow")
     max_depth: int = Field(default=3, ge=1, le=5, strict=True, description="Hops from the seeds (hard cap 5)")

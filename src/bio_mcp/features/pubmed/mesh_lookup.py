@@ -24,8 +24,8 @@ NO_SCOPE_NOTES = "The local MeSH file has names, entry terms and tree numbers bu
 
 class MeshLookupRequest(SeedInput):
     query: NonBlank = Field(max_length=300,
-                       description="A MeSH id (D000082 or mesh:D000082), a heading, an entry term or a brand name, "
-                       "e.g. 'tylenol'; prefixes and small typos are matched too")
+                       description="A MeSH id (D000082), heading, entry term or brand name ('tylenol'); "
+                       "prefixes and small typos match too")
     limit: int = Field(default=10, ge=1, le=50, description="How many descriptors to return, best match first")
 
 

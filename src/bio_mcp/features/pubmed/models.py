@@ -63,8 +63,7 @@ class SearchRequest(SeedInput):
     max_results: int = Field(default=20, alias="maxResults", gt=0, le=1000, description="ESearch retmax")
     sort_by: Literal["relevance", "pub_date", "author", "journal_name"] = Field(
         default="relevance", alias="sortBy",
-        description="Result order: relevance (PubMed's Best Match), pub_date (newest first), author (first "
-        "author A-Z) or journal_name (A-Z)",
+        description="relevance (PubMed's Best Match), pub_date (newest first), author or journal_name (A-Z)",
     )
     date_range: DateRange | None = Field(default=None, alias="dateRange", description="A date range for the search")
     filter_by_publication_types: list[Annotated[str, StringConstraints(max_length=100)]] | None = Field(
@@ -77,8 +76,8 @@ class SearchRequest(SeedInput):
     )
     ret_start: int = Field(
         default=0, alias="retStart", ge=0, le=MAX_RET_START,
-        description="Index of the first PMID to return, for paging (0 = first page; next page = retStart + "
-        "maxResults). PubMed serves only the first 10,000 results of a search, so at most 9998",
+        description="Index of the first PMID, for paging (next page: retStart + maxResults); at most 9998, as "
+        "PubMed serves 10,000 results",
     )
 
 
@@ -186,8 +185,7 @@ class DetailsResponse(ToolOutput):
 RelationshipType = Literal["pubmed_similar_articles", "pubmed_citedin", "pubmed_references", "citation_formats"]
 CitationStyle = Literal["ris", "bibtex", "apa_string", "mla_string", "vancouver"]
 STYLES_DESCRIPTION = (
-    "Citation styles: ris and bibtex (every author, for reference managers), apa_string (APA 7), mla_string "
-    "(MLA 9), vancouver (NLM/ICMJE, as medical journals use)"
+    "Citation styles: ris and bibtex (every author), apa_string (APA 7), mla_string (MLA 9), vancouver (NLM)"
 )
 
 
@@ -195,9 +193,8 @@ class RelationshipsRequest(SeedInput):
     source_pmid: Pmid = Field(alias="sourcePmid", description="Primary PMID for relationship lookup")
     relationship_type: RelationshipType = Field(
         default="pubmed_similar_articles", alias="relationshipType",
-        description="pubmed_similar_articles: PubMed's computed neighbours, best first; pubmed_citedin: PubMed "
-        "articles citing it; pubmed_references: PubMed articles it cites; citation_formats: its citation in "
-        "citationStyles",
+        description="pubmed_similar_articles (best first), pubmed_citedin (citing it), pubmed_references (it "
+        "cites), or citation_formats (its citation in citationStyles)",
     )
     max_related_results: int = Field(default=5, alias="maxRelatedResults", gt=0, le=50,
                                      description="How many related articles to return (1-50)")
@@ -261,8 +258,7 @@ class FullTextRequest(SeedInput):
     pmcid: PmcId | None = Field(default=None, description="A PubMed Central id, e.g. PMC3040717 (or 3040717)")
     section_titles: list[str] | None = Field(
         default=None, alias="sectionTitles", max_length=20,
-        description="Only the sections whose heading (or a parent heading) contains one of these words, "
-        "case-insensitive, e.g. ['Methods', 'Results']; all sections when absent",
+        description="Only sections whose heading (or a parent's) contains one of these words, e.g. ['Methods']",
     )
 
     @model_validator(mode="after")
