@@ -180,3 +180,13 @@ async def test_a_constituents_literature_is_its_herbs_coded_indication_unless_th
         result = await client.call_tool("tool.query_kg", {"start": {"type": "indication", "id": "mesh:D009157"}})
         assert [[node["id"] for node in path] for path in result.structured_content["paths"]] == [
             ["mesh:D009157", "mesh:D008274"]]
+
+
+def test_a_herbs_binomial_finds_the_traditional_uses_duke_records_under_its_variety() -> None:
+    # Duke files garlic's uses under "Allium sativum var. sativum"; the Thai table, imported with no
+    # `kg herbs` run, names it "Allium sativum": its traditional uses were empty.
+    from bio_mcp.config import load_settings
+    from bio_mcp.graph.duke_farmacy import duke_farmacy_dir_of, traditional_uses
+
+    uses = [use.use for use in traditional_uses(duke_farmacy_dir_of(load_settings()), ["Allium sativum"], None)]
+    assert len(uses) == 98 and "Ache(Tooth)" in uses

@@ -202,16 +202,20 @@ class TraditionalUse:
 
 @lru_cache(maxsize=2)
 def ethnobotany(farmacy_dir: Path | None) -> dict[str, tuple[str, ...]]:
-    """Taxon search key -> Duke's recorded uses, in the table's order; {} without the table."""
+    """Taxon search key -> Duke's recorded uses, in the table's order; {} without the table. A variety's
+    uses are its species' too ("Allium sativum var. sativum" under "allium sativum"), as a herb's
+    imported scientific name is the binomial."""
     if farmacy_dir is None or member(farmacy_dir, ETHNOBOTANY_FILE) is None:
         return {}
     found: dict[str, list[str]] = {}
     with open_text(table(farmacy_dir, ETHNOBOTANY_FILE), newline="") as handle:
         for row in csv.DictReader(handle):
             use = " ".join((row.get("ethnobotanical_use") or "").split())
-            uses = found.setdefault(search_key(row.get("latin_name") or ""), [])
-            if use and use not in uses:
-                uses.append(use)
+            latin = row.get("latin_name") or ""
+            for key in {search_key(latin), search_key(" ".join(latin.split()[:2]))}:
+                uses = found.setdefault(key, [])
+                if use and use not in uses:
+                    uses.append(use)
     return {key: tuple(values) for key, values in found.items()}
 
 
@@ -233,10 +237,11 @@ def use_disease(vocabulary: Vocabulary | None, use: str) -> str | None:
 
 
 def traditional_uses(farmacy_dir: Path | None, taxa: list[str], vocabulary: Vocabulary | None) -> list[TraditionalUse]:
-    """Duke's recorded uses of the taxa (a herb's scientific names), each once, by taxon then in order."""
+    """Duke's recorded uses of the taxa (a herb's scientific names), each once, under the most specific
+    taxon that records it (a variety before its species), by taxon then in order."""
     table = ethnobotany(farmacy_dir)
     found: dict[str, TraditionalUse] = {}
-    for taxon in sorted(set(taxa)):
+    for taxon in sorted(set(taxa), key=lambda name: (-len(name.split()), name)):
         for use in table.get(search_key(taxon), ()):
             found.setdefault(use, TraditionalUse(use, use_disease(vocabulary, use), taxon))
     return list(found.values())
