@@ -5,6 +5,10 @@ put that reply in the model's context, so its size is a cost paid on every conve
 schemas carry a generated `title` on every property, and the output schemas add field descriptions,
 defaults and `additionalProperties: false`, none of which a client needs to validate a result (and
 the last refuses the additive fields the seeds' versioning policy allows). The listing drops them.
+An output schema is listed to the depth a client checks a result's shape by: the result's own fields
+and the fields of the objects they hold, each with its type, bounds and whether it is required;
+objects nested deeper are listed by their type alone (a looser schema, so every valid result still
+validates). The depth of the seeds' graph and answer models had made output schemas half the listing.
 "String or null" stays an `anyOf` of single types: the Inspector's strict check warns that a type
 array (`["string", "null"]`) is lost on clients that map schemas onto one-type dialects (Gemini's
 function declarations, OpenAPI 3.0). The full annotated schemas stay readable at
@@ -47,6 +51,31 @@ def listed_input_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return compact
 
 
+# A result's fields (depth 1) and the fields of the objects they hold (depth 2).
+LISTED_OUTPUT_DEPTH = 2
+_NESTED = ("properties", "items", "anyOf", "$defs", "$ref")
+
+
+def _to_depth(node: Any, defs: dict[str, Any], depth: int) -> Any:
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        node = defs[node["$ref"].rsplit("/", 1)[-1]]
+    if "anyOf" in node:
+        return {"anyOf": [_to_depth(option, defs, depth) for option in node["anyOf"]]}
+    if node.get("type") == "array" and "items" in node:
+        return {**{k: v for k, v in node.items() if k not in _NESTED}, "items": _to_depth(node["items"], defs, depth)}
+    if node.get("type") == "object" and "properties" in node:
+        if depth == 0:
+            return {"type": "object"}
+        kept = {k: v for k, v in node.items() if k not in _NESTED}
+        kept["properties"] = {name: _to_depth(child, defs, depth - 1) for name, child in node["properties"].items()}
+        return kept
+    return {k: v for k, v in node.items() if k not in _NESTED}
+
+
 def listed_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The output schema's structure and constraints (types, required fields, enums, bounds)."""
-    return _compact(schema, output=True)
+    """The output schema's structure and constraints (types, required fields, enums, bounds) to
+    `LISTED_OUTPUT_DEPTH`; the full schema is at `TOOL_SCHEMA_URI`."""
+    compact = _compact(schema, output=True)
+    return _to_depth(compact, compact.get("$defs", {}), LISTED_OUTPUT_DEPTH)

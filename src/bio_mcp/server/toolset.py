@@ -72,9 +72,11 @@ class ToolSpec(Generic[InT, OutT]):
 
     def annotations(self) -> ToolAnnotations:
         # The title is the tool's own (`Tool.title`); a second copy here would cost every listing.
+        # The destructive and idempotent hints mean something only for a tool that writes (the spec).
+        writes = not self.read_only
         return ToolAnnotations(
-            read_only_hint=self.read_only, destructive_hint=False,
-            idempotent_hint=True, open_world_hint=self.open_world,
+            read_only_hint=self.read_only, destructive_hint=False if writes else None,
+            idempotent_hint=True if writes else None, open_world_hint=self.open_world,
         )
 
     def render(self, output: OutT, body: dict[str, Any]) -> str:
