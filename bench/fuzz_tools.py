@@ -1,7 +1,7 @@
 """Contract fuzzing at scale: N cases per tool, counts per tool and answer code.
 
 Every tool of every toolset gets `--per-tool` cases from its published input schema (valid ones
-from hypothesis-jsonschema, and valid ones with one property broken; `bio_mcp.testing.contract_fuzz`),
+from hypothesis-jsonschema, and valid ones with one property broken; `tests.support.contract_fuzz`),
 called through the wrapper the server uses against the fake E-utilities and ClinicalTrials.gov,
 `--callers` at a time. Prints one JSON line per tool and code (name "fuzz_answers"), one per tool
 with the contract breaks (schema-invalid input not answered VALIDATION, UNKNOWN, output outside the
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -32,7 +33,9 @@ from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
 from bio_mcp.sources.ratelimit import LocalRateLimiter
 from bio_mcp.testing import run_fakes
-from bio_mcp.testing.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test doubles are in tests/support
+from tests.support.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
 
 
 def emit(name: str, value: float, unit: str, **params: object) -> None:

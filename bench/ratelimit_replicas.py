@@ -43,7 +43,8 @@ from pathlib import Path
 import anyio
 import httpx2
 
-from bio_mcp.testing.wire_arrivals import WireCapture, capture_permitted
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test doubles are in tests/support
+from tests.support.wire_arrivals import WireCapture, capture_permitted
 
 BIO_MCP = str(Path(sys.executable).parent / "bio-mcp")
 PMIDS = ["29915538", "20412080", "22351513", "22528466"]

@@ -11,7 +11,7 @@ import pytest
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.embeddings.jina import JinaEmbeddings
-from bio_mcp.testing.model_apis import ModelApis, run_model_apis
+from tests.support.model_apis import ModelApis, run_model_apis
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.rerank import CohereReranker, JinaReranker
-from bio_mcp.testing.model_apis import ModelApis, overlap_score, run_model_apis
+from tests.support.model_apis import ModelApis, overlap_score, run_model_apis
 
 DOCUMENTS = [
     "Metformin lowers blood glucose in type 2 diabetes.",

@@ -1,6 +1,6 @@
 """Every tool, fuzzed from its own published input schema through the wrapper the server uses.
 
-Valid and broken arguments (see `bio_mcp.testing.contract_fuzz`): schema-invalid arguments get the
+Valid and broken arguments (see `tests.support.contract_fuzz`): schema-invalid arguments get the
 VALIDATION envelope; everything else ends ok (output matching the output schema) or in a typed
 error, never UNKNOWN, never a crash. Upstream tools run against the fake E-utilities and the fake
 ClinicalTrials.gov, the corpus on a SQLite file with hash embeddings. `BIO_MCP_FUZZ_EXAMPLES`
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from bio_mcp.config import TOOLSETS, load_settings
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
-from bio_mcp.testing.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
+from tests.support.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
 
 EXAMPLES = int(os.environ.get("BIO_MCP_FUZZ_EXAMPLES", "150"))
 

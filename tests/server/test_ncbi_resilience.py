@@ -19,7 +19,7 @@ from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing.fakes_app import ARRIVALS_PATH
-from bio_mcp.testing.wire_arrivals import WireCapture, capture_permitted
+from tests.support.wire_arrivals import WireCapture, capture_permitted
 
 pytestmark = pytest.mark.anyio
 
