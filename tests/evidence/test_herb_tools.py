@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from bio_mcp.audit import sha256_hex
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.features.evidence.herbs import herb_named
 from bio_mcp.graph.build import entity_graph
@@ -120,8 +120,8 @@ async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_gra
         error, body, text = await call(client, "tool.query_kg", arguments)
         assert not error
         jsonschema.validate(body, QUERY_KG_RESPONSE)
-        assert body["audit"]["in_hash"] == sha256_hex(arguments) and body["audit"]["status"] == "ok"
-        assert body["audit"]["out_hash"] == sha256_hex({k: v for k, v in body.items() if k != "audit"})
+        assert body["audit"]["in_hash"] == canonical_sha256(arguments) and body["audit"]["status"] == "ok"
+        assert body["audit"]["out_hash"] == canonical_sha256({k: v for k, v in body.items() if k != "audit"})
         chains = [[node["type"] for node in path] for path in body["paths"]]
         assert ["herb", "constituent", "indication"] in chains and ["herb", "indication"] in chains
         path = body["paths"][chains.index(["herb", "constituent", "indication"])]

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.store import CtgovStudy, MetadataStore, ctgov_search_key, pubmed_search_key
-from bio_mcp.store.canonical import canonical_sha256
 
 FETCHED = datetime(2026, 8, 11, 12, 0, tzinfo=UTC)
 

@@ -15,8 +15,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from bio_mcp.canonical import canonical_json
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.store.canonical import canonical_json
 from bio_mcp.store.database import upsert_insert
 from bio_mcp.store.schema import analyst_checkpoints, utc_now
 

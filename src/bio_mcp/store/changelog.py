@@ -18,7 +18,7 @@ follower can wake at once instead of at its next poll (`MetadataStore.change_lis
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
@@ -104,10 +104,6 @@ class ChangeLogRepository:
             )
         )
         return int(result.rowcount)
-
-
-def changed_uuids(changes: Sequence[Change]) -> set[str]:
-    return {uuid for change in changes for uuid in change.uuids}
 
 
 class ChangeListener:

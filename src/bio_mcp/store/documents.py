@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sqlalchemy.engine import Connection, Row, RowMapping
 
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.store.canonical import canonical_sha256
 from bio_mcp.store.database import in_batches, upsert_insert
 from bio_mcp.store.document_keys import DOCUMENT_KEY_PATTERN, is_document_key
 from bio_mcp.store.schema import documents, utc_now

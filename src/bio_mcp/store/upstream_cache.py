@@ -17,8 +17,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row, RowMapping
 
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.store.canonical import canonical_sha256
 from bio_mcp.store.database import in_batches, upsert_insert
 from bio_mcp.store.schema import ctgov_search_cache, ctgov_studies, pubmed_search_cache, utc_now
 

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from logging import WARNING
 from typing import Any
 
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.executor import CallContext, Tool, ToolResult
 from bio_mcp.features.pubmed.details import unrequested_warning
@@ -33,7 +34,6 @@ from bio_mcp.sources.ncbi.parsers.efetch import ROOT_TAG, parse_requested, split
 from bio_mcp.sources.ncbi.parsers.esearch import parse_esearch
 from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
 from bio_mcp.store import BlobStore, CachedCtgovSearch, CachedSearch, CachedStudy, CtgovStudy, MetadataStore
-from bio_mcp.store.canonical import canonical_sha256
 
 STATUS_ENUMS = {
     "Recruiting": "RECRUITING", "Active, not recruiting": "ACTIVE_NOT_RECRUITING",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bio_mcp.audit import sha256_hex
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.executor import Execution
 from bio_mcp.features.analyst.models import Frame, Plan
@@ -33,7 +33,7 @@ def checkpoint_document(registry: Registry, frame: Frame, plan: Plan, execution:
 
 
 def checkpoint_id_of(document: dict[str, Any]) -> str:
-    return sha256_hex(document)
+    return canonical_sha256(document)
 
 
 def save_checkpoint(store: MetadataStore, document: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bio_mcp.audit import sha256_hex
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.models import FetchPolicy, Plan, PlanStep, StepFailure, StepStatus, StepTrace
 from bio_mcp.features.analyst.projection import flatten_unique, project, select
@@ -273,7 +273,7 @@ class Executor:
     ) -> ToolResult:
         async with semaphore:
             started = time.monotonic()
-            with self.telemetry.tool_call(step.tool, sha256_hex(args)) as span:
+            with self.telemetry.tool_call(step.tool, canonical_sha256(args)) as span:
                 try:
                     result = await tool(args, context)
                 except BioMcpError as exc:

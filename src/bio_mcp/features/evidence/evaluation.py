@@ -37,7 +37,7 @@ from typing import Annotated, Any, Literal, Protocol
 import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationError
 
-from bio_mcp.audit import sha256_hex
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode, validation_error_details
 from bio_mcp.features.corpus.eval_beir import _documents as beir_documents
@@ -384,7 +384,7 @@ class Evaluator:
             "metrics": [m.to_json() for m in metrics], "datasets": [d.to_json() for d in summaries],
             "queries": rows, "answers": answers,
         }
-        report_id = sha256_hex({"request": request.model_dump(mode="json"), "metrics": body["metrics"],
+        report_id = canonical_sha256({"request": request.model_dump(mode="json"), "metrics": body["metrics"],
                                 "datasets": body["datasets"]})[:24]
         body["report_id"] = report_id
         await asyncio.to_thread(self._save, report_id, request.set, render_report(body), body)

@@ -41,10 +41,6 @@ class StageClock:
         return {name: round(seconds * 1000, 2) for name, seconds in self._seconds.items()}
 
 
-def diagnostics_uri(entry: DiagnosticEntry) -> str:
-    return DIAGNOSTICS_URI.format(date=entry.day, diagnostic_id=entry.id)
-
-
 def record_diagnostics(store: MetadataStore, tool: str, record: dict[str, Any], ttl_hours: int) -> str:
     diagnostic_id = f"dx-{uuid.uuid4().hex}"
     with store.transaction() as tx:

@@ -33,12 +33,6 @@ def _title(article: Article) -> str:
     return (article.title or (article.book.book_title if article.book else "")).strip()
 
 
-def _container(article: Article) -> str | None:
-    if article.journal_info:
-        return article.journal_info.title
-    return article.book.book_title if article.book and article.title else None
-
-
 def _end_with_period(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 

@@ -110,11 +110,6 @@ def repair_term(term: str) -> TermRepair:
     return TermRepair(out.replace("( ", "(").replace(" )", ")").strip(), tuple(changes))
 
 
-def sanitize_term(term: str) -> str:
-    """A user's Entrez term repaired so it parses on its own; empty if nothing searchable is left."""
-    return repair_term(term).term
-
-
 def quote_value(value: str) -> str:
     """A filter value as one quoted Entrez phrase; quotes and brackets cannot escape it."""
     cleaned = re.sub(r'["\[\]()]', " ", _CONTROL.sub(" ", value))
