@@ -86,7 +86,7 @@ async def test_a_cancelled_call_hangs_up_on_the_upstream(fakes, bio_home) -> Non
         started = time.monotonic()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert time.monotonic() - started < 0.2
+        assert time.monotonic() - started < 5.0  # hung up, not waiting for the slow answer
         # The fake sees the connection close while it is still delaying its answer.
         with anyio.fail_after(2):
             while not fakes.eutils.faults.log.to("efetch.fcgi"):

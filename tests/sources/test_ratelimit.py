@@ -115,7 +115,7 @@ async def test_deadline_fails_fast_with_rate_limit_and_reserves_nothing() -> Non
         await limiter.acquire(deadline=time.monotonic() + 0.2)
     assert info.value.code is ErrorCode.RATE_LIMIT
     assert info.value.details["wait_s"] > 0.2
-    assert time.monotonic() - started < 0.05
+    assert time.monotonic() - started < 0.2  # refused at once, not at the deadline
     # The refused caller took no slot: the log still holds the three starts only.
     assert len(limiter.log.starts) == 3
 
