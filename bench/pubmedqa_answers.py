@@ -54,7 +54,7 @@ from bio_mcp.features.evidence.answer_eval import (
     reliability_table,
 )
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
-from bio_mcp.features.evidence.citations import chunk_id_of, pmid_of
+from bio_mcp.features.evidence.citation_checks import chunk_id_of, pmid_of
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.search.chunking import chunk_uuid
 

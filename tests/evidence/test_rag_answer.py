@@ -17,7 +17,7 @@ from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer
 from bio_mcp.features.evidence.answer_eval import PubMedQaItem, chunk_uuids_of
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
-from bio_mcp.features.evidence.citations import answer_sentences, chunk_id_of, pmid_of, verify_citations
+from bio_mcp.features.evidence.citation_checks import answer_sentences, chunk_id_of, pmid_of, verify_citations
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.search.chunking import chunk_uuid
 from bio_mcp.server.app import build_server

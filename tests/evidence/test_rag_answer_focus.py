@@ -19,7 +19,7 @@ from bio_mcp.features.evidence.answer_eval import (
     load_pubmedqa,
 )
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
-from bio_mcp.features.evidence.citations import answer_sentences
+from bio_mcp.features.evidence.citation_checks import answer_sentences
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from tests.evidence.answer_fixtures import PUBMEDQA_ITEMS, fill_answer_home, open_answer_context
 

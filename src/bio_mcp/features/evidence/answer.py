@@ -45,7 +45,7 @@ from bio_mcp.features.evidence.answer_models import (
     WithholdReason,
 )
 from bio_mcp.features.evidence.answer_verdict import QuotedSentence, in_conclusion, is_yes_no, verdict_of
-from bio_mcp.features.evidence.citations import (
+from bio_mcp.features.evidence.citation_checks import (
     answer_sentences,
     check_sentences,
     chunk_id_of,

@@ -32,7 +32,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
-from bio_mcp.features.evidence.citations import pmid_of
+from bio_mcp.features.evidence.citation_checks import pmid_of
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.kb.language import (
     CrossLingualQuery,

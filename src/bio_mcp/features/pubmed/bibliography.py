@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bio_mcp.features.overflow import Overflow, json_size, spill
-from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
+from bio_mcp.features.pubmed.citation_formats import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.details import overflow_note
 from bio_mcp.features.pubmed.models import (
     FormatCitationsRequest,

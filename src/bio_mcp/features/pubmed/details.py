@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from bio_mcp.features.overflow import Overflow, json_size, spill, text_and_json_size
-from bio_mcp.features.pubmed.citations import VANCOUVER_MAX_AUTHORS
+from bio_mcp.features.pubmed.citation_formats import VANCOUVER_MAX_AUTHORS
 from bio_mcp.features.pubmed.models import (
     DetailsRequest,
     DetailsResponse,

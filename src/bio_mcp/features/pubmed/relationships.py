@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.pubmed.citations import FORMATTERS, citation_block
+from bio_mcp.features.pubmed.citation_formats import FORMATTERS, citation_block
 from bio_mcp.features.pubmed.models import RelatedArticle, RelationshipsRequest, RelationshipsResponse
 from bio_mcp.features.pubmed.search import step_failure
 from bio_mcp.sources.ncbi.client import EutilsClient
