@@ -10,7 +10,6 @@ import pytest
 from bio_mcp.features.kb.models import KbSearchRequest, SearchProviders
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from tests.support.model_apis import ModelApis, overlap_score, run_model_apis
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
     fakes,
     fakes_app,
@@ -19,6 +18,7 @@ from tests.graph.graph_sync_fixtures import (  # noqa: F401
     mesh_cache,
     synced,
 )
+from tests.support.model_apis import ModelApis, overlap_score, run_model_apis
 
 pytestmark = pytest.mark.anyio
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.graph.extraction_metrics import Counts
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import EntityLinker, load_linker
 from bio_mcp.graph.ppr import PprDocument, read_ppr
@@ -43,7 +44,6 @@ from bio_mcp.graph.relations import (
     load_relation_extractor,
     ppr_train_path_of,
 )
-from bio_mcp.graph.scoring import Counts
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.mesh_files import mesh_path_of
 
