@@ -9,7 +9,7 @@ import pytest
 
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.ppr import read_ppr
+from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.graph.relations import train_extractor
 
 

@@ -19,7 +19,7 @@ from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
-from bio_mcp.graph.ppr import PprDocument, read_ppr
+from bio_mcp.graph.ppr_corpus import PprDocument, read_ppr
 from bio_mcp.graph.relation_kinds import DECREASE, POSITIVE
 from bio_mcp.graph.relations import RelationExtractor, RelationModel, extractor_of, train_relation_model
 from bio_mcp.graph.relations_eval import evaluate

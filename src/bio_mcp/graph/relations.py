@@ -69,7 +69,7 @@ from bio_mcp.graph.plant_names import (
     mesh_plant_names,
     plant_descriptors,
 )
-from bio_mcp.graph.ppr import PLANT, PprDocument, read_ppr
+from bio_mcp.graph.ppr_corpus import PLANT, PprDocument, read_ppr
 from bio_mcp.graph.relation_cues import CUE_CONFIDENCE, CUE_EXTRACTOR, CueRules
 from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLANT_KIND, POSITIVE, Span
 from bio_mcp.graph.sentences import sentence_spans

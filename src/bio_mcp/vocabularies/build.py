@@ -120,7 +120,7 @@ def build_relation_model(data: Path, target: Path) -> Built:
     """PPR's training split learnt into a `RelationModel` at `target` (never into the package: PPR
     may not be redistributed), over the shipped-equivalent MeSH, Duke tables and BC5CDR priors."""
     from bio_mcp.graph.linking import LinkerPriors
-    from bio_mcp.graph.ppr import read_ppr
+    from bio_mcp.graph.ppr_corpus import read_ppr
     from bio_mcp.graph.relations import train_relation_model
 
     vocabulary = Vocabulary(read_descriptors(data / "mesh" / "mesh_descriptors_2024.jsonl"))
