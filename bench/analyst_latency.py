@@ -16,7 +16,6 @@ ones tests/analyst/test_ask_end_to_end.py explains.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 import time
@@ -24,6 +23,7 @@ from datetime import date
 from pathlib import Path
 
 import anyio
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.analyst.ask import orchestrate
@@ -44,9 +44,6 @@ NCBI_RPS_WITHOUT_KEY = 3
 CTGOV_RPS = 2
 RATE_WINDOW_S = 1.0
 
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -15,10 +15,10 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+from figures import emit
 
 from bio_mcp.search.chunking import ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings, HashEmbeddings
@@ -34,9 +34,6 @@ from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
 
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 def passages(corpus: Path, count: int) -> list[str]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import tempfile
 import time
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.service import CorpusService
@@ -21,10 +22,6 @@ from bio_mcp.features.evidence.eval_sets import MESH_SMOKE_DOCUMENTS
 from bio_mcp.features.evidence.evaluation import EvalRunRequest, Evaluator
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.sources.ncbi.client import EutilsClient
-
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}, sort_keys=True))
 
 
 async def run(max_queries: int, mode: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import time
@@ -30,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_corpus import DATA, build, open_context
 from evidence_search_latency import THAI_WORDS
+from figures import emit
 
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
 from bio_mcp.features.evidence.answer_eval import load_pubmedqa
@@ -47,9 +47,6 @@ BAR_P95_MS = 350
 WARM_UP = 5
 HERB_NAMES = Path(__file__).resolve().parents[1] / "examples" / "kg" / "thai_herb_names.tsv"
 
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 2), "unit": unit, "params": params}), flush=True)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import emit
 from kb_search_latency import ENTITIES, MENTIONS_PER_SECTION, build
 from search_latency import Synthetic
 
@@ -42,10 +42,6 @@ from bio_mcp.graph.names import EntityName, write_names
 SEED_P95_BAR_MS = 350
 THAI_WORDS = ("รักษา", "ป้องกัน", "ลดไข้", "แก้ไอ", "บำรุง")  # treat, prevent, reduce fever, relieve cough, tonic
 
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}, ensure_ascii=False),
-          flush=True)
 
 
 def timed(run: Callable[[str], object], queries: list[str], warm: int = 10) -> list[float]:

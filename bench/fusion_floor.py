@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import tempfile
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, query_metrics
@@ -58,12 +59,10 @@ def main() -> None:
                 ]
                 for metric in ("ndcg@10", "recall@100", "mrr@10"):
                     value = sum(q[metric] for q in per_query) / len(per_query)
-                    print(json.dumps({
-                        "name": f"scifact_{args.split}_{metric}", "value": round(value, 4), "unit": "ratio",
-                        "params": {"sim_min_span": span, "mode": "hybrid", "queries": len(per_query),
-                                   "documents": len(documents),
-                                   "model_id": embedder.model_id, "path": "eval_beir product path"},
-                    }), flush=True)
+                    emit(f"scifact_{args.split}_{metric}", value, "ratio",
+                         {"sim_min_span": span, "mode": "hybrid", "queries": len(per_query),
+                          "documents": len(documents), "model_id": embedder.model_id,
+                          "path": "eval_beir product path"})
         finally:
             store.close()
 

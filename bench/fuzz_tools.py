@@ -35,11 +35,9 @@ from bio_mcp.sources.ratelimit import LocalRateLimiter
 from bio_mcp.testing import run_fakes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test doubles are in tests/support
+from figures import emit
+
 from tests.support.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
-
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": value, "unit": unit, "params": params}), flush=True)
 
 
 def generate(spec: ToolSpec[Any, Any], count: int) -> list[FuzzCase]:

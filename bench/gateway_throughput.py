@@ -11,12 +11,12 @@ one-second window, and the share of whole seconds that ran at the limit.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import tempfile
 from pathlib import Path
 
 import anyio
+from figures import emit
 from mcp import Client
 
 from bio_mcp.config import load_settings
@@ -26,9 +26,6 @@ from bio_mcp.testing import run_fakes
 
 LIMIT = 10
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}))
 
 
 async def drive(base_url: str, home: str, callers: int, calls: int) -> list[str]:

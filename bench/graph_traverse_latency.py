@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from figures import emit
 
 from bio_mcp.graph.elements import BROADER, HAS_SECTION, HAS_TOPIC, MENTIONS, Edge, Node
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
@@ -39,9 +40,6 @@ SECTIONS_PER_DOCUMENT = 3
 TOPICS_PER_DOCUMENT = 8
 ENTITY_TYPES = ("Disease", "Chemical", "Organism", "Anatomy", "Concept")
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}), flush=True)
 
 
 def build(store: MetadataStore, sections: int, entities: int, mentions: int, seed: int) -> tuple[list[str], list[str], int]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import statistics
 import tempfile
@@ -33,6 +32,7 @@ from datetime import date
 from pathlib import Path
 
 import sqlalchemy as sa
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.indexing import CorpusIndex
@@ -48,9 +48,6 @@ from bio_mcp.store import open_metadata_store
 FIRST_CLONE_PMID = 90_000_000
 TODAY = date(2025, 1, 1)
 
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}), flush=True)
 
 
 def documents_of(data: Path, records: int) -> list[CorpusDocument]:

@@ -16,11 +16,12 @@ measured through the feature functions on one SQLite store, every herb with rela
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.features.evidence.contraindications import FindContraindicationsRequest, find_contraindications
 from bio_mcp.features.evidence.herbs import herb_record
@@ -35,9 +36,6 @@ from bio_mcp.store import MetadataStore
 
 REPO = Path(__file__).resolve().parents[1]
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}, sort_keys=True))
 
 
 def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.service import CorpusService
@@ -86,12 +87,12 @@ def main() -> None:
 
         seconds, pages, _ = asyncio.run(ingest(folder, text_paths))
         params = {"documents": len(text_paths), "pages": pages, "split": args.split, "load_avg_1m": round(load, 2)}
-        print(json.dumps({"name": "ingest_text_layer", "value": round(pages / seconds, 2), "unit": "pages/s", "params": params}))
+        emit("ingest_text_layer", pages / seconds, "pages/s", params)
 
         seconds, pages, ocr_pages = asyncio.run(ingest(folder, ocr_paths))
         params = {"documents": len(ocr_paths), "pages": pages, "ocr_pages": ocr_pages, "languages": "tha+eng",
                   "dpi": 300, "load_avg_1m": round(os.getloadavg()[0], 2)}
-        print(json.dumps({"name": "ingest_ocr", "value": round(pages / seconds, 3), "unit": "pages/s", "params": params}))
+        emit("ingest_ocr", pages / seconds, "pages/s", params)
 
         options = OcrOptions(languages="tha+eng", dpi=300, timeout_s=600)
         for lang, chosen in (("en", ocr_docs[:-1]), ("th", ocr_docs[-1:])):
@@ -100,8 +101,8 @@ def main() -> None:
                 path = folder / f"{name}.pdf"
                 text = "\n".join(page.text for page in read_pdf(path, path.read_bytes(), options, 16, 100))
                 rates.append(character_error_rate(doc.text, text))
-            print(json.dumps({"name": f"ocr_cer_{lang}", "value": round(sum(rates) / len(rates), 4), "unit": "ratio",
-                              "params": {"documents": len(rates), "max": round(max(rates), 4), "split": args.split}}))
+            emit(f"ocr_cer_{lang}", sum(rates) / len(rates), "ratio",
+                 {"documents": len(rates), "max": round(max(rates), 4), "split": args.split})
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import emit
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -68,9 +70,6 @@ def heavy_versions(venv: Path) -> dict[str, str]:
     done = subprocess.run([python, "-c", _VERSIONS, *HEAVY], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    sys.stdout.write(json.dumps({"name": name, "value": value, "unit": unit, "params": params}) + "\n")
 
 
 def main() -> None:

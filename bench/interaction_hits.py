@@ -21,6 +21,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from figures import emit
+
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.interactions import InteractionExtractor, ancestors_of, is_plant
 from bio_mcp.graph.linking import load_linker_from
@@ -68,8 +70,8 @@ def main() -> None:
                 print(f"{corpus}:{key}\t{r.src} -> {r.dst}\t{text[r.start:r.end]}", file=sys.stderr)
     for corpus, (documents, relations, herb_drug) in counts.items():
         params = {"corpus": corpus, "documents": documents, "linker": "mesh-dictionary"}
-        print(json.dumps({"name": "interaction_relations", "value": relations, "unit": "relations", "params": params}))
-        print(json.dumps({"name": "herb_drug_relations", "value": herb_drug, "unit": "relations", "params": params}))
+        emit("interaction_relations", relations, "relations", params)
+        emit("herb_drug_relations", herb_drug, "relations", params)
 
 
 if __name__ == "__main__":

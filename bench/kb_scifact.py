@@ -16,11 +16,12 @@ that is not general shows up as a half that does not agree.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, ndcg_at
@@ -41,9 +42,6 @@ from bio_mcp.store import open_metadata_store
 POOLS = (CANDIDATE_POOL, 50)
 COMMIT_BATCH = 500
 
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 def main() -> None:

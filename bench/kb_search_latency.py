@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import emit
 from search_latency import Synthetic
 
 from bio_mcp.config import load_settings
@@ -55,9 +56,6 @@ BATCH = 5_000
 BARS_MS = {"snippet": 200, "full": 350, "graph": 450}
 NAMESPACE = uuid.UUID("0b6f7d0e-3c1a-5e8e-9f0a-6b1d2c3e4f50")
 
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}), flush=True)
 
 
 class NameLinker:

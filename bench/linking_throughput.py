@@ -9,9 +9,10 @@ abstracts (title + abstract) linked per second over the file's documents repeate
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.analyst.service import mesh_path_of
@@ -37,7 +38,7 @@ def main() -> None:
     started = time.perf_counter()
     linker = load_linker_from(mesh_path, training_path_of(settings), settings.home / "cache")
     load_s = time.perf_counter() - started
-    print(json.dumps({"name": "linker_load", "value": round(load_s, 3), "unit": "s", "params": params}))
+    emit("linker_load", load_s, "s", params)
 
     for text in texts[:50]:  # warm caches before timing
         linker.link(text)
@@ -48,10 +49,8 @@ def main() -> None:
             mentions += len(linker.link(text))
     cpu_s = time.process_time() - started
     linked = len(texts) * args.repeat
-    print(json.dumps({"name": "linking_throughput", "value": round(linked / cpu_s, 1), "unit": "abstracts/s",
-                      "params": {**params, "clock": "process CPU time, one thread"}}))
-    print(json.dumps({"name": "linking_mentions_per_abstract", "value": round(mentions / linked, 2),
-                      "unit": "mentions", "params": params}))
+    emit("linking_throughput", round(linked / cpu_s, 1), "abstracts/s", params, clock="process CPU time, one thread")
+    emit("linking_mentions_per_abstract", mentions / linked, "mentions", params)
 
 
 if __name__ == "__main__":

@@ -27,15 +27,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from figures import emit
+
 from bio_mcp.search.embeddings.minilm_weights import installed_model_dir
 from bio_mcp.search.embeddings.onnx_export import export_onnx_model, onnx_model_dir
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, OnnxEmbeddings, onnx_model_id
 
 SCIFACT = REPO.parent / "shared" / "data" / "bench" / "scifact"
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    sys.stdout.write(json.dumps({"name": name, "value": value, "unit": unit, "params": params}) + "\n")
 
 
 def torch_reference(target: Path) -> None:

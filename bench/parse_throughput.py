@@ -26,7 +26,6 @@ import argparse
 import gc
 import gzip
 import io
-import json
 import os
 import platform
 import statistics
@@ -35,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from figures import emit
 from lxml import etree
 
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
@@ -129,14 +129,9 @@ def main() -> None:
     rates = {name: records / statistics.median(times) for name, times in rounds.items()}
     for name, rate in rates.items():
         best = round(records / min(rounds[name]), 1)
-        figure = {"name": f"efetch_parse.{name}", "value": round(rate, 1), "unit": "records/s"}
-        print(json.dumps({**figure, "params": {**params, "best_round_records_per_s": best}}))
+        emit(f"efetch_parse.{name}", round(rate, 1), "records/s", params, best_round_records_per_s=best)
     speedup = round(rates["bio_mcp"] / rates["biopython"], 2)
-    print(
-        json.dumps(
-            {"name": "efetch_parse.speedup_vs_biopython", "value": speedup, "unit": "x", "params": params}
-        )
-    )
+    emit("efetch_parse.speedup_vs_biopython", speedup, "x", params)
 
 
 if __name__ == "__main__":

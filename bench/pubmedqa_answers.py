@@ -42,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_corpus import DATA, build, open_context
+from figures import emit
 
 from bio_mcp.features.evidence import answer_confidence as confidence
 from bio_mcp.features.evidence import answer_verdict as verdicts
@@ -75,9 +76,6 @@ def _side(response: RagAnswerResponse, kb: KbContext, pmid: str) -> dict[str, ob
             "off_topic": response.focus.off_topic_sentences if response.focus else 0,
             "readings": [[r.conclusion, r.negated, r.hedged] for r in readings]}
 
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 async def ask_all(scratch: Path, data: Path, records: Path, limit: int | None) -> list[dict[str, object]]:
@@ -196,9 +194,8 @@ def report_calibration(rows: list[dict[str, object]], base: dict[str, object]) -
     params = {**base, "answers": len(sides), "bins": BINS, "event": "own abstract cited"}
     emit("answer_conf_ece", expected_calibration_error(scores, events, BINS), "ratio", params)
     for row in reliability_table(scores, events, BINS):
-        print(json.dumps({"name": "answer_conf_reliability", "value": row.observed, "unit": "ratio",
-                          "params": {**params, "bin": [row.low, row.high], "count": row.count,
-                                     "mean_conf": row.mean_conf}}), flush=True)
+        emit("answer_conf_reliability", row.observed, "ratio", params, bin=[row.low, row.high], count=row.count,
+             mean_conf=row.mean_conf)
 
 
 def report(rows: list[dict[str, object]], half: str, tau: float, params: dict[str, object]) -> None:

@@ -44,6 +44,8 @@ import anyio
 import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test doubles are in tests/support
+from figures import emit
+
 from tests.support.wire_arrivals import WireCapture, capture_permitted
 
 BIO_MCP = str(Path(sys.executable).parent / "bio-mcp")
@@ -55,9 +57,6 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 # Messages of the errors other than RATE_LIMIT, to tell what went wrong.
 MESSAGES: Counter[str] = Counter()
 
-
-def emit(name: str, value: object, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": value, "unit": unit, "params": params}), flush=True)
 
 
 def free_port() -> int:

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
+from figures import emit
 from graph_traverse_latency import build
 
 from bio_mcp.graph.related_refresh import refresh_related_if_stale, related_is_stale
@@ -37,9 +38,6 @@ from bio_mcp.store import MetadataStore
 # What the mentions-version upsert is compared with: a sync commits this many records per transaction.
 SYNC_BATCH = 200
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 @contextmanager

@@ -14,17 +14,15 @@ adjusted on PPR's training split.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.graph import adverse_eval, relations_eval
 
 REPO = Path(__file__).resolve().parents[1]
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}, sort_keys=True))
 
 
 def main() -> None:

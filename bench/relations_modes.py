@@ -12,19 +12,17 @@ figures are in-sample (it was fitted there); the untrained rules were tuned on t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.graph.relations_eval import evaluate_file
 
 REPO = Path(__file__).resolve().parents[1]
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}, sort_keys=True))
 
 
 def main() -> None:

@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import time
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.sources.ncbi.parsers import parse_efetch
-
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}))
 
 
 def measure(graph: GraphIndexer, texts: Sequence[str], repeat: int, label: str) -> None:

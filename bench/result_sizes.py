@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from figures import emit
 from mcp import Client
 
 from bio_mcp.config import load_settings
@@ -27,9 +28,6 @@ from bio_mcp.testing import run_fakes
 UNBOUNDED = 10_000_000
 MANY_AUTHORS = "27454254"  # 1,004 authors
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}))
 
 
 async def measure(base_url: str, home: str, budget: int, pmids: list[str]) -> None:

@@ -20,13 +20,13 @@ chunks) without adding the document index's own top 100: 0.7455 in `scifact_eval
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+from figures import emit
 from scifact_corpus import SciFact, VectorCache
 
 from bio_mcp.features.corpus.eval_beir import ndcg_at
@@ -124,12 +124,7 @@ def main() -> None:
                 "model_id": cache.embeddings.model_id,
                 "chunking": policy.id,
             }
-            line = {
-                "name": "scifact_ndcg@10",
-                "value": round(float(scores[selected].mean()), 4),
-                "unit": "ratio",
-            }
-            print(json.dumps({**line, "params": params}), flush=True)
+            emit("scifact_ndcg@10", float(scores[selected].mean()), "ratio", params)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
+from figures import emit
 from scifact_corpus import SciFact, VectorCache, build_index, evaluate_index
 
 from bio_mcp.search.chunking import ChunkPolicy
@@ -31,9 +30,6 @@ from bio_mcp.search.hybrid import SearchMode
 ONNX_TOLERANCE = 0.005
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 def main() -> None:

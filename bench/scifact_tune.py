@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
+from figures import emit
 from scifact_corpus import SciFact, VectorCache, build_index, evaluate_index
 
 from bio_mcp.search.chunking import ChunkPolicy
@@ -31,10 +30,6 @@ FUSIONS = [
     *(dataclasses.replace(DEFAULT_FUSION, candidates=n) for n in (50, 200)),
 ]
 QUALITY_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3)
-
-
-def emit(name: str, value: float, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": "ratio", "params": params}), flush=True)
 
 
 def main() -> None:
@@ -67,10 +62,10 @@ def main() -> None:
                 "fusion": dataclasses.asdict(fusion),
             }
             for metric, value in metrics.items():
-                emit(f"scifact_{metric}", value, params)
+                emit(f"scifact_{metric}", value, "ratio", params)
             if metrics["ndcg@10"] > best[0]:
                 best = (metrics["ndcg@10"], params)
-    emit("scifact_best_ndcg@10", best[0], best[1])
+    emit("scifact_best_ndcg@10", best[0], "ratio", best[1])
 
     index = build_index(scifact, ChunkPolicy(), cache, DEFAULT_FUSION, quality_seed=7)
     for weight in QUALITY_WEIGHTS:
@@ -79,6 +74,7 @@ def main() -> None:
         emit(
             "scifact_ndcg@10_random_quality",
             metrics["ndcg@10"],
+            "ratio",
             {"split": "train", "model_id": embeddings.model_id, "quality_weight": weight, "quality_seed": 7},
         )
 

@@ -19,7 +19,6 @@ against the exact ones, and the exact / ann ratio of the unfiltered hybrid P95.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import tempfile
 import time
@@ -27,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
+from figures import emit
 
 from bio_mcp.search.embeddings import Embeddings
 from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
@@ -45,9 +45,6 @@ PUB_TYPES = (
     "Letter",
 )
 
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}), flush=True)
 
 
 class Synthetic:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import socket
 import subprocess
@@ -28,16 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures import emit
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 REPO = Path(__file__).resolve().parent.parent
 BIO_MCP = str(Path(sys.executable).with_name("bio-mcp"))
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    sys.stdout.write(json.dumps({"name": name, "value": value, "unit": unit, "params": params}) + "\n")
-    sys.stdout.flush()
 
 
 def free_port() -> int:

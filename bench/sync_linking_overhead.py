@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from figures import emit
+
 SYNC_BENCH = Path(__file__).with_name("sync_throughput.py")
 SETTINGS = {"off": ["--graph-linking", "off"], "warm": ["--warm-worker"], "cold": []}
 
@@ -45,8 +47,7 @@ def sync_once(args: argparse.Namespace, setting: str, run: str) -> dict[str, flo
         if not line.startswith("{"):
             continue
         record = json.loads(line)
-        record["params"]["run"] = run
-        print(json.dumps(record), flush=True)
+        emit(record["name"], record["value"], record["unit"], record["params"], run=run)
         values[record["name"]] = record["value"]
     return values
 
@@ -81,16 +82,16 @@ def main() -> None:
         if setting == "off":
             continue
         on = statistics.median(rates[setting])
-        print(json.dumps({
-            "name": "sync_linking_slowdown", "value": round(1 - on / off, 4), "unit": "fraction",
-            "params": {
+        emit(
+            "sync_linking_slowdown", 1 - on / off, "fraction",
+            {
                 **params, "setting": setting,
                 "records_per_s": round(on, 1), "off_records_per_s": round(off, 1),
                 "per_round": [round(1 - rate / base, 4) for rate, base in zip(rates[setting], rates["off"], strict=True)],
                 "cpu_ms_per_record": round(statistics.median(cpu[setting]), 3),
                 "off_cpu_ms_per_record": round(statistics.median(cpu["off"]), 3),
             },
-        }), flush=True)
+        )
 
 
 if __name__ == "__main__":

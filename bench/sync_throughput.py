@@ -31,7 +31,6 @@ than the sync's. Prints JSON lines.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import tempfile
@@ -42,6 +41,7 @@ from pathlib import Path
 
 import anyio
 import sqlalchemy as sa
+from figures import emit
 
 from bio_mcp.collector import settle_collector
 from bio_mcp.config import load_settings
@@ -53,9 +53,6 @@ from bio_mcp.testing import run_fakes
 
 FIRST_CLONE_PMID = 90_000_000
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}))
 
 
 def children_cpu_s() -> float:

@@ -28,6 +28,7 @@ import re
 import time
 from pathlib import Path
 
+from figures import emit
 from pythainlp.corpus import corpus_path, thai_words
 from pythainlp.corpus.th_en_translit import get_transliteration_dict
 
@@ -37,9 +38,6 @@ from bio_mcp.graph.indexer import build_graph_indexer
 
 _THAI_ONLY = re.compile(r"[\u0E01-\u0E5B]+")
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": value, "unit": unit, "params": params}, ensure_ascii=False))
 
 
 def main() -> None:

@@ -6,18 +6,14 @@ size (Thai words, English words), wall and CPU seconds of the build, and the loa
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 
+from figures import emit
 from pythainlp.corpus import corpus_path
 
 from bio_mcp.search.thai_english import DEBIAN_WORDNET_DIR, PER_WORD, build_thai_english
-
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}, sort_keys=True))
 
 
 def main() -> None:

@@ -26,6 +26,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from figures import emit
+
 from bio_mcp.config import load_settings
 from bio_mcp.features.evidence.hybrid_search import _herb_hits
 from bio_mcp.features.kb.language import cross_lingual, load_lexicon, mesh_describer, substance_loanwords
@@ -44,9 +46,6 @@ COMPLAINTS = (
 )
 TEMPLATES = ("{herb}กับ{complaint}", "{herb}รักษา{complaint}ได้ไหม")
 
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    print(json.dumps({"name": name, "value": value, "unit": unit, "params": params}, ensure_ascii=False))
 
 
 def main() -> None:

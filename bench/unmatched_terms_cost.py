@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import statistics
 import time
 from pathlib import Path
 
+from figures import emit
 from lxml import etree
 
 from bio_mcp.config import load_settings
@@ -67,8 +67,7 @@ def main() -> None:
             timings.append((time.perf_counter() - started) * 1000)
         params = {"query": query, "documents": len(texts), "mean_chars": chars, "repeat": args.repeat,
                   "unmatched": unmatched}
-        print(json.dumps({"name": "unmatched_terms_ms_p50", "value": round(statistics.median(timings), 2),
-                          "unit": "ms", "params": params}, ensure_ascii=False), flush=True)
+        emit("unmatched_terms_ms_p50", statistics.median(timings), "ms", params)
 
 
 if __name__ == "__main__":
