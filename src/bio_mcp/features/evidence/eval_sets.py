@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,8 @@ import sqlalchemy as sa
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.eval_beir import load_beir
+from bio_mcp.graph.ppr_corpus import read_ppr
+from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import Concept, load_vocabulary, search_key
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import documents as documents_table
@@ -188,64 +189,28 @@ def pubmedqa_set(folder: Path, max_queries: int, max_docs: int | None) -> QueryS
     )
 
 
-def _pubtator(path: Path) -> Iterator[tuple[str, str, str, list[list[str]], list[tuple[str, str]]]]:
-    """(pmid, title, abstract, mention rows, CID pairs) per PubTator document."""
-    block: list[str] = []
-    with path.open(encoding="utf-8") as lines:
-        for line in [*lines, "\n"]:
-            if line.strip():
-                block.append(line.rstrip("\n"))
-                continue
-            if not block:
-                continue
-            pmid = block[0].split("|", 1)[0]
-            title = next((b.split("|t|", 1)[1] for b in block if "|t|" in b), "")
-            abstract = next((b.split("|a|", 1)[1] for b in block if "|a|" in b), "")
-            rows = [b.split("\t") for b in block if "\t" in b]
-            mentions = [r for r in rows if len(r) >= 6 and r[1].isdigit()]
-            pairs = [(r[2], r[3]) for r in rows if len(r) >= 4 and r[1] == "CID"]
-            yield pmid, title, abstract, mentions, pairs
-            block = []
-
-
 def bc5cdr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
     path = next(iter(sorted(folder.glob("*Development*PubTator*.txt"))), None)
     if path is None:
         raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no BC5CDR development set", {"path": str(folder)})
     corpus, queries, qrels = [], {}, {}
-    for pmid, title, abstract, mentions, pairs in _pubtator(path):
-        corpus.append({"_id": pmid, "title": title, "text": abstract})
+    for document in read_pubtator(path):
+        corpus.append({"_id": document.pmid, "title": document.title, "text": document.abstract})
         first: dict[str, str] = {}
-        for row in mentions:
-            for mesh in row[5].split("|"):
-                first.setdefault(mesh, row[3])
-        for chemical, disease in pairs:
+        for annotation in document.annotations:
+            for mesh in annotation.ids:
+                first.setdefault(mesh, annotation.text)
+        for _, chemical, disease in document.relations:
             key = f"{chemical}>{disease}"
             if key not in queries and chemical in first and disease in first:
                 queries[key] = f"{first[chemical]} {first[disease]}"
             if key in queries:
-                qrels.setdefault(key, {})[pmid] = 1
+                qrels.setdefault(key, {})[document.pmid] = 1
     queries, qrels = _cap(queries, qrels, max_queries)
     return QuerySet(
         name="bc5cdr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
         description=f"BC5CDR {path.name}: '<chemical> <disease>' per chemical-induces-disease pair",
     )
-
-
-def _ppr(path: Path) -> Iterator[tuple[str, list[str], list[tuple[str, str]]]]:
-    """(pmid, sentences, (plant, phenotype) relations) per PPR document."""
-    sentences: dict[str, list[str]] = {}
-    relations: dict[str, list[tuple[str, str]]] = {}
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) == 2 and "_" in parts[0]:
-                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
-            elif len(parts) == 10 and parts[1] in ("Increase", "Decrease", "Association"):
-                plant, phenotype = (parts[4], parts[8]) if parts[5] == "Plant" else (parts[8], parts[4])
-                relations.setdefault(parts[0], []).append((plant, phenotype))
-    for pmid, text in sentences.items():
-        yield pmid, text, relations.get(pmid, [])
 
 
 def ppr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
@@ -254,14 +219,16 @@ def ppr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
         raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no PPR_dev_corpus.txt", {"path": str(folder)})
     corpus, queries, qrels = [], {}, {}
     for path in [dev, *sorted(folder.glob("PPR_train_corpus.txt"))]:
-        for pmid, text, relations in _ppr(path):
-            corpus.append({"_id": pmid, "title": text[0], "text": " ".join(text[1:])})
+        for document in read_ppr(path):
+            text = [sentence.text for sentence in document.sentences]
+            corpus.append({"_id": document.pmid, "title": text[0], "text": " ".join(text[1:])})
             if path != dev:
                 continue
-            for plant, phenotype in relations:
+            for relation in (r for sentence in document.sentences for r in sentence.relations):
+                plant, phenotype = relation.plant.text, relation.phenotype.text
                 key = f"{plant.casefold()}>{phenotype.casefold()}"
                 queries.setdefault(key, f"{plant} {phenotype}")
-                qrels.setdefault(key, {})[pmid] = 1
+                qrels.setdefault(key, {})[document.pmid] = 1
     queries, qrels = _cap(queries, qrels, max_queries)
     return QuerySet(
         name="ppr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
