@@ -35,20 +35,27 @@ COMMIT_BATCH = 250
 class PubMedQaItem:
     pmid: str
     question: str
-    sections: list[AbstractSection]
+    contexts: list[AbstractSection]  # the abstract without its conclusion
+    long_answer: str  # the abstract's conclusion
     decision: str
+
+    @property
+    def sections(self) -> list[AbstractSection]:
+        """The whole abstract, its conclusion last."""
+        return [*self.contexts, AbstractSection("CONCLUSIONS", self.long_answer)] if self.long_answer else self.contexts
 
 
 def load_pubmedqa(path: Path) -> list[PubMedQaItem]:
-    """The items in file order."""
+    """The items in file order: the one reader of PubMedQA's json."""
     raw: dict[str, dict[str, Any]] = json.loads(Path(path).read_text(encoding="utf-8"))
-    items = []
-    for pmid, item in raw.items():
-        sections = [AbstractSection(label, text) for label, text in zip(item["LABELS"], item["CONTEXTS"], strict=True)]
-        if item.get("LONG_ANSWER"):
-            sections.append(AbstractSection("CONCLUSIONS", item["LONG_ANSWER"]))
-        items.append(PubMedQaItem(pmid, item["QUESTION"], sections, item["final_decision"]))
-    return items
+    return [
+        PubMedQaItem(
+            pmid, item["QUESTION"],
+            [AbstractSection(label, text) for label, text in zip(item["LABELS"], item["CONTEXTS"], strict=True)],
+            item.get("LONG_ANSWER") or "", item["final_decision"],
+        )
+        for pmid, item in raw.items()
+    ]
 
 
 def _document(pmid: str, title: str | None, abstract: str | list[AbstractSection]) -> CorpusDocument | None:

@@ -21,8 +21,6 @@ graded relevance judgments).
 
 from __future__ import annotations
 
-import ast
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ import sqlalchemy as sa
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.eval_beir import load_beir
+from bio_mcp.features.evidence.answer_eval import load_pubmedqa
 from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import Concept, load_vocabulary, search_key
@@ -173,15 +172,11 @@ def pubmedqa_set(folder: Path, max_queries: int, max_docs: int | None) -> QueryS
     path = next(iter(sorted(folder.glob("*.json"))), None)
     if path is None:
         raise BioMcpError(ErrorCode.VALIDATION, f"{folder} holds no PubMedQA json", {"path": str(folder)})
-    items = json.loads(path.read_text(encoding="utf-8"))
     corpus, queries, qrels = [], {}, {}
-    for pmid, item in sorted(items.items()):
-        contexts = item.get("CONTEXTS") or []
-        if isinstance(contexts, str):
-            contexts = ast.literal_eval(contexts)
-        corpus.append({"_id": pmid, "title": "", "text": " ".join(contexts)})
-        queries[pmid] = str(item["QUESTION"])
-        qrels[pmid] = {pmid: 1}
+    for item in sorted(load_pubmedqa(path), key=lambda item: item.pmid):
+        corpus.append({"_id": item.pmid, "title": "", "text": " ".join(section.text for section in item.contexts)})
+        queries[item.pmid] = item.question
+        qrels[item.pmid] = {item.pmid: 1}
     queries, qrels = _cap(queries, qrels, max_queries)
     return QuerySet(
         name="pubmedqa", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
