@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.kb.models import EmbeddingProviderName, RerankerChoice
-from bio_mcp.search.embeddings import Embeddings
+from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.search.rerank import CohereReranker, JinaReranker, Reranker
 
 
@@ -52,30 +52,7 @@ class ProviderRegistry:
             return EmbeddingChoice(name, self._embedders[name])
 
     def _build_embedder(self, name: str) -> Embeddings:
-        settings = self.settings
-        if name == "jina":
-            if not settings.jina_api_key:
-                raise _unconfigured("embedding", "jina", "JINA_API_KEY (and optionally JINA_EMBEDDINGS_MODEL, JINA_BASE_URL)")
-            from bio_mcp.search.embeddings.jina import JinaEmbeddings
-
-            return JinaEmbeddings(
-                settings.jina_api_key, settings.jina_embeddings_model, settings.jina_base_url,
-                batch_size=settings.embeddings_batch_size,
-            )
-        if name == "openai":
-            if not settings.embeddings_base_url or not settings.embeddings_model:
-                raise _unconfigured("embedding", "openai", "BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL")
-            from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
-
-            return OpenAIEmbeddings(
-                settings.embeddings_base_url, settings.embeddings_model, api_key=settings.embeddings_api_key,
-                batch_size=settings.embeddings_batch_size,
-            )
-        if not settings.embeddings_model:
-            raise _unconfigured("embedding", "hf", "BIO_MCP_EMBEDDINGS_MODEL (a sentence-transformers name or folder)")
-        from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
-
-        return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=settings.embeddings_batch_size)
+        return build_embeddings(self.settings, name)
 
     def reranker(self, requested: RerankerChoice | None) -> Reranker | None:
         name = requested or self.settings.kb_reranker

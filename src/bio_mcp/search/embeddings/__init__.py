@@ -21,8 +21,10 @@ from bio_mcp.search.embeddings.hashing import HashEmbeddings
 __all__ = ["Embeddings", "HashEmbeddings", "build_embeddings", "l2_normalise"]
 
 
-def build_embeddings(settings: Settings) -> Embeddings:
-    provider = settings.embeddings_provider
+def build_embeddings(settings: Settings, provider: str | None = None) -> Embeddings:
+    """The one factory of embedding providers: `provider`, else the corpus's (BIO_MCP_EMBEDDINGS_PROVIDER).
+    A provider whose settings are missing is a VALIDATION error naming them."""
+    provider = provider or settings.embeddings_provider
     batch_size = settings.embeddings_batch_size
     if provider == "hash":
         return HashEmbeddings(batch_size=batch_size)
@@ -38,21 +40,28 @@ def build_embeddings(settings: Settings) -> Embeddings:
         from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 
         if not settings.embeddings_model:
-            raise BioMcpError(
-                ErrorCode.VALIDATION,
-                "the hf provider needs BIO_MCP_EMBEDDINGS_MODEL (a model name or folder)",
-            )
+            raise _unconfigured(provider, "BIO_MCP_EMBEDDINGS_MODEL (a sentence-transformers name or folder)")
         return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=batch_size)
+    if provider == "jina":
+        from bio_mcp.search.embeddings.jina import JinaEmbeddings
+
+        if not settings.jina_api_key:
+            raise _unconfigured(provider, "JINA_API_KEY (and optionally JINA_EMBEDDINGS_MODEL, JINA_BASE_URL)")
+        return JinaEmbeddings(settings.jina_api_key, settings.jina_embeddings_model, settings.jina_base_url,
+                              batch_size=batch_size)
     from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
 
     if not settings.embeddings_base_url or not settings.embeddings_model:
-        raise BioMcpError(
-            ErrorCode.VALIDATION,
-            "the openai provider needs BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL",
-        )
+        raise _unconfigured(provider, "BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL")
     return OpenAIEmbeddings(
-        settings.embeddings_base_url,
-        settings.embeddings_model,
-        api_key=settings.embeddings_api_key,
+        settings.embeddings_base_url, settings.embeddings_model, api_key=settings.embeddings_api_key,
         batch_size=batch_size,
+    )
+
+
+def _unconfigured(name: str, settings: str) -> BioMcpError:
+    return BioMcpError(
+        ErrorCode.VALIDATION,
+        f"the embedding provider {name!r} is not configured: set {settings}",
+        {"provider": name, "kind": "embedding", "set": settings},
     )
