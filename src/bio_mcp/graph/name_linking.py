@@ -14,15 +14,12 @@ import ahocorasick
 
 from bio_mcp.graph.mentions import EntityType, Mention
 from bio_mcp.graph.names import EntityName
+from bio_mcp.thai_script import contains_thai
 
 LINKER_NAME = "kg_names"
 # Exact dictionary matches of curated names; a Latin-script one can still be a homonym.
 THAI_CONFIDENCE = 0.95
 LATIN_CONFIDENCE = 0.9
-
-
-def _is_thai(text: str) -> bool:
-    return any("\u0e00" <= char <= "\u0e7f" for char in text)
 
 
 def _word_char(char: str) -> bool:
@@ -58,7 +55,7 @@ class NameLinker:
         found: list[tuple[int, int, tuple[str, ...], bool]] = []
         for end_index, (key, entities) in self._automaton.iter(folded):
             start, end = end_index - len(key) + 1, end_index + 1
-            thai = _is_thai(key)
+            thai = contains_thai(key)
             if not thai:
                 before = folded[start - 1] if start > 0 else " "
                 after = folded[end] if end < len(folded) else " "

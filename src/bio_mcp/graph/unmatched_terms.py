@@ -37,13 +37,13 @@ from typing import Protocol
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.linking import fold, term_key
 from bio_mcp.graph.mentions import Mention
+from bio_mcp.thai_script import THAI_CHAR
 
 NameSource = Callable[[str], Iterable[str]]
 
 # Words as `term_key` folds a document (punctuation and hyphens split them). Thai is left out: a
 # Thai query is read in English before it gets here, and its untranslated words are said apart.
 _WORD = re.compile(r"[^\W_]+")
-_THAI = re.compile("[\u0e00-\u0e7f]")
 # Function words, question words and the generic words a question wraps its subject in: a document
 # that lacks "associated" or "lower" is not missing what the question is about.
 STOPWORDS = frozenset([
@@ -177,7 +177,7 @@ def query_terms(
         key = word.lower()
         if (
             len(key) < 3 or key in STOPWORDS or not any(char.isalpha() for char in key) or key in covered
-            or _THAI.search(key) or any(start <= match.start() < end for start, end in spans)
+            or THAI_CHAR.search(key) or any(start <= match.start() < end for start, end in spans)
         ):
             continue
         word_stem = stem(key)

@@ -7,11 +7,10 @@ in the wheel, held in `word_trie.WordTrie`); other text is returned unchanged, a
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
-_THAI_RUN = re.compile(r"[\u0E00-\u0E7F]+")
+from bio_mcp.thai_script import THAI_RUN
 
 
 @lru_cache(maxsize=1)
@@ -25,9 +24,9 @@ def _words() -> Any:
 
 def spaced_thai(text: str) -> str:
     """`text` with its Thai runs cut into space-separated words."""
-    if not _THAI_RUN.search(text):
+    if not THAI_RUN.search(text):
         return text
     from bio_mcp.search.word_trie import thai_segments
 
     words = _words()
-    return _THAI_RUN.sub(lambda run: " " + " ".join(thai_segments(run.group(0), words)) + " ", text)
+    return THAI_RUN.sub(lambda run: " " + " ".join(thai_segments(run.group(0), words)) + " ", text)

@@ -17,12 +17,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.thai_script import THAI_CHARS
 
 INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-tha tesseract-ocr-eng poppler-utils"
 # Tesseract's Thai model puts spaces between the glyph clusters of one word; Thai separates words by
 # nothing, so a space between two Thai characters is dropped (one between phrases goes too: a cost
 # to search of far less than a word cut in pieces).
-_THAI_GAP = re.compile(r"(?<=[\u0e00-\u0e7f]) +(?=[\u0e00-\u0e7f])")
+_THAI_GAP = re.compile(f"(?<=[{THAI_CHARS}]) +(?=[{THAI_CHARS}])")
 
 
 @dataclass(frozen=True)

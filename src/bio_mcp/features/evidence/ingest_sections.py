@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import lxml.html
 
+from bio_mcp.thai_script import THAI_CHAR
+
 HEADING_MAX_CHARS = 80
 TITLE_MAX_CHARS = 300
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.)\s+\S")
@@ -29,7 +31,6 @@ _KNOWN = frozenset(
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_MARK = re.compile(r"(\*\*|__|\*|_|`+|~~)(?=\S)(.+?)(?<=\S)\1")
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class SectionedText:
 def detect_lang(text: str) -> str:
     """th when a fifth or more of the letters are Thai, else en."""
     letters = [char for char in text if char.isalpha()]
-    thai = sum(1 for char in letters if _THAI.match(char))
+    thai = sum(1 for char in letters if THAI_CHAR.match(char))
     return "th" if letters and thai * 5 >= len(letters) else "en"
 
 
@@ -81,7 +82,7 @@ def join_lines(lines: list[str]) -> str:
             out = line
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
             out = out[:-1] + line
-        elif _THAI.match(out[-1]) and _THAI.match(line[0]):
+        elif THAI_CHAR.match(out[-1]) and THAI_CHAR.match(line[0]):
             out += line
         else:
             out += " " + line

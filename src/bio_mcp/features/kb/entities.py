@@ -14,7 +14,7 @@ documents whose sections mention the entity, from the graph's MENTIONS edges.
 
 from __future__ import annotations
 
-from bio_mcp.features.kb.language import contains_thai, english_query
+from bio_mcp.features.kb.language import english_query
 from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem
 from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
@@ -25,6 +25,7 @@ from bio_mcp.graph.names import entities_named, names_of
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept
 from bio_mcp.store import MetadataStore
+from bio_mcp.thai_script import contains_thai
 
 # The vocabulary's matches of the whole query as it stands (not a prefix, some words or a close spelling).
 EXACT_MATCHES = ("id", "name", "synonym")

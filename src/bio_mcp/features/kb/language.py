@@ -49,13 +49,12 @@ from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
 from bio_mcp.search.word_trie import WordTrie, thai_segments
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_names
+from bio_mcp.thai_script import THAI_CHAR, THAI_RUN
 
 Lang = Literal["th", "en"]
 LangChoice = Literal["th", "en", "auto"]
 
-_THAI_CHAR = re.compile(r"[\u0E01-\u0E5B]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")
-_THAI_RUN = re.compile(r"[\u0E01-\u0E5B]+")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 
 
@@ -64,15 +63,9 @@ def detect_lang(text: str) -> Lang:
 
     Thai questions often carry an English drug or plant name ("ฟ้าทะลายโจร กับ warfarin"); ties go to
     Thai, the product's first language."""
-    thai = len(_THAI_CHAR.findall(text))
+    thai = len(THAI_CHAR.findall(text))
     latin = len(_LATIN_CHAR.findall(text))
     return "th" if thai > 0 and thai >= latin else "en"
-
-
-def contains_thai(text: str) -> bool:
-    """Any Thai letter: even a mostly English query may name a herb in Thai, which only the
-    cross-lingual step can search the English literature with."""
-    return _THAI_CHAR.search(text) is not None
 
 
 def resolve_lang(text: str, lang: LangChoice) -> Lang:
@@ -269,7 +262,7 @@ def cross_lingual(
     untranslated: list[str] = []
     matches: list[NameMatch] = []
     position = 0
-    for run in _THAI_RUN.finditer(query):
+    for run in THAI_RUN.finditer(query):
         latin = query[position : run.start()]
         tokens += _LATIN_WORD.findall(latin)
         pieces.append(latin)
@@ -467,7 +460,7 @@ def _each_word_once(text: str) -> str:
 
 
 def _latin_only(text: str) -> list[str]:
-    return [part for part in _THAI_RUN.split(text) if part.strip()]
+    return [part for part in THAI_RUN.split(text) if part.strip()]
 
 
 def _expansion(

@@ -40,7 +40,6 @@ from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE, doc
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
 from bio_mcp.features.kb.language import (
     CrossLingualQuery,
-    contains_thai,
     cross_lingual,
     english_query,
     load_lexicon,
@@ -81,6 +80,7 @@ from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
 from bio_mcp.search.hybrid import Hit, SearchMode
 from bio_mcp.store import MetadataStore, StoredChunk, StoredDocument
 from bio_mcp.store.document_keys import is_pubmed_key
+from bio_mcp.thai_script import contains_thai
 
 # Candidate documents ranked before the cut to top_k (the boost and rerankers reorder within it).
 # 20 keeps the hybrid's candidate depth at rag.search's default (FusionConfig.candidate_depth).
