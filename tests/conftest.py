@@ -23,6 +23,28 @@ if "BIO_MCP_CACHE_DIR" not in os.environ:  # xdist's workers inherit the control
     os.environ["BIO_MCP_CACHE_DIR"] = tempfile.mkdtemp(prefix="bio-mcp-test-cache-")
 
 
+# Modules that start processes, build the wheel or load whole data sets: each takes a minute or more of
+# the suite on two cores. `pytest -m "not slow"` leaves them out for a quick run; CI runs everything.
+SLOW_MODULES = frozenset({
+    "tests/cli/test_cli_commands.py",
+    "tests/cli/test_installed_wheel.py",
+    "tests/corpus/test_corpus_load.py",
+    "tests/corpus/test_corpus_multiprocess.py",
+    "tests/corpus/test_corpus_recovery.py",
+    "tests/evidence/test_herb_duke.py",
+    "tests/graph/test_related_refresh.py",
+    "tests/server/test_fuzz_contracts.py",
+    "tests/server/test_inspector_cli.py",
+    "tests/test_bundle.py",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(REPO_ROOT).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def missing(reason: str) -> None:
     if STRICT:
         pytest.fail(f"required for CI but missing: {reason}", pytrace=False)
