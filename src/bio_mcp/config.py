@@ -27,7 +27,7 @@ def _split_csv(value: object) -> object:
 class Settings(BaseSettings):
     # Overrides use the environment names too (Settings(BIO_MCP_HOME=...)): accepting field names
     # would let unrelated variables such as HOME leak in.
-    model_config = SettingsConfigDict(env_file=None, extra="ignore")
+    model_config = SettingsConfigDict(env_file=None, extra="forbid")
 
     # Embedded data directory: SQLite files, blobs, derived indexes, exported models.
     home: Path = Field(default=Path.home() / ".bio-mcp", validation_alias="BIO_MCP_HOME")
@@ -324,5 +324,5 @@ def load_settings(**overrides: object) -> Settings:
             info = Settings.model_fields.get(field)
             alias = info.validation_alias if info is not None else None
             name = alias if isinstance(alias, str) else field
-            problems.append(f"{name}: {err['msg']}")
+            problems.append(f"{name}: not a setting" if err["type"] == "extra_forbidden" else f"{name}: {err['msg']}")
         raise BioMcpError(ErrorCode.VALIDATION, "invalid configuration: " + "; ".join(problems)) from None
