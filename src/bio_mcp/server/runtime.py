@@ -24,6 +24,7 @@ from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
 from bio_mcp.sources.ctgov.client import CtgovClient
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.pubtator3.client import Pubtator3Client
 from bio_mcp.store import MetadataStore, open_metadata_store
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class Runtime:
         self._corpus: CorpusService | None = None
         self._analyst: Analyst | None = None
         self._ctgov: CtgovClient | None = None
+        self._pubtator3: Pubtator3Client | None = None
         self._ingest: IngestService | None = None
         self._store: MetadataStore | None = None
         self._store_lock = threading.Lock()
@@ -72,6 +74,12 @@ class Runtime:
         if self._ctgov is None:
             self._ctgov = CtgovClient(self.settings, transport=self._transport)
         return self._ctgov
+
+    @property
+    def pubtator3(self) -> Pubtator3Client:
+        if self._pubtator3 is None:
+            self._pubtator3 = Pubtator3Client(self.settings, transport=self._transport)
+        return self._pubtator3
 
     @property
     def analyst(self) -> Analyst:
@@ -194,6 +202,8 @@ class Runtime:
             await self._analyst.aclose()
         if self._ctgov is not None:
             await self._ctgov.aclose()
+        if self._pubtator3 is not None:
+            await self._pubtator3.aclose()
         if self._corpus is not None:
             await self._corpus.aclose()
         if self._eutils is not None:
