@@ -62,8 +62,8 @@ def build_analyst_toolset(analyst: Analyst, today: Callable[[], date] = utc_toda
                 name="analyst.ask",
                 title="Ask the biotech analyst",
                 description="Answers a question about clinical trials and/or recent publications ('active phase 2/3 "
-                "trials in non-small cell lung cancer', 'recent publications on semaglutide') from ClinicalTrials.gov "
-                "and PubMed: tables with [NCT...] and [PMID ...] citations, a checkpoint_id "
+                "trials in non-small cell lung cancer', 'recent publications on semaglutide') or a free one (any "
+                "language Thai included) from ClinicalTrials.gov and PubMed: [NCT...] and quoted [PMID ...] citations, a checkpoint_id "
                 "(analyst://checkpoint/{checkpoint_id}) and the trace; partial past time_budget_ms, and says so.",
                 input_model=AskRequest, output_model=AskResponse, run=ask, summarize=summarize,
                 # It writes only caches and content-addressed checkpoints: same question, same effect.
