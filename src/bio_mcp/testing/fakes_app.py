@@ -1,4 +1,5 @@
-"""Both fakes behind one ASGI app, at the real services' paths, and ways to run it.
+"""The fakes (E-utilities, ClinicalTrials.gov, PubTator3) behind one ASGI app, at the real services'
+paths, and ways to run it.
 
     with run_fakes(data_dir) as fakes:
         settings = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url}
@@ -179,7 +180,8 @@ def _wait_started(server: uvicorn.Server, thread: threading.Thread) -> None:
 
 
 def serve_fakes(data_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve both fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2."""
+    """Serve the fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2,
+    PubTator3 at /research/pubtator3-api."""
     listener = _listening_socket(host, port)
     try:
         _server(build_fakes_app(Path(data_dir)), host, port).run(sockets=[listener])
