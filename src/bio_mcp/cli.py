@@ -82,11 +82,12 @@ def fakes(
     host: Annotated[str, typer.Option(help="Listen address")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Listen port")] = 8765,
 ) -> None:
-    """Serve the offline fake E-utilities and ClinicalTrials.gov APIs on one port."""
+    """Serve the offline fake E-utilities, ClinicalTrials.gov and PubTator3 APIs on one port."""
     from bio_mcp.testing.fakes_app import serve_fakes
 
     err.print(
-        f"fake E-utilities at http://{host}:{port}/entrez/eutils, fake ClinicalTrials.gov at http://{host}:{port}/api/v2"
+        f"fake E-utilities at http://{host}:{port}/entrez/eutils, fake ClinicalTrials.gov at http://{host}:{port}/api/v2, "
+        f"fake PubTator3 at http://{host}:{port}/research/pubtator3-api"
     )
     serve_fakes(data, host, port)
 

@@ -67,6 +67,21 @@ class Settings(BaseSettings):
         default=64 * 1024 * 1024, ge=1024, le=2**31, validation_alias="CTGOV_MAX_BODY_BYTES"
     )
 
+    # NCBI PubTator3 (issue 33): NCBI asks for no more than three requests per second.
+    pubtator3_base_url: str = Field(
+        default="https://www.ncbi.nlm.nih.gov/research/pubtator3-api", validation_alias="PUBTATOR3_BASE_URL"
+    )
+    pubtator3_rps: float = Field(default=3.0, gt=0, le=3, validation_alias="PUBTATOR3_RPS")
+    pubtator3_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="PUBTATOR3_MAX_RETRIES")
+    pubtator3_timeout_s: float = Field(default=20.0, gt=0, le=300, validation_alias="PUBTATOR3_TIMEOUT_S")
+    pubtator3_attempt_timeout_s: float = Field(default=8.0, gt=0, le=300, validation_alias="PUBTATOR3_ATTEMPT_TIMEOUT_S")
+    # A full-text BioC document is about 1 MB; a batch of 100 abstracts a few MB.
+    pubtator3_max_body_bytes: int = Field(
+        default=32 * 1024 * 1024, ge=1024, le=2**31, validation_alias="PUBTATOR3_MAX_BODY_BYTES"
+    )
+    # Annotations of a PMID are kept this long in memory (PubTator3 updates weekly).
+    pubtator3_cache_ttl_s: int = Field(default=86_400, ge=0, le=7 * 86_400, validation_alias="PUBTATOR3_CACHE_TTL_S")
+
     # A query key's first sync reaches back this many days (unless told `since`), not to 1800.
     sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
     # Records one sync call stores at most (whole EDAT days, so a single larger day is still taken whole).
@@ -284,7 +299,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown toolset(s) {unknown}; choose from {list(TOOLSETS)}")
         return value
 
-    @field_validator("ncbi_base_url", "ctgov_base_url", "jina_base_url", "cohere_base_url")
+    @field_validator("ncbi_base_url", "ctgov_base_url", "pubtator3_base_url", "jina_base_url", "cohere_base_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

@@ -51,15 +51,28 @@ def test_real_world_phrasings(mesh: MeshIndex, question, intent, entities, phase
     assert frame.fetch_policy == "cache_then_network" and frame.time_budget_ms == 5000
 
 
-@pytest.mark.parametrize("question", ["What's the weather in Paris?", "show me trials", "recent publications"])
+@pytest.mark.parametrize("question", ["Is it?", "show me trials", "recent publications"])
 def test_unparseable_questions_list_supported_kinds(mesh: MeshIndex, question: str) -> None:
     with pytest.raises(BioMcpError) as info:
         parse_frame(question, mesh=mesh)
     assert info.value.code == ErrorCode.VALIDATION
-    assert set(info.value.details["supported"]) == {"recent_pubs_by_topic", "indication_phase_trials", "trials_with_pubs"}
+    assert set(info.value.details["supported"]) == {
+        "recent_pubs_by_topic", "indication_phase_trials", "trials_with_pubs", "free_question"}
     assert "e.g." in info.value.message
 
 
 def test_frame_is_deterministic(mesh: MeshIndex) -> None:
     question = CASES[0][0]
     assert parse_frame(question, mesh=mesh) == parse_frame(question, mesh=mesh)
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Is metformin associated with lower cancer risk?", "metformin cancer risk"),
+    ("Does curcumin reduce inflammation?", "curcumin inflammation"),
+    # Turmeric by its binomial, inflammation by dictionary; "help reduce ... or not" says how it is asked.
+    ("ขมิ้นชันช่วยลดการอักเสบหรือไม่", "Curcuma longa inflammation"),
+])
+def test_free_questions_are_framed_by_their_search_words(mesh: MeshIndex, question: str, topic: str) -> None:
+    frame = parse_frame(question, mesh=mesh)
+    assert frame.intent == "free_question" and frame.entities.topic == topic
+    assert frame.filters.phase == [] and frame.filters.status == []

@@ -123,6 +123,7 @@ def server_vars(fakes, home: Path) -> dict[str, str]:
     # No entity linker: loading its MeSH dictionary can take longer than the Inspector's fixed 60 s
     # request timeout on a loaded 2-core machine, and linking is not what this test is about.
     env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url,
+           "PUBTATOR3_BASE_URL": fakes.pubtator3_base_url,
            "BIO_MCP_HOME": str(home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_GRAPH_LINKING": "false",
            # The recorded records are years old: a first sync looks back far enough to find them.
            "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500", "BIO_MCP_INGEST_ROOTS": str(home / "inbox")}
@@ -200,6 +201,9 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "corpus_checkpoint_get": {"query_key": "inspector"},
         "corpus_checkpoint_set": {"query_key": "inspector-backfill", "last_edat": "2020-01-01T00:00:00Z"},
         "analyst_ask": {"question": "active phase 2/3 trials in non-small cell lung cancer"},
+        "trials_search": {"condition": "melanoma", "page_size": 3},
+        "trials_get": {"nct_id": "NCT02552212"},
+        "pubtator_annotations": {"pmids": ["22663011"]},
         "fetchFullText": {"pmcid": "PMC3040717"},
         "lookupMeshTerms": {"query": "tylenol", "limit": 3},
         "kb_search": {"query": "semaglutide", "top_k": 3},
@@ -222,7 +226,10 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "rag_get": ({"doc_id": "pmid:999999999"}, "NOT_FOUND"),
         "corpus_checkpoint_get": ({}, "VALIDATION"),
         "corpus_checkpoint_set": ({"query_key": "inspector", "last_edat": "yesterday"}, "VALIDATION"),
-        "analyst_ask": ({"question": "What's the weather in Paris?"}, "VALIDATION"),
+        "analyst_ask": ({"question": "Is it?"}, "VALIDATION"),
+        "trials_search": ({"page_size": 0}, "VALIDATION"),
+        "trials_get": ({"nct_id": "NCT00000000"}, "NOT_FOUND"),
+        "pubtator_annotations": ({"pmids": []}, "VALIDATION"),
         "fetchFullText": ({"pmcid": "not-a-pmc-id"}, "VALIDATION"),
         "lookupMeshTerms": ({"query": ""}, "VALIDATION"),
         "kb_search": ({"query": "semaglutide", "top_k": 500}, "VALIDATION"),

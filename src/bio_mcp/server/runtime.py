@@ -22,7 +22,9 @@ from bio_mcp.features.kb.language import warm_up as warm_up_thai
 from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
+from bio_mcp.sources.ctgov.client import CtgovClient
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.pubtator3.client import Pubtator3Client
 from bio_mcp.store import MetadataStore, open_metadata_store
 
 if TYPE_CHECKING:
@@ -41,6 +43,8 @@ class Runtime:
         self._eutils: EutilsClient | None = None
         self._corpus: CorpusService | None = None
         self._analyst: Analyst | None = None
+        self._ctgov: CtgovClient | None = None
+        self._pubtator3: Pubtator3Client | None = None
         self._ingest: IngestService | None = None
         self._store: MetadataStore | None = None
         self._store_lock = threading.Lock()
@@ -65,9 +69,22 @@ class Runtime:
         return self._ingest
 
     @property
+    def ctgov(self) -> CtgovClient:
+        """The one ClinicalTrials.gov client (and rate limit) of the trials tools and the analyst."""
+        if self._ctgov is None:
+            self._ctgov = CtgovClient(self.settings, transport=self._transport)
+        return self._ctgov
+
+    @property
+    def pubtator3(self) -> Pubtator3Client:
+        if self._pubtator3 is None:
+            self._pubtator3 = Pubtator3Client(self.settings, transport=self._transport)
+        return self._pubtator3
+
+    @property
     def analyst(self) -> Analyst:
         if self._analyst is None:
-            self._analyst = build_analyst(self.settings, self.eutils)
+            self._analyst = build_analyst(self.settings, self.eutils, self.ctgov)
         return self._analyst
 
     def _scratch_store(self) -> MetadataStore:
@@ -183,6 +200,10 @@ class Runtime:
             await self._ingest.aclose()
         if self._analyst is not None:
             await self._analyst.aclose()
+        if self._ctgov is not None:
+            await self._ctgov.aclose()
+        if self._pubtator3 is not None:
+            await self._pubtator3.aclose()
         if self._corpus is not None:
             await self._corpus.aclose()
         if self._eutils is not None:

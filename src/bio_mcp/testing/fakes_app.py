@@ -1,4 +1,5 @@
-"""Both fakes behind one ASGI app, at the real services' paths, and ways to run it.
+"""The fakes (E-utilities, ClinicalTrials.gov, PubTator3) behind one ASGI app, at the real services'
+paths, and ways to run it.
 
     with run_fakes(data_dir) as fakes:
         settings = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url}
@@ -23,6 +24,7 @@ import uvicorn
 from bio_mcp.testing.ctgov_fake import CTGOV_PATH, FakeClinicalTrials
 from bio_mcp.testing.eutils_fake import EUTILS_PATH, FakeEutils
 from bio_mcp.testing.faults import Receive, Scope, Send
+from bio_mcp.testing.pubtator3_fake import PUBTATOR3_PATH, FakePubtator3
 
 STARTUP_TIMEOUT_S = 10.0
 # Where a test that runs the fakes in another process reads their arrival logs.
@@ -32,9 +34,10 @@ ARRIVALS_PATH = "/_fakes/arrivals"
 class FakesApp:
     """One ASGI app serving both fakes: /api/v2/* goes to ClinicalTrials.gov, the rest to E-utilities."""
 
-    def __init__(self, eutils: FakeEutils, ctgov: FakeClinicalTrials) -> None:
+    def __init__(self, eutils: FakeEutils, ctgov: FakeClinicalTrials, pubtator3: FakePubtator3) -> None:
         self.eutils = eutils
         self.ctgov = ctgov
+        self.pubtator3 = pubtator3
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -43,6 +46,8 @@ class FakesApp:
             await self._send_arrivals(send)
             return
         target = self.ctgov.app if scope["path"].startswith(CTGOV_PATH + "/") else self.eutils.app
+        if scope["path"].startswith(PUBTATOR3_PATH + "/"):
+            target = self.pubtator3.app
         await target(scope, receive, send)
 
     async def _send_arrivals(self, send: Send) -> None:
@@ -54,7 +59,7 @@ class FakesApp:
                  "params": [[k, "***" if k == "api_key" else v] for k, v in a.params]}
                 for a in fake.requests
             ]
-            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov))
+            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov), ("pubtator3", self.pubtator3))
         }).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -64,13 +69,14 @@ class FakesApp:
         """Restore both fakes' records and clear their history, faults, settings and arrival logs."""
         self.eutils.reset()
         self.ctgov.reset()
+        self.pubtator3.reset()
 
 
 def build_fakes_app(
     data_dir: Path, *, eutils: FakeEutils | None = None, ctgov: FakeClinicalTrials | None = None
 ) -> FakesApp:
     """Both fakes on one app at the real paths; pass fakes in to share their records and faults."""
-    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir))
+    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir), FakePubtator3(data_dir))
 
 
 @dataclass(frozen=True)
@@ -94,8 +100,16 @@ class RunningFakes:
         return self.base_url + CTGOV_PATH
 
     @property
+    def pubtator3_base_url(self) -> str:
+        return self.base_url + PUBTATOR3_PATH
+
+    @property
     def eutils(self) -> FakeEutils:
         return self.app.eutils
+
+    @property
+    def pubtator3(self) -> FakePubtator3:
+        return self.app.pubtator3
 
     @property
     def ctgov(self) -> FakeClinicalTrials:
@@ -166,7 +180,8 @@ def _wait_started(server: uvicorn.Server, thread: threading.Thread) -> None:
 
 
 def serve_fakes(data_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve both fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2."""
+    """Serve the fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2,
+    PubTator3 at /research/pubtator3-api."""
     listener = _listening_socket(host, port)
     try:
         _server(build_fakes_app(Path(data_dir)), host, port).run(sockets=[listener])

@@ -64,8 +64,10 @@ def source_limiters(registry: Registry, redis_url: str | None) -> dict[str, Rate
 async def orchestrate(request: AskRequest, analyst: Analyst, *, today: date) -> AskResponse:
     # Off the event loop: the first call builds the index (the server's warm-up usually has).
     mesh = await asyncio.to_thread(analyst.mesh)
-    frame = parse_frame(
-        request.question, mesh=mesh, fetch_policy=request.fetch_policy, time_budget_ms=request.time_budget_ms
+    # Off the loop too: a Thai question is read with dictionaries loaded on first use.
+    frame = await asyncio.to_thread(
+        parse_frame, request.question, mesh=mesh, fetch_policy=request.fetch_policy,
+        time_budget_ms=request.time_budget_ms,
     )
     plan = plan_from_frame(frame, analyst.registry, today=today, mesh=mesh)
     with analyst.telemetry.question(frame.intent) as span:

@@ -73,6 +73,9 @@ def article_row(article: Article) -> dict[str, Any]:
         "journal": (journal.iso_abbreviation or journal.title) if journal else None,
         "date": (journal.publication_date.iso if journal and journal.publication_date.iso else article.article_date),
         "nct_ids": sorted({acc for bank in article.data_banks for acc in bank.accession_numbers if acc.startswith("NCT")}),
+        # What a free question's answer quotes from (synth.py), section by section as PubMed labels them.
+        "abstract": [{"label": s.label or s.nlm_category, "text": s.text} for s in article.abstract_sections]
+        or ([{"label": None, "text": article.abstract_text}] if article.abstract_text else []),
     }
 
 

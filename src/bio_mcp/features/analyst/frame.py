@@ -12,11 +12,13 @@ import re
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.indications import MAX_TERM_TOKENS, MeshIndex, normalise
 from bio_mcp.features.analyst.models import MAX_WINDOW_DAYS, Entities, FetchPolicy, Filters, Frame, Intent
+from bio_mcp.features.kb.language import build_lexicon, contains_thai, cross_lingual
 
 SUPPORTED_QUESTIONS = {
     "indication_phase_trials": "active phase 2/3 trials in non-small cell lung cancer",
     "trials_with_pubs": "Phase 3 Alzheimer's trials that are recruiting and their publications in the last 180 days",
     "recent_pubs_by_topic": "recent publications on GLP-1 and obesity in the past 6 months",
+    "free_question": "Is metformin associated with lower cancer risk? (or in Thai: ขมิ้นชันช่วยลดการอักเสบหรือไม่)",
 }
 # Publications asked for as "recent" without a window.
 DEFAULT_RECENT_DAYS = 365
@@ -51,6 +53,15 @@ _PUBS = re.compile(r"\b(?:publications?|papers?|articles?|literature|pubs|report
 _RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|new(?:est)?)\b", re.IGNORECASE)
 _FILLER = frozenset(
     ["a", "an", "and", "any", "are", "all", "about", "at", "be", "by", "can", "find", "for", "from", "give", "has", "have", "in", "is", "list", "me", "of", "on", "or", "over", "regarding", "related", "show", "that", "the", "their", "them", "these", "those", "to", "what", "which", "who", "with", "were", "was", "please", "tell", "any", "there", "any", "published", "linked", "associated", "corresponding", "get"]
+)
+
+# Words of a free question that say how it is asked or which way an effect goes, not what it is
+# about: searched for, they would drop every paper that words its finding otherwise.
+_QUESTION_WORDS = frozenset(
+    ["affect", "affects", "association", "benefit", "benefits", "cause", "causes", "could", "decrease", "decreases",
+     "do", "does", "effect", "effective", "effects", "help", "helps", "how", "improve", "improves", "increase",
+     "increases", "linked", "lower", "lowers", "may", "might", "prevent", "prevents", "reduce", "reduced", "reduces",
+     "should", "whether", "why", "will", "work", "works", "what's", "it"]
 )
 
 
@@ -127,6 +138,17 @@ def _indication(words: list[str], mesh: MeshIndex) -> str | None:
     return " ".join(words) or None
 
 
+def free_terms(question: str) -> str:
+    """The English words a free question is searched with: a Thai question is read into English
+    (its herbs by their scientific names, other words by dictionary); an English one loses the words
+    that only say how it is asked."""
+    if contains_thai(question):
+        reading = cross_lingual(question, "th", build_lexicon([]))
+        return " ".join((reading.link_text_en or reading.search_text_en).split()) if reading.translated else ""
+    words = [w for w in _trim(question.split()) if w.lower() not in _FILLER and w.lower() not in _QUESTION_WORDS]
+    return " ".join(w.strip(",.?!;:") for w in words if w.strip(",.?!;:"))
+
+
 def unsupported(question: str, reason: str) -> BioMcpError:
     return BioMcpError(
         ErrorCode.VALIDATION,
@@ -158,9 +180,14 @@ def parse_frame(
     elif wants_pubs or recent:
         intent = "recent_pubs_by_topic"
     else:
-        raise unsupported(question, "it asks for neither trials nor publications")
+        intent = "free_question"
     entities = Entities(company=sponsor, trial_nct=ncts[0] if ncts else None)
-    if intent == "recent_pubs_by_topic":
+    if intent == "free_question":
+        entities = Entities(topic=free_terms(question) or None)
+        if not entities.topic:
+            raise unsupported(question, "no English search words could be read from it")
+        phases, statuses = [], []
+    elif intent == "recent_pubs_by_topic":
         if not words:
             raise unsupported(question, "it names no topic")
         entities.topic = " ".join(words)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bio_mcp.models import ToolInput, ToolOutput
 
 FetchPolicy = Literal["cache_only", "cache_then_network", "network_only"]
-Intent = Literal["recent_pubs_by_topic", "indication_phase_trials", "trials_with_pubs"]
+Intent = Literal["recent_pubs_by_topic", "indication_phase_trials", "trials_with_pubs", "free_question"]
 StepStatus = Literal["ok", "error", "dropped"]
 
 

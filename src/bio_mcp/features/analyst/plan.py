@@ -16,6 +16,7 @@ from bio_mcp.features.analyst.registry import Registry
 TRIALS_PAGE_SIZE = 20
 PUBS_PER_TRIAL = 10
 PUBS_PER_TOPIC = 20
+TRIALS_PER_QUESTION = 10
 MIN_MAPPED_TRIALS = 1
 # No PubMed record has an Entrez date before this year.
 PUBMED_FIRST_YEAR = 1781
@@ -85,6 +86,16 @@ def plan_from_frame(frame: Frame, registry: Registry, *, today: date, mesh: Mesh
                 out={"pmids": "$.results[*].pmid"},
             ),
             PlanStep(id="hydrate", tool="pubmed.get", needs=["pubs_by_nct"], args={"pmids": "$.pubs_by_nct[*].pmids"}),
+        ]
+    elif frame.intent == "free_question":
+        topic = frame.entities.topic or ""
+        steps = [
+            PlanStep(id="search_pubs", tool="pubmed.search", args={"query": f"({topic})" + edat_clause(frame.filters.published_within_days, today),
+                           "top_k": PUBS_PER_TOPIC},
+                     out={"pmids": "$.results[*].pmid"}),
+            PlanStep(id="hydrate", tool="pubmed.get", needs=["search_pubs"], args={"pmids": "$.search_pubs.pmids"}),
+            PlanStep(id="find_trials", tool="ctgov.search", args={"term": topic, "page_size": TRIALS_PER_QUESTION},
+                     out={"ncts": "$.results[*].nct_id"}),
         ]
     else:
         topic = frame.entities.topic or ""

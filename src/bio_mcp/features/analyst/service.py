@@ -27,16 +27,19 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_blob_store, open_metadata_store
 
 
-def build_analyst(settings: Settings, eutils: EutilsClient) -> Analyst:
+def build_analyst(settings: Settings, eutils: EutilsClient, ctgov: CtgovClient | None = None) -> Analyst:
+    """`ctgov` is the caller's to close when given (the runtime shares one with the trials tools)."""
     registry = load_registry()
     store = open_metadata_store(settings)
-    ctgov = CtgovClient(settings)
+    owns_ctgov = ctgov is None
+    ctgov = ctgov or CtgovClient(settings)
     clients = AnalystClients(eutils, ctgov, store, open_blob_store(settings))
     limiters = source_limiters(registry, settings.redis_url)
     provider = build_tracer_provider(settings)
 
     async def close() -> None:
-        await clients.aclose()
+        if owns_ctgov:
+            await clients.aclose()
         for limiter in limiters.values():
             # Only the Redis limiter holds a connection; the RateLimiter protocol has no close.
             closing = getattr(limiter, "aclose", None)

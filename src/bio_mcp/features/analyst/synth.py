@@ -6,8 +6,12 @@ from typing import Any
 
 from bio_mcp.features.analyst.executor import Execution
 from bio_mcp.features.analyst.models import Frame
+from bio_mcp.features.analyst.quotes import best_quote
 
 MISSING = "—"
+# Fewer quoted publications than this is said to be thin evidence.
+THIN_EVIDENCE = 3
+QUOTED_PUBLICATIONS = 8
 _PHASE_LABEL = {"EARLY_PHASE1": "Early 1", "PHASE1": "1", "PHASE2": "2", "PHASE3": "3", "PHASE4": "4", "NA": "N/A"}
 
 
@@ -55,6 +59,34 @@ def _describe(frame: Frame) -> str:
     return ", ".join(parts + ([subject] if subject else []))
 
 
+def free_answer(frame: Frame, trials: list[dict[str, Any]], articles: list[dict[str, Any]],
+                searched: set[str]) -> list[str]:
+    """What the literature and the registry say, each publication by a verbatim sentence of its record;
+    no verdict, and thin or absent evidence said to be so."""
+    terms = frame.entities.topic or ""
+    quoted = [(a, *best_quote(a, terms)) for a in articles]
+    quoted = sorted((q for q in quoted if q[2] > 0), key=lambda q: -q[2])[:QUOTED_PUBLICATIONS]
+    lines = [f"Searched PubMed and ClinicalTrials.gov for: {terms}. What the records say, quoted; not a verdict."]
+    if "search_pubs" not in searched:
+        lines.append("PubMed could not be searched, so the literature is not covered (see the notes).")
+    elif not quoted:
+        lines.append("> Evidence: none found. PubMed returned no record on these words: silence, not a negative finding.")
+    else:
+        if len(quoted) < THIN_EVIDENCE:
+            lines.append(f"> Evidence is thin: {len(quoted)} publication(s) found; read them before drawing any conclusion.")
+        lines.append("### Publications")
+        lines += [f"- [PMID {a['pmid']}] \"{_cell(sentence)}\" ({_cell(a.get('journal'))}, {_cell(a.get('date'))})"
+                  for a, sentence, _ in quoted]
+    lines.append("### Trials")
+    if trials:
+        lines.append(trials_table(trials))
+    elif "find_trials" not in searched:
+        lines.append("ClinicalTrials.gov could not be searched, so trials are not covered (see the notes).")
+    else:
+        lines.append("No registered trial matched these words (silence, not evidence of absence).")
+    return lines
+
+
 def synthesize(frame: Frame, execution: Execution) -> str:
     outputs = execution.results
     sections: list[str] = []
@@ -63,6 +95,9 @@ def synthesize(frame: Frame, execution: Execution) -> str:
         (row for r in outputs.get("hydrate", []) for row in r.payload.get("results", [])),
         key=lambda a: (a.get("date") or "", a["pmid"]), reverse=True,
     )
+    if frame.intent == "free_question":
+        notes = [f"> Note: {note}" for note in execution.notes]
+        return "\n\n".join([*free_answer(frame, trials, articles, set(execution.outputs)), *notes])
     if frame.intent != "recent_pubs_by_topic":
         title = f"### Trials ({_describe(frame)})" if _describe(frame) else "### Trials"
         body = trials_table(trials) if trials else "No matching trials found."

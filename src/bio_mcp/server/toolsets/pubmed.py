@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from bio_mcp.features.pubmed import (
+    annotations,
     bibliography,
     details,
     fulltext,
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 
 
 def pubmed_toolset(runtime: Runtime) -> Toolset:
+    async def run_annotations(request: annotations.AnnotationsRequest) -> annotations.AnnotationsResponse:
+        return await annotations.pubtator_annotations(request, runtime.pubtator3, runtime.overflow)
+
     async def run_search(request: SearchRequest) -> SearchResponse:
         return await search.search_articles(request, runtime.eutils)
 
@@ -73,6 +77,14 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
                 "PMIDs, the total count, the effective ESearch term and optional brief ESummary v2.0 summaries.",
                 input_model=SearchRequest, output_model=SearchResponse,
                 run=run_search, summarize=search.summarize,
+            ),
+            ToolSpec(
+                name="pubtator_annotations",
+                title="PubTator3 entity annotations",
+                description="NCBI PubTator3's entities in up to 100 PubMed records: genes (NCBI Gene ids), variants "
+                "(rs ids, HGVS), species, cell lines, diseases and chemicals, each mention with its offset.",
+                input_model=annotations.AnnotationsRequest, output_model=annotations.AnnotationsResponse,
+                run=run_annotations, summarize=annotations.summarize,
             ),
             ToolSpec(
                 name="fetchArticleDetails",

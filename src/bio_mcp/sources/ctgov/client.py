@@ -29,6 +29,7 @@ STATUSES = frozenset({
     "APPROVED_FOR_MARKETING", "WITHHELD", "UNKNOWN",
 })
 PHASES = frozenset({"NA", "EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4"})
+DATE = re.compile(r"^\d{4}(-\d{2}){0,2}$")
 
 
 def _translate_error(status: int, body: bytes) -> BioMcpError | None:
@@ -47,6 +48,16 @@ def phase_filter(phases: Sequence[str]) -> str:
         raise BioMcpError(ErrorCode.VALIDATION, f"unknown phase(s) {unknown}", {"allowed": sorted(PHASES)})
     clauses = [f"AREA[Phase]{phase}" for phase in sorted(set(phases))]
     return clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"
+
+
+def date_range(area: str, low: str | None, high: str | None) -> str | None:
+    """`AREA[StartDate]RANGE[2020-01, MAX]`: an Essie date range, None when neither end is given."""
+    if not low and not high:
+        return None
+    for value in (low, high):
+        if value and not DATE.match(value):
+            raise BioMcpError(ErrorCode.VALIDATION, "dates are YYYY, YYYY-MM or YYYY-MM-DD", {"date": value})
+    return f"AREA[{area}]RANGE[{low or 'MIN'}, {high or 'MAX'}]"
 
 
 def any_of(terms: Sequence[str]) -> str:
@@ -92,14 +103,21 @@ class CtgovClient:
         params: dict[str, str | int] = {"format": "json", "pageSize": query.page_size}
         for name, value in (
             ("query.cond", query.condition), ("query.term", query.term),
-            ("query.intr", query.intervention), ("query.spons", query.sponsor),
+            ("query.intr", query.intervention), ("query.spons", query.sponsor), ("query.locn", query.location),
         ):
             if value:
                 params[name] = value
         if query.statuses:
             params["filter.overallStatus"] = ",".join(sorted(set(query.statuses)))
-        if query.phases:
-            params["filter.advanced"] = phase_filter(query.phases)
+        advanced = [
+            clause for clause in (
+                phase_filter(query.phases) if query.phases else None,
+                date_range("StartDate", query.start_from, query.start_to),
+                date_range("CompletionDate", query.completion_from, query.completion_to),
+            ) if clause
+        ]
+        if advanced:
+            params["filter.advanced"] = " AND ".join(advanced)
         if query.page_token:
             params["pageToken"] = query.page_token
         if query.count_total:

@@ -56,9 +56,91 @@ class StudyQuery(CtgovModel):
     term: str | None = None
     intervention: str | None = None
     sponsor: str | None = None
+    location: str | None = None
     statuses: tuple[str, ...] = ()
     phases: tuple[str, ...] = ()
+    start_from: str | None = Field(default=None, description="Start date on or after, YYYY[-MM[-DD]]")
+    start_to: str | None = None
+    completion_from: str | None = None
+    completion_to: str | None = None
     page_size: int = 50
     page_token: str | None = None
     count_total: bool = False
     fields: tuple[str, ...] = ()
+
+
+class Eligibility(CtgovModel):
+    criteria: str | None = Field(default=None, description="Inclusion and exclusion criteria as registered")
+    sex: str | None = None
+    minimum_age: str | None = None
+    maximum_age: str | None = None
+    healthy_volunteers: bool | None = None
+
+
+class Arm(CtgovModel):
+    label: str
+    type: str | None = Field(default=None, description="e.g. EXPERIMENTAL, PLACEBO_COMPARATOR")
+    description: str | None = None
+    interventions: list[str] = Field(default_factory=list)
+
+
+class PlannedOutcome(CtgovModel):
+    kind: str = Field(description="PRIMARY, SECONDARY or OTHER")
+    measure: str
+    time_frame: str | None = None
+
+
+class Measurement(CtgovModel):
+    group: str = Field(description="The arm or group title")
+    category: str | None = Field(default=None, description="The class/category title, when the measure has several")
+    value: str | None = None
+    spread: str | None = None
+    lower: str | None = None
+    upper: str | None = None
+
+
+class OutcomeResult(CtgovModel):
+    type: str | None = Field(default=None, description="PRIMARY, SECONDARY, OTHER_PRE_SPECIFIED, POST_HOC")
+    title: str
+    time_frame: str | None = None
+    unit: str | None = None
+    param_type: str | None = Field(default=None, description="e.g. MEAN, COUNT_OF_PARTICIPANTS")
+    measurements: list[Measurement] = Field(default_factory=list)
+    p_values: list[str] = Field(default_factory=list, description="Of the posted statistical analyses")
+
+
+class EventGroup(CtgovModel):
+    title: str
+    serious_affected: int | None = None
+    serious_at_risk: int | None = None
+    other_affected: int | None = None
+    other_at_risk: int | None = None
+    deaths: int | None = None
+
+
+class AdverseEvent(CtgovModel):
+    term: str
+    serious: bool
+    organ_system: str | None = None
+    affected: dict[str, int] = Field(default_factory=dict, description="Participants affected, by group title")
+
+
+class AdverseEvents(CtgovModel):
+    time_frame: str | None = None
+    groups: list[EventGroup] = Field(default_factory=list)
+    events: list[AdverseEvent] = Field(default_factory=list)
+
+
+class StudyResults(CtgovModel):
+    outcomes: list[OutcomeResult] = Field(default_factory=list)
+    adverse_events: AdverseEvents | None = None
+
+
+class StudyDetail(Study):
+    """One study as `/studies/{nctId}` returns it, with its protocol's detail and posted results."""
+
+    brief_summary: str | None = None
+    eligibility: Eligibility | None = None
+    arms: list[Arm] = Field(default_factory=list)
+    planned_outcomes: list[PlannedOutcome] = Field(default_factory=list)
+    results: StudyResults | None = Field(default=None, description="Posted results; null when none are posted")
