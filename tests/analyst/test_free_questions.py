@@ -17,6 +17,7 @@ import pytest
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.ask import orchestrate
 from bio_mcp.features.analyst.models import AskRequest
+from bio_mcp.features.analyst.quotes import best_quote, on_question
 
 pytestmark = pytest.mark.anyio
 
@@ -69,3 +70,13 @@ async def test_pubmed_down_is_said_and_both_down_is_an_outage(fakes, analyst) ->
     with pytest.raises(BioMcpError) as raised:
         await ask(analyst, "Does curcumin reduce inflammation?")
     assert raised.value.code is ErrorCode.UPSTREAM
+
+
+def test_a_sentence_naming_only_part_of_the_question_is_not_quoted() -> None:
+    # PMID 26585812's sentence names curcumin and inflammation, and nothing about metformin.
+    sentence = ("The various activities of curcumin, including anticancer, anti-inflammation, antioxidation, and "
+                "immunomodulation, have been investigated extensively.")
+    article = {"title": "", "abstract": [{"label": None, "text": sentence}]}
+    assert on_question(best_quote(article, "curcumin inflammation")[1], "curcumin inflammation")
+    assert not on_question(best_quote(article, "metformin inflammation")[1], "metformin inflammation")
+    assert not on_question(best_quote(article, "curcumin cancer risk")[1], "curcumin cancer risk")

@@ -12,7 +12,8 @@ import re
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.indications import MAX_TERM_TOKENS, MeshIndex, normalise
 from bio_mcp.features.analyst.models import MAX_WINDOW_DAYS, Entities, FetchPolicy, Filters, Frame, Intent
-from bio_mcp.features.kb.language import build_lexicon, contains_thai, cross_lingual
+from bio_mcp.features.kb.language import build_lexicon, cross_lingual
+from bio_mcp.thai_script import contains_thai
 
 SUPPORTED_QUESTIONS = {
     "indication_phase_trials": "active phase 2/3 trials in non-small cell lung cancer",

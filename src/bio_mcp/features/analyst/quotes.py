@@ -16,6 +16,13 @@ def _stems(text: str) -> set[str]:
     return {word[:_STEM] for word in _WORD.findall(text.lower()) if len(word) > 2}
 
 
+def on_question(shared: int, terms: str) -> bool:
+    """A quote is about the question when it names every search word (all but one past three):
+    a sentence on "cancer risk" alone is no evidence about metformin and cancer risk."""
+    wanted = len(_stems(terms))
+    return shared >= (wanted if wanted <= 3 else wanted - 1)
+
+
 def best_quote(article: dict[str, Any], terms: str) -> tuple[str, int]:
     """(sentence, shared words): the abstract's best sentence for `terms`, else the title with its share."""
     wanted = _stems(terms)

@@ -6,7 +6,7 @@ from typing import Any
 
 from bio_mcp.features.analyst.executor import Execution
 from bio_mcp.features.analyst.models import Frame
-from bio_mcp.features.analyst.quotes import best_quote
+from bio_mcp.features.analyst.quotes import best_quote, on_question
 
 MISSING = "—"
 # Fewer quoted publications than this is said to be thin evidence.
@@ -65,12 +65,15 @@ def free_answer(frame: Frame, trials: list[dict[str, Any]], articles: list[dict[
     no verdict, and thin or absent evidence said to be so."""
     terms = frame.entities.topic or ""
     quoted = [(a, *best_quote(a, terms)) for a in articles]
-    quoted = sorted((q for q in quoted if q[2] > 0), key=lambda q: -q[2])[:QUOTED_PUBLICATIONS]
+    quoted = sorted((q for q in quoted if on_question(q[2], terms)), key=lambda q: -q[2])[:QUOTED_PUBLICATIONS]
     lines = [f"Searched PubMed and ClinicalTrials.gov for: {terms}. What the records say, quoted; not a verdict."]
     if "search_pubs" not in searched:
         lines.append("PubMed could not be searched, so the literature is not covered (see the notes).")
-    elif not quoted:
+    elif not articles:
         lines.append("> Evidence: none found. PubMed returned no record on these words: silence, not a negative finding.")
+    elif not quoted:
+        lines.append(f"> Evidence: none quoted. PubMed returned {len(articles)} record(s), but no sentence of theirs "
+                     f"names all of: {terms}; nothing is stated from them (silence, not a negative finding).")
     else:
         if len(quoted) < THIN_EVIDENCE:
             lines.append(f"> Evidence is thin: {len(quoted)} publication(s) found; read them before drawing any conclusion.")
