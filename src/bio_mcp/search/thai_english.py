@@ -120,14 +120,15 @@ def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WOR
     """Thai lemma -> up to `per_word` English words (nouns and adjectives of a health question's
     senses), the best fitting and most frequent sense first; a lemma with no such sense is left out."""
     counts = _tag_counts(wordnet_dir)
-    with sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True) as connection:
-        rows = connection.execute("SELECT li, synsetid FROM word_synset").fetchall()
     senses: dict[str, list[tuple[int, int, int, str, str]]] = {}
     lexfile: dict[str, str] = {}
     handles = {pos: (wordnet_dir / name).open("rb") for pos, name in _DATA_FILES.items()}
+    connection = sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True)
     try:
         synsets: dict[str, tuple[str, int, str] | None] = {}
-        for thai, synset_id in rows:
+        # Streamed, not fetched whole: the 91,000 rows at once were 24 MB that the allocator kept
+        # as the server's own once freed.
+        for thai, synset_id in connection.execute("SELECT li, synsetid FROM word_synset"):
             thai = thai.strip()
             offset, _, pos = synset_id.partition("-")
             if pos not in handles or not _THAI_CHAR.search(thai):
@@ -145,6 +146,7 @@ def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WOR
             senses.setdefault(thai, []).append((tier, -tagged, order, synset_id, english))
             lexfile[synset_id] = lex_filenum
     finally:
+        connection.close()
         for handle in handles.values():
             handle.close()
     words: dict[str, tuple[str, ...]] = {}
