@@ -198,8 +198,8 @@ def write_herb_constituents(
 ) -> ConstituentReport:
     """One herb's constituents, as `bio-mcp kg herbs` writes every taxon's: the rows of the taxa named
     (a variety's rows too: "Allium sativum var. sativum" is Allium sativum's). A server writes them
-    on a herb's first read, so a fresh install lists garlic's constituents with no command, without
-    writing Duke's 99,029 rows (a minute, and 50,000 edges) for herbs nobody asks about."""
+    on a herb's first read (0.6 s for garlic's 443), so a fresh install lists them with no command,
+    without writing the 82,000 edges of Duke's 99,029 rows for herbs nobody asks about."""
     keys = {search_key(taxon) for taxon in taxa}
 
     def herb_of(taxon: str) -> str | None:
