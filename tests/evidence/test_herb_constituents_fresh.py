@@ -59,6 +59,13 @@ async def test_a_fresh_server_lists_garlics_duke_constituents_with_their_source(
         assert not safety.is_error, safety.content
         assert "Curcumin" in safety.structured_content["coverage"]["names_searched"]
 
+        # A walk from a herb read first here: ginger (Zingiber officinale) reaches its constituents.
+        walk = await client.call_tool("tool.query_kg", {"start": {"type": "herb", "id": "ginger"},
+                                                        "pattern": "herb>constituent"})
+        assert not walk.is_error, walk.content
+        paths = walk.structured_content["paths"]
+        assert paths and all(path[0]["id"] == "mesh:D020939" and path[1]["type"] == "constituent" for path in paths)
+
     settings = load_settings(BIO_MCP_HOME=str(bio_home / "data"))
     store = open_metadata_store(settings)
     try:
@@ -67,7 +74,7 @@ async def test_a_fresh_server_lists_garlics_duke_constituents_with_their_source(
             assert farmacy is not None and "/bio_mcp/vocabularies/" in str(farmacy)
             # Written per herb, not the whole table: the other herbs are still pending.
             assert SqlGraphStore(tx.connection).meta(ALL_CONSTITUENTS_KEY) is None
-            assert constituents_pending(tx.connection, ["mesh:D005737", "mesh:D030024", "mesh:D020939"],
-                                        farmacy) == ["mesh:D020939"]
+            assert constituents_pending(tx.connection, ["mesh:D005737", "mesh:D030024", "mesh:D020939", "mesh:D035685"],
+                                        farmacy) == ["mesh:D035685"]
     finally:
         store.close()

@@ -1,8 +1,8 @@
 """The herb-knowledge features over the corpus's store: `kg://herb/{id}`, `tool.query_kg`,
 `tool.find_contraindications`. Each runs in a worker thread on one read transaction.
 
-Dr. Duke's constituents of the herbs a read names are written first, once per herb, when `bio-mcp
-kg herbs` has not written them all (`duke_farmacy.write_herb_constituents`): on a fresh install
+Dr. Duke's constituents of the herbs a read names (a herb, a formulation's ingredients) are written
+first, once per herb, when `bio-mcp kg herbs` has not written them all (`duke_farmacy.write_herb_constituents`): on a fresh install
 `kg://herb/garlic` lists allicin with no command run.
 
 `kg://herb/{id}` carries, additively, `safety` (how many interaction or contraindication findings
@@ -115,19 +115,26 @@ class HerbKnowledge:
         return json.dumps(await self._read(read), ensure_ascii=False, sort_keys=True)
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
+        start = request.start
+        if start.type in ("herb", "formulation"):
+            herbs, formulations = ([start.id], []) if start.type == "herb" else ([], [start.id])
+            await self._write_constituents(lambda connection: _herbs_of(connection, herbs, formulations, self.vocabulary))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
         return await self._read(lambda connection: query_kg(connection, request, icd10, self.vocabulary))
 
     async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
-        await self._write_constituents(lambda connection: _herbs_of(connection, request, self.vocabulary))
+        await self._write_constituents(
+            lambda connection: _herbs_of(connection, request.herb_ids, request.formulation_ids, self.vocabulary))
         return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))
 
 
-def _herbs_of(connection: Connection, request: FindContraindicationsRequest, vocabulary: Vocabulary | None) -> list[str]:
-    """The herbs a request names, and the ingredients of the formulations it names (unknown ones left
-    to the request's own validation)."""
-    herbs = [found[0] for value in request.herb_ids if (found := find_herb(connection, value, vocabulary))]
-    formulations = [found for value in request.formulation_ids if (found := find_formulation(connection, value, vocabulary))]
+def _herbs_of(
+    connection: Connection, herb_values: list[str], formulation_values: list[str], vocabulary: Vocabulary | None
+) -> list[str]:
+    """The herbs named, and the ingredients of the formulations named (unknown ones are left to the
+    request's own validation)."""
+    herbs = [found[0] for value in herb_values if (found := find_herb(connection, value, vocabulary))]
+    formulations = [found for value in formulation_values if (found := find_formulation(connection, value, vocabulary))]
     if formulations:
         herbs += [edge.dst for edge in relation_edges(connection, formulations, (HAS_INGREDIENT,))]
     return herbs
