@@ -656,7 +656,8 @@ def kg_herbs(
     """Write the herb nodes: MeSH plants (B01.875) and Dr. Duke's taxa with their common names and
     constituents. Run it after importing curated herb tables, so Duke's taxa join the herbs those
     tables named; running it again adds nothing."""
-    from bio_mcp.graph.duke_farmacy import CONSTITUENTS_FILE, duke_farmacy_dir_of
+    from bio_mcp.graph.duke_constituents import CONSTITUENTS
+    from bio_mcp.graph.duke_farmacy import duke_farmacy_dir_of
     from bio_mcp.graph.herb_catalog import duke_dir_of, write_herb_catalog
     from bio_mcp.graph.indexer import load_catalog
     from bio_mcp.mesh_files import mesh_path_of
@@ -668,7 +669,7 @@ def kg_herbs(
     duke_dir, farmacy_dir = duke_dir_of(settings), duke_farmacy_dir_of(settings)
     # A folder named on purpose that lacks its table is a mistake, not "no data".
     for given, found, needed in ((settings.duke_dir, duke_dir, "FNFTAX.csv"),
-                                 (settings.duke_farmacy_dir, farmacy_dir, CONSTITUENTS_FILE)):
+                                 (settings.duke_farmacy_dir, farmacy_dir, CONSTITUENTS)):
         if given is not None and found is None:
             err.print(f"[red]error:[/red] {escape(str(given))} has no {needed}")
             raise typer.Exit(2)

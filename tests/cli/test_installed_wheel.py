@@ -104,6 +104,9 @@ async def test_an_installed_server_started_from_an_empty_folder_runs_at_full_str
         garlic = json.loads((await client.read_resource("kg://herb/garlic")).contents[0].text)
         assert garlic["id"] == "mesh:D005737" and garlic["names"]["en"] == "Garlic"
         assert garlic["names"]["th"] == "กระเทียม"
+        # Dr. Duke's constituents from the shipped table, written on this first read: no `kg herbs` run.
+        allicin = next(c for c in garlic["constituents"] if c["name"] == "Allicin")
+        assert allicin["sources"] == ["duke:FARMACY_NEW"]
 
         # A drug spelt in Thai (paracetamol), read through MeSH's names; a herb by its Thai name.
         thai = await client.call_tool("graph.entities", {"query": "พาราเซตามอล"})

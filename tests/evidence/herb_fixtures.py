@@ -130,10 +130,14 @@ def store_corpus_records(store: MetadataStore, data_dir: Path) -> None:
 
 @pytest.fixture
 async def herb_graph(bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog, tmp_path: Path) -> AsyncIterator[HerbGraph]:
+    # The curated tables and the literature only: with Dr. Duke's constituent table, a herb's first
+    # read would write its constituents too (tests/evidence/test_herb_constituents_fresh.py).
+    no_farmacy = tmp_path / "no-duke-farmacy"
+    no_farmacy.mkdir()
     settings = load_settings(
         BIO_MCP_HOME=str(bio_home), BIO_MCP_EMBEDDINGS_PROVIDER="hash",
         BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"),
-        BIO_MCP_DUKE_DIR=str(data_dir / "herbs" / "duke"),
+        BIO_MCP_DUKE_DIR=str(data_dir / "herbs" / "duke"), BIO_MCP_DUKE_FARMACY_DIR=str(no_farmacy),
         BIO_MCP_DO_XREFS_PATH=str(data_dir / "ontology" / "do_xrefs.tsv"),
     )
     eutils = EutilsClient(settings)

@@ -7,13 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bio_mcp.graph.pickle_cache import load_cached, write_pickle
+from bio_mcp.pickle_cache import load_cached, write_pickle
 
 # A process that wants the cache: its build takes a second and says that it ran.
 WANTS_THE_CACHE = """
 import os, sys, time
 from pathlib import Path
-from bio_mcp.graph.pickle_cache import load_cached
+from bio_mcp.pickle_cache import load_cached
 
 cache, builds = Path(sys.argv[1]), Path(sys.argv[2])
 

@@ -38,14 +38,16 @@ async def test_the_warm_up_loads_the_embedding_model_and_the_thai_reading(
     # As a fresh server process finds them: nothing loaded yet.
     monkeypatch.setattr(onnx_int8, "_sessions", {})
     language._LEXICONS.clear()
-    thai_english.thai_english_words.cache_clear()
+    monkeypatch.setattr(thai_english, "_LOADED", {})
 
     async with Runtime(settings) as runtime:
         await runtime.warm_up(runtime.toolsets(["kb", "evidence"]))
         assert runtime.corpus.index.embeddings.model_id.startswith("onnx:")
         assert onnx_int8._sessions, "the ONNX session was not loaded"
         assert language._LEXICONS, "the name lexicon was not built"
-        assert thai_english.thai_english_words.cache_info().currsize == 1
+        assert thai_english._LOADED, "the Thai -> English words were not loaded"
+        # Kept in the cache, so the next server reads them back instead of building them.
+        assert list(settings.caches.glob("thai-english-*.pickle"))
 
 
 def test_a_stdio_server_exits_at_once_when_its_client_leaves_during_the_warm_up(bio_home: Path) -> None:

@@ -13,11 +13,16 @@ each Latin name is mapped as Duke's taxa are (`graph/plant_names.py`: the MeSH p
 species, else of the genus, else `herb:<slug>`), each chemical name folded (`term_key`: "Bornyl
 Acetate" and "bornyl-acetate" are one key). The folder lives beside Dr. Duke's taxa (`BIO_MCP_DUKE_DIR`'s
 sibling `duke_farmacy/`).
+
+This module is the one reader of that table (`constituent_rows`): `graph/duke_farmacy.py` writes the
+same rows as HAS_CONSTITUENT edges.
 """
 
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from bio_mcp.data_files import member, open_text, table
@@ -38,6 +43,24 @@ def farmacy_dir_of(duke_dir: Path | None) -> Path | None:
     return path if member(path, CONSTITUENTS) is not None else None
 
 
+@dataclass(frozen=True)
+class ConstituentRow:
+    latin_name: str
+    part: str
+    chemical: str
+
+
+def constituent_rows(farmacy_dir: Path) -> Iterator[ConstituentRow]:
+    """The table's rows, spaces collapsed, one at a time (99,029 of them: a list of them all held
+    about 30 MB while it was read); rows without a Latin name or a chemical are left out."""
+    with open_text(table(farmacy_dir, CONSTITUENTS), newline="") as handle:
+        for row in csv.DictReader(handle):
+            found = ConstituentRow(" ".join(row["latin_name"].split()), " ".join(row["plant_part"].split()),
+                                   " ".join(row["chemical"].split()))
+            if found.latin_name and found.chemical:
+                yield found
+
+
 def load_duke_constituents(farmacy_dir: Path | None, vocabulary: Vocabulary | None) -> dict[str, frozenset[str]]:
     """Plant entity id (and `herb:<slug>` of each Latin name) -> the folded names of the chemicals
     Duke lists for it (empty without the table)."""
@@ -56,17 +79,16 @@ def load_duke_constituents(farmacy_dir: Path | None, vocabulary: Vocabulary | No
     # held as copies).
     names: dict[str, str] = {}
     lists: dict[frozenset[str], frozenset[str]] = {}
-    with open_text(table(farmacy_dir, CONSTITUENTS), newline="") as handle:
-        for row in csv.DictReader(handle):
-            latin = " ".join(row["latin_name"].split()[:2])
-            if latin not in ids:
-                genus = latin.split(" ", 1)[0]
-                ids[latin] = mesh.get(search_key(latin)) or mesh.get(search_key(genus)) or herb_id(latin)
-            key = term_key(row["chemical"])
-            key = names.setdefault(key, key)
-            if key:
-                # Under the Latin name's slug too: a text's plant the graph has no MeSH id for
-                # ("Morus alba L.") is looked up by its name.
-                for entity_id in {ids[latin], herb_id(latin)}:
-                    contents.setdefault(entity_id, set()).add(key)
+    for row in constituent_rows(farmacy_dir):
+        latin = " ".join(row.latin_name.split()[:2])
+        if latin not in ids:
+            genus = latin.split(" ", 1)[0]
+            ids[latin] = mesh.get(search_key(latin)) or mesh.get(search_key(genus)) or herb_id(latin)
+        key = term_key(row.chemical)
+        key = names.setdefault(key, key)
+        if key:
+            # Under the Latin name's slug too: a text's plant the graph has no MeSH id for
+            # ("Morus alba L.") is looked up by its name.
+            for entity_id in {ids[latin], herb_id(latin)}:
+                contents.setdefault(entity_id, set()).add(key)
     return {entity_id: lists.setdefault(frozenset(keys), frozenset(keys)) for entity_id, keys in contents.items()}

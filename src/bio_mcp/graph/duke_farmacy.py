@@ -20,8 +20,9 @@ taxon (`herb_catalog.write_herb_catalog`).
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -35,15 +36,16 @@ from bio_mcp.data_files import DUKE_FARMACY, data_folder, member, open_text, tab
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.bulk_rows import BulkRows, json_text
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.duke_constituents import CONSTITUENTS, ConstituentRow, constituent_rows
 from bio_mcp.graph.elements import HAS_CONSTITUENT, Edge
 from bio_mcp.graph.evidence_store import EVIDENCE_COLUMNS, IMPORT_EXTRACTOR, SqlEvidenceStore
 from bio_mcp.graph.ids import sha256_hex
+from bio_mcp.graph.names import names_of
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Vocabulary, search_key
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.schema import kg_edges, kg_relation_evidence
 
-CONSTITUENTS_FILE = "duke_plant_constituents.csv"
 ETHNOBOTANY_FILE = "duke_plant_ethnobotany.csv"
 CONSTITUENTS_SOURCE = "duke:FARMACY_NEW"
 ETHNOBOTANY_SOURCE = "duke:ETHNOBOT"
@@ -61,7 +63,7 @@ _MAX_ID = 80
 def duke_farmacy_dir_of(settings: Settings) -> Path | None:
     """BIO_MCP_DUKE_FARMACY_DIR, else the tables shipped in the package; None if neither has the
     constituent table (plain or compressed)."""
-    return data_folder(settings.duke_farmacy_dir, DUKE_FARMACY, CONSTITUENTS_FILE)
+    return data_folder(settings.duke_farmacy_dir, DUKE_FARMACY, CONSTITUENTS)
 
 
 def chemical_id(name: str) -> str:
@@ -77,23 +79,6 @@ def carries_to_herb(props: Mapping[str, Any]) -> bool:
     alone names it (a curated import gives the edge `relations`, a sentence its extractor)."""
     extractors = set(props.get("extractors") or ())
     return not props.get("widespread") or bool(props.get("relations")) or bool(extractors - {IMPORT_EXTRACTOR})
-
-
-@dataclass(frozen=True)
-class ConstituentRow:
-    latin_name: str
-    part: str
-    chemical: str
-
-
-def read_constituents(farmacy_dir: Path) -> list[ConstituentRow]:
-    with open_text(table(farmacy_dir, CONSTITUENTS_FILE), newline="") as handle:
-        rows = [
-            ConstituentRow(" ".join(row["latin_name"].split()), " ".join(row["plant_part"].split()),
-                           " ".join(row["chemical"].split()))
-            for row in csv.DictReader(handle)
-        ]
-    return [row for row in rows if row.latin_name and row.chemical]
 
 
 def mesh_chemical(vocabulary: Vocabulary | None, name: str) -> str | None:
@@ -113,22 +98,27 @@ class ConstituentReport:
 
 
 def write_duke_constituents(
-    connection: Connection, catalog: MeshCatalog, herb_of_taxon: Mapping[str, str], farmacy_dir: Path
+    connection: Connection, catalog: MeshCatalog, herb_of_taxon: Callable[[str], str | None], farmacy_dir: Path
 ) -> ConstituentReport:
-    """HAS_CONSTITUENT edges of every herb `herb_of_taxon` (taxon search key -> entity id) maps, from
-    Duke's constituent table (see the module docstring); safe to run again."""
-    rows = read_constituents(farmacy_dir)
+    """HAS_CONSTITUENT edges of every herb `herb_of_taxon` (taxon search key -> entity id, or None)
+    maps, from Duke's constituent table (see the module docstring); safe to run again."""
     plants_of: dict[str, set[str]] = {}
-    for row in rows:
-        plants_of.setdefault(search_key(row.chemical), set()).add(search_key(row.latin_name))
-    all_plants = len({search_key(row.latin_name) for row in rows})
+    plants: set[str] = set()
+    rows: list[tuple[str, ConstituentRow]] = []
+    total = 0
+    for row in constituent_rows(farmacy_dir):
+        total += 1
+        taxon = search_key(row.latin_name)
+        plants_of.setdefault(search_key(row.chemical), set()).add(taxon)
+        plants.add(taxon)
+        herb = herb_of_taxon(taxon)
+        if herb is not None:
+            rows.append((herb, row))
+    all_plants = len(plants)
     chemical_of: dict[str, str] = {}
     wanted: dict[tuple[str, str], dict[str, set[str]]] = {}
     parts: dict[tuple[str, str, str, str], set[str]] = {}
-    for row in rows:
-        herb = herb_of_taxon.get(search_key(row.latin_name))
-        if herb is None:
-            continue
+    for herb, row in rows:
         if row.chemical not in chemical_of:
             chemical_of[row.chemical] = mesh_chemical(catalog.vocabulary, row.chemical) or chemical_id(row.chemical)
         chemical = chemical_of[row.chemical]
@@ -162,9 +152,65 @@ def write_duke_constituents(
     BulkRows(connection).insert_new("kg_relation_evidence", EVIDENCE_COLUMNS, new)
     SqlEvidenceStore(connection).derive_edges({(row[1], row[2], row[3]) for row in new})
     return ConstituentReport(
-        rows=len(rows), edges=len(wanted), on_mesh=sum(1 for _, chemical in wanted if chemical.startswith("mesh:")),
+        rows=total, edges=len(wanted), on_mesh=sum(1 for _, chemical in wanted if chemical.startswith("mesh:")),
         evidence_added=len(new),
     )
+
+
+# kg_meta: {"table": sha256 of the constituent table} once every taxon's constituents are written
+# (`bio-mcp kg herbs`), and under `_herb_key` once one herb's are (`write_herb_constituents`).
+ALL_CONSTITUENTS_KEY = "duke_constituents"
+
+
+@lru_cache(maxsize=4)
+def constituents_digest(farmacy_dir: Path) -> str:
+    """The constituent table's hash: a release shipping another table writes the herbs' edges again."""
+    return hashlib.sha256(table(farmacy_dir, CONSTITUENTS).read_bytes()).hexdigest()
+
+
+def _herb_key(herb_id: str) -> str:
+    return f"{ALL_CONSTITUENTS_KEY}:{sha256_hex(herb_id)[:40]}"  # kg_meta keys are 64 characters at most
+
+
+def mark_all_constituents_written(connection: Connection, farmacy_dir: Path) -> None:
+    SqlGraphStore(connection).set_meta(ALL_CONSTITUENTS_KEY, {"table": constituents_digest(farmacy_dir)})
+
+
+def constituents_pending(connection: Connection, herb_ids: Iterable[str], farmacy_dir: Path) -> list[str]:
+    """The herbs whose constituents this table has not yet been written for, in order."""
+    store = SqlGraphStore(connection)
+    digest = constituents_digest(farmacy_dir)
+    if (store.meta(ALL_CONSTITUENTS_KEY) or {}).get("table") == digest:
+        return []
+    return [herb for herb in dict.fromkeys(herb_ids) if (store.meta(_herb_key(herb)) or {}).get("table") != digest]
+
+
+def herb_taxa(connection: Connection, herb_id: str, vocabulary: Vocabulary | None) -> list[str]:
+    """The names Duke may list a herb under: its imported scientific names and, for a MeSH plant, its
+    heading and entry terms (MeSH lists "Allium sativum" under Garlic)."""
+    taxa = [name.name for name in names_of(connection, [herb_id]).get(herb_id, []) if name.kind == "scientific"]
+    concept = vocabulary.get(herb_id) if vocabulary is not None else None
+    return taxa + ([concept.name, *concept.synonyms] if concept is not None else [])
+
+
+def write_herb_constituents(
+    connection: Connection, catalog: MeshCatalog, herb_id: str, taxa: Iterable[str], farmacy_dir: Path
+) -> ConstituentReport:
+    """One herb's constituents, as `bio-mcp kg herbs` writes every taxon's: the rows of the taxa named
+    (a variety's rows too: "Allium sativum var. sativum" is Allium sativum's). A server writes them
+    on a herb's first read (0.6 s for garlic's 443), so a fresh install lists them with no command,
+    without writing the 82,000 edges of Duke's 99,029 rows for herbs nobody asks about."""
+    keys = {search_key(taxon) for taxon in taxa}
+
+    def herb_of(taxon: str) -> str | None:
+        return herb_id if taxon in keys or " ".join(taxon.split()[:2]) in keys else None
+
+    store = SqlGraphStore(connection)
+    if herb_id.startswith("mesh:"):  # a MeSH plant the graph may have no node for yet
+        store.insert(*entity_graph([herb_id], catalog, {}))
+    report = write_duke_constituents(connection, catalog, herb_of, farmacy_dir)
+    store.set_meta(_herb_key(herb_id), {"herb": herb_id, "table": constituents_digest(farmacy_dir)})
+    return report
 
 
 def _merge_props(connection: Connection, wanted: Mapping[tuple[str, str], Mapping[str, set[str]]]) -> None:

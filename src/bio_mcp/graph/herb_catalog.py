@@ -34,7 +34,7 @@ from bio_mcp.config import Settings
 from bio_mcp.data_files import DUKE, data_folder, member, open_text, table
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.catalog import MeshCatalog
-from bio_mcp.graph.duke_farmacy import write_duke_constituents
+from bio_mcp.graph.duke_farmacy import mark_all_constituents_written, write_duke_constituents
 from bio_mcp.graph.elements import BROADER, Edge, Node
 from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
@@ -186,7 +186,8 @@ def write_herb_catalog(
     )
     if farmacy_dir is None:
         return report
-    constituents = write_duke_constituents(connection, catalog, herb_of_taxon, farmacy_dir)
+    constituents = write_duke_constituents(connection, catalog, herb_of_taxon.get, farmacy_dir)
+    mark_all_constituents_written(connection, farmacy_dir)
     return replace(
         report, constituent_rows=constituents.rows, constituent_edges=constituents.edges,
         constituents_on_mesh=constituents.on_mesh, constituent_evidence_added=constituents.evidence_added,

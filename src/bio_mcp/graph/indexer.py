@@ -11,8 +11,9 @@ before the transaction, write the linked documents' graphs inside it.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -75,10 +76,14 @@ class RelationSource(Protocol):
 
 class GraphIndexer:
     """Links sections with `linker` (None: no mentions), extracts relations with each of
-    `extractors` and writes graphs, describing entities with `catalog`."""
+    `extractors` and writes graphs, describing entities with `catalog`.
+
+    `extractors` may be a function giving them, called when a text is first extracted from: a
+    server that syncs nothing never holds them (20 MB of its resident memory, and a second and a
+    half of its warm-up, for the plant-name matcher and Dr. Duke's constituents of every plant)."""
 
     def __init__(self, catalog: MeshCatalog, linker: TextLinker | None,
-                 extractors: Sequence[RelationSource] = ()) -> None:
+                 extractors: Sequence[RelationSource] | Callable[[], Sequence[RelationSource]] = ()) -> None:
         self._current: dict[str, str] = {}
         if isinstance(linker, EntityLinker):
             # The entities the linker finds beyond the vocabulary are written, and found, by its
@@ -89,7 +94,15 @@ class GraphIndexer:
         # The relation extractors were trained on the linker's own ids: they read `_raw`.
         self._raw = linker
         self.linker: TextLinker | None = CurrentIdLinker(linker) if self._current else linker
-        self.extractors = tuple(extractors)
+        self._extractors = extractors if callable(extractors) else tuple(extractors)
+        self._extractors_lock = threading.Lock()
+
+    @property
+    def extractors(self) -> tuple[RelationSource, ...]:
+        with self._extractors_lock:
+            if callable(self._extractors):
+                self._extractors = tuple(self._extractors())
+            return self._extractors
 
     def link_text(self, text: str) -> list[Mention]:
         return self.linker.link(text) if self.linker is not None else []
@@ -155,12 +168,18 @@ def load_catalog(mesh_path: Path | None, cache_dir: Path | None) -> MeshCatalog:
 def build_graph_indexer(settings: Settings) -> GraphIndexer:
     """The graph writer a sync uses: the MeSH vocabulary (`mesh_files.mesh_path_of`) and, with
     BIO_MCP_GRAPH_LINKING on, the dictionary linker over it and the relation extractors (each needs the
-    linker's mentions; without PPR's training split the plant one is the untrained cue rules)."""
+    linker's mentions; without PPR's training split the plant one is the untrained cue rules), loaded
+    by the first extraction."""
     catalog = load_catalog(mesh_path_of(settings), settings.caches)
     linker = load_linker(settings) if settings.graph_linking and catalog.vocabulary is not None else None
-    extractors: list[RelationSource] = []
-    if linker is not None:
-        extractors.append(load_relation_extractor(settings, linker, catalog.vocabulary))
-        extractors.append(AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))))
-        extractors.append(InteractionExtractor(catalog.broader, catalog.pharm_actions))
+    if linker is None:
+        return GraphIndexer(catalog, None)
+
+    def extractors() -> list[RelationSource]:
+        return [
+            load_relation_extractor(settings, linker, catalog.vocabulary),
+            AdverseEffectExtractor(catalog.broader, load_adverse_priors(training_path_of(settings))),
+            InteractionExtractor(catalog.broader, catalog.pharm_actions),
+        ]
+
     return GraphIndexer(catalog, linker, extractors)

@@ -42,10 +42,10 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
-from bio_mcp.graph.pickle_cache import load_cached
 from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.pickle_cache import load_cached
 
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})

@@ -60,7 +60,6 @@ from bio_mcp.graph.herb_catalog import duke_dir_of
 from bio_mcp.graph.ids import sha256_hex
 from bio_mcp.graph.linking import fold, term_key, training_path_of
 from bio_mcp.graph.mentions import Mention
-from bio_mcp.graph.pickle_cache import load_cached
 from bio_mcp.graph.plant_names import (
     COMMON_NAMES,
     FNFTAX,
@@ -75,6 +74,7 @@ from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLA
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest
 from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.pickle_cache import load_cached
 
 EXTRACTOR = "ppr-cues-nb"
 CONSTITUENT_EXTRACTOR = "constituent-cues"

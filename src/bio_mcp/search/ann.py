@@ -23,23 +23,31 @@ tombstones widen the walk (see `search`).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
-
-try:
-    import faiss
-except ImportError:  # the `ann` extra is not installed: see ann_available
-    faiss = None
 
 ANN_EXTRA_HINT = "pip install 'bio-mcp[ann]'"
 
 
+@functools.cache
+def _faiss() -> ModuleType | None:
+    """faiss, imported when a graph is first needed: importing it costs about 15 MB resident,
+    which a server below the graph's threshold (nearly every one) would hold for nothing."""
+    try:
+        import faiss
+    except ImportError:  # the `ann` extra is not installed: see ann_available
+        return None
+    return faiss
+
+
 def ann_available() -> bool:
     """Whether faiss (the `ann` extra) is installed."""
-    return faiss is not None
+    return _faiss() is not None
 
 M = 32
 EF_CONSTRUCTION = 64
@@ -60,6 +68,7 @@ def _hard_link(source: Path, target: Path) -> bool:
 
 class AnnGraph:
     def __init__(self, dim: int) -> None:
+        faiss = _faiss()
         self.dim = dim
         self._index = faiss.IndexHNSWFlat(dim, M, faiss.METRIC_INNER_PRODUCT)
         self._index.hnsw.efConstruction = EF_CONSTRUCTION
@@ -93,6 +102,7 @@ class AnnGraph:
         self._grow_rows(int(rows.max()) + 1)
         if np.any(self._row_labels[rows] >= 0):
             raise ValueError("a row is already in the graph: remove it first")
+        faiss = _faiss()
         first = self._index.ntotal
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(1)
@@ -137,6 +147,7 @@ class AnnGraph:
         exclude, so about as many allowed labels are explored as in an unfiltered walk."""
         if self._live == 0 or k <= 0:
             return np.zeros(0, dtype=np.int64)
+        faiss = _faiss()
         params = faiss.SearchParametersHNSW()
         ef = max(EF_SEARCH, k)
         if allowed is None and self._live == self.labels:
@@ -167,7 +178,7 @@ class AnnGraph:
         `row_remap` (old row -> row in the saved, compacted matrix) as the owner compacts."""
         target = folder / "ann.faiss"
         if self._file is None or not _hard_link(self._file, target):
-            faiss.write_index(self._index, str(target))
+            _faiss().write_index(self._index, str(target))
             with target.open("rb") as handle:
                 os.fsync(handle.fileno())
         self._file = target
@@ -184,10 +195,10 @@ class AnnGraph:
         """The graph saved in `folder`, or None when there is none, it is damaged or it does not
         fit `dim` (the owner then builds one afresh)."""
         path = folder / "ann.faiss"
-        if not ann_available() or not path.is_file() or not (folder / "ann_rows.npy").is_file():
+        if not path.is_file() or not (folder / "ann_rows.npy").is_file() or not ann_available():
             return None
         try:
-            index = faiss.read_index(str(path))
+            index = _faiss().read_index(str(path))
         except RuntimeError:  # faiss reports a truncated or corrupt file this way
             return None
         label_rows = np.load(folder / "ann_rows.npy")

@@ -22,14 +22,17 @@ loanwords.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import sqlite3
-from functools import lru_cache
+import threading
 from pathlib import Path
 from typing import BinaryIO
 
 from pythainlp.corpus import corpus_path
+
+from bio_mcp.pickle_cache import load_cached
 
 logger = logging.getLogger(__name__)
 
@@ -120,14 +123,15 @@ def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WOR
     """Thai lemma -> up to `per_word` English words (nouns and adjectives of a health question's
     senses), the best fitting and most frequent sense first; a lemma with no such sense is left out."""
     counts = _tag_counts(wordnet_dir)
-    with sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True) as connection:
-        rows = connection.execute("SELECT li, synsetid FROM word_synset").fetchall()
     senses: dict[str, list[tuple[int, int, int, str, str]]] = {}
     lexfile: dict[str, str] = {}
     handles = {pos: (wordnet_dir / name).open("rb") for pos, name in _DATA_FILES.items()}
+    connection = sqlite3.connect(f"file:{thai_db}?mode=ro", uri=True)
     try:
         synsets: dict[str, tuple[str, int, str] | None] = {}
-        for thai, synset_id in rows:
+        # Streamed, not fetched whole: the 91,000 rows at once were 24 MB that the allocator kept
+        # as the server's own once freed.
+        for thai, synset_id in connection.execute("SELECT li, synsetid FROM word_synset"):
             thai = thai.strip()
             offset, _, pos = synset_id.partition("-")
             if pos not in handles or not _THAI_CHAR.search(thai):
@@ -145,6 +149,7 @@ def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WOR
             senses.setdefault(thai, []).append((tier, -tagged, order, synset_id, english))
             lexfile[synset_id] = lex_filenum
     finally:
+        connection.close()
         for handle in handles.values():
             handle.close()
     words: dict[str, tuple[str, ...]] = {}
@@ -161,10 +166,24 @@ def build_thai_english(wordnet_dir: Path, thai_db: Path, per_word: int = PER_WOR
     return ThaiEnglishWords(words, frozenset(first_tier))
 
 
-@lru_cache(maxsize=4)
-def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> ThaiEnglishWords:
-    """The map of `build_thai_english` over pythainlp's Thai WordNet, built once per process; empty
-    (with one warning) when WordNet's data files are not installed."""
+_LOADED: dict[Path, ThaiEnglishWords] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR, cache_dir: Path | None = None) -> ThaiEnglishWords:
+    """The map of `build_thai_english` over pythainlp's Thai WordNet, once per process; empty (with
+    one warning) when WordNet's data files are not installed. With `cache_dir` (the server's warm-up
+    gives it) it is read from a pickle there, written by the first build: built in the server, the
+    build's temporaries (half a million small objects among the map's own) left 42 MB resident for
+    a map of 14 MB, and the build took a second of every start."""
+    with _LOADED_LOCK:
+        found = _LOADED.get(wordnet_dir)
+        if found is None:
+            found = _LOADED[wordnet_dir] = _thai_english(wordnet_dir, cache_dir)
+        return found
+
+
+def _thai_english(wordnet_dir: Path, cache_dir: Path | None) -> ThaiEnglishWords:
     missing = [name for name in (*_DATA_FILES.values(), "cntlist.rev") if not (wordnet_dir / name).is_file()]
     if missing:
         logger.warning(
@@ -175,4 +194,15 @@ def thai_english_words(wordnet_dir: Path = DEBIAN_WORDNET_DIR) -> ThaiEnglishWor
             INSTALL_HINT,
         )
         return ThaiEnglishWords()
-    return build_thai_english(wordnet_dir, Path(corpus_path()) / "wordnet_th.db")
+    thai_db = Path(corpus_path()) / "wordnet_th.db"
+    if cache_dir is None:
+        return build_thai_english(wordnet_dir, thai_db)
+    # Keyed by this code and by each input's path, size and time: a WordNet or pythainlp upgrade, or
+    # a change here, builds the map again.
+    inputs = [Path(__file__), thai_db, *(wordnet_dir / name for name in (*_DATA_FILES.values(), "cntlist.rev"))]
+    key = hashlib.sha256(Path(__file__).read_bytes())
+    for path in inputs:
+        stat = path.stat()
+        key.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    return load_cached(cache_dir / f"thai-english-{key.hexdigest()[:16]}.pickle", ThaiEnglishWords,
+                       lambda: build_thai_english(wordnet_dir, thai_db), stale="thai-english-*.pickle")

@@ -158,7 +158,8 @@ class Runtime:
                 graph = self.corpus.graph
                 # The Thai reading of kb.search and the evidence tools (name lexicon, segmenter,
                 # Thai -> English words, drug names), which the first Thai query would otherwise build.
-                await self._warm_step("Thai", warm_up_thai, self.corpus.store, graph.catalog if graph else None)
+                await self._warm_step("Thai", warm_up_thai, self.corpus.store, graph.catalog if graph else None,
+                                      self.settings.caches)
             if "evidence" in names:
                 await self._resume_ingestion()
         if "analyst" in names:

@@ -1,6 +1,10 @@
 """The herb-knowledge features over the corpus's store: `kg://herb/{id}`, `tool.query_kg`,
 `tool.find_contraindications`. Each runs in a worker thread on one read transaction.
 
+Dr. Duke's constituents of the herbs a read names (a herb, a formulation's ingredients) are written
+first, once per herb, when `bio-mcp kg herbs` has not written them all (`duke_farmacy.write_herb_constituents`): on a fresh install
+`kg://herb/garlic` lists allicin with no command run.
+
 `kg://herb/{id}` carries, additively, `safety` (how many interaction or contraindication findings
 `tool.find_contraindications` has for the herb, or, with none, the silence sentence: "No
 interaction or contraindication evidence was found in the N documents searched; this is not
@@ -22,9 +26,19 @@ from bio_mcp.features.evidence.contraindications import (
     find_contraindications,
 )
 from bio_mcp.features.evidence.coverage import searched_text, silence
-from bio_mcp.features.evidence.herbs import herb_record
+from bio_mcp.features.evidence.herbs import find_formulation, find_herb, herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
-from bio_mcp.graph.duke_farmacy import TraditionalUse, duke_farmacy_dir_of, ethnobotany, traditional_uses
+from bio_mcp.features.evidence.relations import relation_edges
+from bio_mcp.graph.duke_farmacy import (
+    TraditionalUse,
+    constituents_pending,
+    duke_farmacy_dir_of,
+    ethnobotany,
+    herb_taxa,
+    traditional_uses,
+    write_herb_constituents,
+)
+from bio_mcp.graph.elements import HAS_INGREDIENT
 from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
 from bio_mcp.graph.icd10 import Icd10Index, do_xrefs_path_of, load_icd10_index
 from bio_mcp.graph.vocabulary import Vocabulary
@@ -56,11 +70,32 @@ class HerbKnowledge:
 
         return await asyncio.to_thread(run)
 
+    async def _write_constituents(self, herbs_of: Callable[[Connection], list[str]]) -> None:
+        """Dr. Duke's constituents of the herbs `herbs_of` finds, for those that lack them."""
+        farmacy = duke_farmacy_dir_of(self.corpus.settings)
+        await self.corpus.open()
+        graph, store = self.corpus.graph, self.corpus.store
+        if farmacy is None or graph is None:
+            return
+
+        def run() -> None:
+            vocabulary = graph.catalog.vocabulary
+            with store.read() as tx:
+                pending = constituents_pending(tx.connection, herbs_of(tx.connection), farmacy)
+                taxa = {herb: herb_taxa(tx.connection, herb, vocabulary) for herb in pending}
+            for herb in pending:
+                with store.transaction() as tx:
+                    write_herb_constituents(tx.connection, graph.catalog, herb, taxa[herb], farmacy)
+
+        await asyncio.to_thread(run)
+
     async def read_herb(self, id: str) -> str:
         activities = await asyncio.to_thread(duke_activities, duke_dir_of(self.corpus.settings))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
         farmacy = duke_farmacy_dir_of(self.corpus.settings)
         await asyncio.to_thread(ethnobotany, farmacy)
+        await self._write_constituents(lambda connection: [
+            found[0] for found in (find_herb(connection, id, self.vocabulary),) if found is not None])
         vocabulary = self.vocabulary
 
         def uses_of(taxa: list[str]) -> list[TraditionalUse]:
@@ -80,8 +115,26 @@ class HerbKnowledge:
         return json.dumps(await self._read(read), ensure_ascii=False, sort_keys=True)
 
     async def query_kg(self, request: QueryKgRequest) -> QueryKgResponse:
+        start = request.start
+        if start.type in ("herb", "formulation"):
+            herbs, formulations = ([start.id], []) if start.type == "herb" else ([], [start.id])
+            await self._write_constituents(lambda connection: _herbs_of(connection, herbs, formulations, self.vocabulary))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
         return await self._read(lambda connection: query_kg(connection, request, icd10, self.vocabulary))
 
     async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
+        await self._write_constituents(
+            lambda connection: _herbs_of(connection, request.herb_ids, request.formulation_ids, self.vocabulary))
         return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))
+
+
+def _herbs_of(
+    connection: Connection, herb_values: list[str], formulation_values: list[str], vocabulary: Vocabulary | None
+) -> list[str]:
+    """The herbs named, and the ingredients of the formulations named (unknown ones are left to the
+    request's own validation)."""
+    herbs = [found[0] for value in herb_values if (found := find_herb(connection, value, vocabulary))]
+    formulations = [found for value in formulation_values if (found := find_formulation(connection, value, vocabulary))]
+    if formulations:
+        herbs += [edge.dst for edge in relation_edges(connection, formulations, (HAS_INGREDIENT,))]
+    return herbs

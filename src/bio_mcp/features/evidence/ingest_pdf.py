@@ -1,4 +1,8 @@
-"""Text of a PDF, page by page: pypdf's text layer, and OCR for the pages that have none."""
+"""Text of a PDF, page by page: pypdf's text layer, and OCR for the pages that have none.
+
+pypdf is imported by the first PDF read: with the cryptography package it pulls in, it costs a
+server about 24 MB resident, which most servers never ingest a PDF to need.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,13 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-from pypdf import PdfReader
-from pypdf.errors import PdfReadError, PyPdfError
+from typing import TYPE_CHECKING
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.evidence.ingest_ocr import OcrOptions, check_ocr, ocr_pdf_page
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,13 @@ class PageText:
     number: int
     text: str
     ocr: bool
+
+
+def _reader_errors() -> tuple[type[Exception], ...]:
+    """What pypdf raises on a malformed file: its own errors and, on damaged structures, these builtins."""
+    from pypdf.errors import PdfReadError, PyPdfError
+
+    return (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError)
 
 
 def _malformed(path: Path, exc: Exception) -> BioMcpError:
@@ -32,11 +44,13 @@ def open_pdf(path: Path, data: bytes, max_pages: int) -> PdfReader:
     """The parsed PDF; VALIDATION errors for an encrypted, malformed or overlong one."""
     if not data.startswith(b"%PDF-"):
         raise _malformed(path, ValueError("no %PDF- header"))
+    from pypdf import PdfReader
+
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         encrypted = reader.is_encrypted
         pages = 0 if encrypted else len(reader.pages)
-    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+    except _reader_errors() as exc:
         raise _malformed(path, exc) from None
     if encrypted:
         raise BioMcpError(
@@ -63,7 +77,7 @@ def read_pdf(
     for index, page in enumerate(reader.pages):
         try:
             text = page.extract_text() or ""
-        except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        except _reader_errors() as exc:
             raise _malformed(path, exc) from None
         if len("".join(text.split())) < min_chars:
             check_ocr(ocr)

@@ -33,6 +33,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 import ahocorasick
@@ -436,10 +437,12 @@ def _substance_index(catalog: MeshCatalog) -> LoanwordIndex[str]:
 _WARM_UP_QUERY = "ขมิ้นชัน วิตามิน และ ตับ วาร์ฟาริน"
 
 
-def warm_up(store: MetadataStore, catalog: MeshCatalog | None = None) -> None:
+def warm_up(store: MetadataStore, catalog: MeshCatalog | None = None, cache_dir: Path | None = None) -> None:
     """Build what a first Thai query would otherwise wait for (about 3 s on two cores): the lexicon
-    of `kg_names` with its tokenizer, pythainlp's word lists, the Thai -> English word map and the
-    catalog's drug and chemical names by Thai spelling."""
+    of `kg_names` with its tokenizer, pythainlp's word lists, the Thai -> English word map (read
+    from a pickle in `cache_dir` once built there) and the catalog's drug and chemical names by
+    Thai spelling."""
+    thai_english_words(cache_dir=cache_dir)
     with store.read() as tx:
         lexicon = load_lexicon(tx.connection)
     cross_lingual(_WARM_UP_QUERY, "th", lexicon, substances=substance_loanwords(catalog))

@@ -1,6 +1,7 @@
-"""What the graph builds from data files, kept as pickles under BIO_MCP_HOME/cache: the MeSH
-vocabulary, the entity linker and the relation extractor, read back in about a second instead of
-built again in up to half a minute.
+"""What is built from data files, kept as pickles under BIO_MCP_HOME/cache: the MeSH vocabulary,
+the entity linker and the relation extractor (graph), read back in about a second instead of built
+again in up to half a minute, and the Thai -> English word map (search), whose build leaves its
+temporaries' memory with the server.
 
 `load_cached` builds a missing pickle once across processes. On a fresh home a server's warm-up, a
 CLI sync and the annotation worker it starts would otherwise each build the same linker at the same
