@@ -462,6 +462,14 @@ def probabilities(candidates: Sequence[PairCandidate]) -> list[float]:
             for features in relative_features([logit(c.features) for c in candidates])]
 
 
+def may_be_stated(candidate: PairCandidate) -> bool:
+    """A pair no one sentence names both of is mentioned together, not stated: its quote could not
+    name both. A pair only ever denied ("X did not induce Y") is never stated, whatever its score."""
+    features = candidate.features
+    denied = features.get("harm_negated") and not (features.get("harm_harm") or features.get("harm_associated"))
+    return not features.get("cross") and not denied
+
+
 def confidence_of(probability: float) -> float:
     for lowest, precision in CONFIDENCE_BANDS:
         if probability >= lowest:
@@ -486,11 +494,7 @@ def find_adverse_effects(text: str, mentions: Sequence[Mention], topics: Sequenc
     sentences = sentence_spans(text)
     candidates = pair_candidates(text, mentions, broader, priors, sentences)
     for candidate, probability in zip(candidates, probabilities(candidates), strict=True):
-        # A pair no one sentence names both of is mentioned together, not stated: its quote could not
-        # name both. A pair only ever denied ("X did not induce Y") is never stated, whatever its score.
-        denied = candidate.features.get("harm_negated") and not (
-            candidate.features.get("harm_harm") or candidate.features.get("harm_associated"))
-        if probability >= threshold and not candidate.features.get("cross") and not denied:
+        if probability >= threshold and may_be_stated(candidate):
             start, end = candidate.sentence
             relations[(candidate.chemical, CAUSES, candidate.disease)] = StatedRelation(
                 candidate.chemical, CAUSES, candidate.disease, start, end, CAUSES_EXTRACTOR, confidence_of(probability))

@@ -8,7 +8,13 @@ documents (micro-average). Four readings of the same file:
 - `all_pairs_end_to_end` and `all_pairs_gold_entities`: every chemical with every disease of the
   document, the baseline;
 and `harm_as_treatment`: the share of gold pairs the plant relation extractor a sync runs beside
-this one (`graph/relations.py`) states as TREATS, end to end.
+this one (`graph/relations.py`) states as TREATS, end to end; `one_sentence`: the share of gold
+pairs some sentence names both ends of (linked, and gold mentions), the most recall a stated
+tier can reach, since a pair is stated only from a sentence naming both; `unlinked_ends`: the
+gold pairs' ends (chemical, disease; counted once per document) the linker names nowhere in the
+text, and how many of the chemicals are supplementary concepts (C ids, not in the MeSH
+descriptors the linker reads); `curve`: end-to-end precision and recall at thresholds around
+`THRESHOLD`.
 The relations scored are the stated tier: pairs one sentence names both of, scoring at least
 `THRESHOLD` (tuned on the training split for precision, `bench/adverse_fit.py`).
 The linker and the adverse-effect priors (`graph/adverse_priors.py`) are built without the training
@@ -24,7 +30,14 @@ from typing import Protocol
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.graph.adverse_effects import THRESHOLD, Broader, find_adverse_effects
+from bio_mcp.graph.adverse_effects import (
+    THRESHOLD,
+    Broader,
+    find_adverse_effects,
+    may_be_stated,
+    pair_candidates,
+    probabilities,
+)
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors, load_adverse_priors
 from bio_mcp.graph.elements import CAUSES, TREATS, StatedRelation
 from bio_mcp.graph.ids import mesh_entity_id
@@ -62,6 +75,20 @@ def extracted_pairs(text: str, mentions: Sequence[Mention], broader: Broader | N
         text, mentions, broader=broader, threshold=threshold, priors=priors) if r.type == CAUSES}
 
 
+def scored_pairs(text: str, mentions: Sequence[Mention], broader: Broader | None,
+                 priors: AdversePriors = NO_PRIORS) -> tuple[dict[Pair, float], set[Pair]]:
+    """The pairs the stated tier may state with their scores (those at or above a threshold are
+    `extracted_pairs` at it), and every pair some sentence names both ends of."""
+    candidates = pair_candidates(text, mentions, broader, priors)
+    scores = {(_bare(c.chemical), _bare(c.disease)): p
+              for c, p in zip(candidates, probabilities(candidates), strict=True) if may_be_stated(c)}
+    return scores, {(_bare(c.chemical), _bare(c.disease)) for c in candidates if not c.features.get("cross")}
+
+
+# The thresholds `evaluate` reports end-to-end precision and recall at (besides THRESHOLD's).
+CURVE = (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)
+
+
 def all_pairs(mentions: Sequence[Mention]) -> set[Pair]:
     chemicals = {_bare(m.entity_id) for m in mentions if m.entity_type == "Chemical"}
     diseases = {_bare(m.entity_id) for m in mentions if m.entity_type == "Disease"}
@@ -89,6 +116,9 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
     sync runs beside this one), how many gold pairs it states as TREATS: harms read as benefits."""
     readings = ("end_to_end", "gold_entities", "all_pairs_end_to_end", "all_pairs_gold_entities")
     counts = {name: Counts() for name in readings}
+    curve = {t: Counts() for t in sorted({*CURVE, threshold})}
+    one_sentence = {"end_to_end": 0, "gold_entities": 0}
+    unlinked = {"chemical": 0, "disease": 0, "supplementary_chemical": 0}
     scored = gold_total = as_treatment = 0
     for document in documents:
         gold = gold_pairs(document)
@@ -101,12 +131,25 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
             as_treatment += len(gold & stated)
         add_counts(counts["end_to_end"], gold, extracted_pairs(document.text, linked, broader, threshold, priors))
         add_counts(counts["gold_entities"], gold, extracted_pairs(document.text, annotated, broader, threshold, priors))
+        linked_ids = {_bare(m.entity_id) for m in linked}
+        for chemical in {chemical for chemical, _ in gold} - linked_ids:
+            unlinked["chemical"] += 1
+            unlinked["supplementary_chemical"] += chemical.startswith("C")
+        unlinked["disease"] += len({disease for _, disease in gold} - linked_ids)
+        scores, named = scored_pairs(document.text, linked, broader, priors)
+        one_sentence["end_to_end"] += len(gold & named)
+        one_sentence["gold_entities"] += len(gold & scored_pairs(document.text, annotated, broader, priors)[1])
+        for at, count in curve.items():
+            add_counts(count, gold, {pair for pair, score in scores.items() if score >= at})
         add_counts(counts["all_pairs_end_to_end"], gold, all_pairs(linked))
         add_counts(counts["all_pairs_gold_entities"], gold, all_pairs(annotated))
     return {
         "documents": scored,
         "measure": "document-level chemical-induces-disease pairs (BioCreative V CDR), micro-averaged",
         **{name: count.scores() for name, count in counts.items()},
+        "one_sentence": {reading: round(n / gold_total, 4) if gold_total else 0.0 for reading, n in one_sentence.items()},
+        "unlinked_ends": unlinked,
+        "curve": [{"threshold": at, **count.scores()} for at, count in curve.items()],
         "harm_as_treatment": {"gold_pairs": gold_total, "stated_as_treatment": as_treatment,
                               "share": round(as_treatment / gold_total, 4) if gold_total else 0.0,
                               "scored": treatments is not None},
