@@ -41,10 +41,11 @@ def main() -> None:
         for measure in ("precision", "recall"):
             emit(f"bc5cdr_dev_stated_causes_{measure}", scores[measure], measure, reading=reading,
                  threshold=report["threshold"], tp=scores["tp"], fp=scores["fp"], fn=scores["fn"])
-    for point in report["curve"]:
-        for measure in ("precision", "recall"):
-            emit(f"bc5cdr_dev_stated_causes_curve_{measure}", point[measure], measure, reading="end_to_end",
-                 threshold=point["threshold"], tp=point["tp"], fp=point["fp"], fn=point["fn"])
+    for reading, curve in (("end_to_end", report["curve"]), ("gold_entities", report["curve_gold_entities"])):
+        for point in curve:
+            for measure in ("precision", "recall"):
+                emit(f"bc5cdr_dev_stated_causes_curve_{measure}", point[measure], measure, reading=reading,
+                     threshold=point["threshold"], tp=point["tp"], fp=point["fp"], fn=point["fn"])
     for reading, share in report["one_sentence"].items():
         emit("bc5cdr_dev_gold_cid_named_in_one_sentence", share, "recall", reading=reading)
     unlinked = report["unlinked_ends"]

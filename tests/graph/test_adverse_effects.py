@@ -100,6 +100,8 @@ def test_eval_adverse_stays_above_the_floors(paths, linker, monkeypatch) -> None
         key: report["end_to_end"][key] for key in ("tp", "fp", "fn")}
     recalls = [curve[at]["recall"] for at in sorted(curve)]
     assert recalls == sorted(recalls, reverse=True) and len(recalls) >= 8
+    gold_curve = {point["threshold"]: point for point in report["curve_gold_entities"]}
+    assert gold_curve[report["threshold"]]["tp"] == report["gold_entities"]["tp"]
     # A pair is stated only from a sentence naming both ends: the stated recall is bounded by the
     # share of gold pairs one sentence names (measured 0.551 linked, 0.762 with gold mentions),
     # which is bounded by the pairs the document names at all.

@@ -13,8 +13,8 @@ pairs some sentence names both ends of (linked, and gold mentions), the most rec
 tier can reach, since a pair is stated only from a sentence naming both; `unlinked_ends`: the
 gold pairs' ends (chemical, disease; counted once per document) the linker names nowhere in the
 text, and how many of the chemicals are supplementary concepts (C ids, not in the MeSH
-descriptors the linker reads); `curve`: end-to-end precision and recall at thresholds around
-`THRESHOLD`.
+descriptors the linker reads); `curve` and `curve_gold_entities`: precision and recall at
+thresholds around `THRESHOLD`, end to end and with the gold mentions.
 The relations scored are the stated tier: pairs one sentence names both of, scoring at least
 `THRESHOLD` (tuned on the training split for precision, `bench/adverse_fit.py`).
 The linker and the adverse-effect priors (`graph/adverse_priors.py`) are built without the training
@@ -116,7 +116,9 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
     sync runs beside this one), how many gold pairs it states as TREATS: harms read as benefits."""
     readings = ("end_to_end", "gold_entities", "all_pairs_end_to_end", "all_pairs_gold_entities")
     counts = {name: Counts() for name in readings}
-    curve = {t: Counts() for t in sorted({*CURVE, threshold})}
+    thresholds = sorted({*CURVE, threshold})
+    curve = {t: Counts() for t in thresholds}
+    curve_gold = {t: Counts() for t in thresholds}
     one_sentence = {"end_to_end": 0, "gold_entities": 0}
     unlinked = {"chemical": 0, "disease": 0, "supplementary_chemical": 0}
     scored = gold_total = as_treatment = 0
@@ -138,9 +140,11 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
         unlinked["disease"] += len({disease for _, disease in gold} - linked_ids)
         scores, named = scored_pairs(document.text, linked, broader, priors)
         one_sentence["end_to_end"] += len(gold & named)
-        one_sentence["gold_entities"] += len(gold & scored_pairs(document.text, annotated, broader, priors)[1])
-        for at, count in curve.items():
-            add_counts(count, gold, {pair for pair, score in scores.items() if score >= at})
+        gold_scores, gold_named = scored_pairs(document.text, annotated, broader, priors)
+        one_sentence["gold_entities"] += len(gold & gold_named)
+        for at in thresholds:
+            add_counts(curve[at], gold, {pair for pair, score in scores.items() if score >= at})
+            add_counts(curve_gold[at], gold, {pair for pair, score in gold_scores.items() if score >= at})
         add_counts(counts["all_pairs_end_to_end"], gold, all_pairs(linked))
         add_counts(counts["all_pairs_gold_entities"], gold, all_pairs(annotated))
     return {
@@ -150,6 +154,7 @@ def evaluate(documents: Iterable[PubtatorDocument], link: Callable[[str], list[M
         "one_sentence": {reading: round(n / gold_total, 4) if gold_total else 0.0 for reading, n in one_sentence.items()},
         "unlinked_ends": unlinked,
         "curve": [{"threshold": at, **count.scores()} for at, count in curve.items()],
+        "curve_gold_entities": [{"threshold": at, **count.scores()} for at, count in curve_gold.items()],
         "harm_as_treatment": {"gold_pairs": gold_total, "stated_as_treatment": as_treatment,
                               "share": round(as_treatment / gold_total, 4) if gold_total else 0.0,
                               "scored": treatments is not None},
