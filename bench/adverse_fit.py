@@ -1,6 +1,7 @@
 """Fit the adverse-effect model (`graph/adverse_effects.py`) on BC5CDR's 500 training abstracts.
 
     PYTHONPATH=src python bench/adverse_fit.py [--training CDR_TrainingSet.PubTator.txt] [--dev CDR_DevelopmentSet.PubTator.txt]
+    (its JSON lines: bench/results/adverse_fit.jsonl)
 
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
