@@ -36,7 +36,7 @@ def main() -> None:
     settings = load_settings()
     bc5cdr = args.data / "bench" / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt"
     report = adverse_eval.evaluate_file(bc5cdr, settings)
-    for reading in ("end_to_end", "gold_entities"):
+    for reading in ("end_to_end", "end_to_end_corpus_ids", "gold_entities"):
         scores = report[reading]
         for measure in ("precision", "recall"):
             emit(f"bc5cdr_dev_stated_causes_{measure}", scores[measure], measure, reading=reading,
