@@ -1,6 +1,7 @@
 """Fit the adverse-effect model (`graph/adverse_effects.py`) on BC5CDR's 500 training abstracts.
 
     PYTHONPATH=src python bench/adverse_fit.py [--training CDR_TrainingSet.PubTator.txt] [--dev CDR_DevelopmentSet.PubTator.txt]
+    (its JSON lines: bench/results/adverse_fit.jsonl)
 
 The training file also holds the development split's 500 abstracts: only the documents not in the
 development file are used. Each half of them is linked by a linker built without that half (and
@@ -10,7 +11,9 @@ document (as a scored document's come from the whole training split). Fits an L2
 pair `pair_candidates` gives (one sentence names both ends, or the lead names one end; label: the
 pair is a gold CID pair), then the second stage on each pair's first-stage log-odds beside its
 text's others (`relative_features`; log-odds from a model fitted on the other half), picks the threshold with the best
-document-level F1 on the training split, and measures each score band's precision there.
+document-level F1 on the training split, the stated tier's threshold (the lowest whose precision
+there reaches `PRECISION_TARGET`), prints the stated tier's precision and recall on the training
+split around it (`train_stated_curve`), and measures each score band's precision there.
 Prints JSON lines (name, value, unit, params) and the constants to paste into the module.
 """
 
@@ -23,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from bio_mcp.config import load_settings
-from bio_mcp.graph.adverse_effects import pair_candidates, relative_features
-from bio_mcp.graph.adverse_eval import broader_of, gold_pairs
+from bio_mcp.graph.adverse_effects import may_be_stated, pair_candidates, relative_features
+from bio_mcp.graph.adverse_eval import CURVE, broader_of, gold_pairs
 from bio_mcp.graph.adverse_priors import adverse_priors_of
-from bio_mcp.graph.linking import load_linker_from, training_path_of
+from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
@@ -72,15 +75,17 @@ def main() -> None:
     position = {document.pmid: index for index, document in enumerate(training)}
     broader = broader_of(load_vocabulary(mesh_path, settings.caches))
     rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
+    stateable: list[bool] = []
     for half in (training[::2], training[1::2]):
         held_out = dev_ids | {document.pmid for document in half}
-        linker = load_linker_from(mesh_path, training_path_of(settings), settings.caches, held_out)
+        linker = load_linker_from(mesh_path, args.training, settings.caches, held_out)
         for document in half:
             gold = gold_pairs(document)
             priors = adverse_priors_of(other for other in training if other.pmid != document.pmid)
             for candidate in pair_candidates(document.text, linker.link(document.text), broader, priors):
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
+                stateable.append(may_be_stated(candidate))
     # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent).
     names = sorted({name for _, _, features, _ in rows for name in features})
     x = np.array([[features.get(name, 0.0) for name in names] for _, _, features, _ in rows])
@@ -130,6 +135,17 @@ def main() -> None:
                               "params": {**params, "threshold": stated, "target": args.precision_target,
                                          "recall": round(float(y[chosen].sum()) / gold_total, 4)}}))
             break
+    # The most recall a stated tier can reach: gold pairs some sentence names both ends of, as linked.
+    print(json.dumps({"name": "train_one_sentence", "value": round(float(y[single].sum()) / gold_total, 4),
+                      "unit": "recall", "params": {**params, "gold_pairs": gold_total}}))
+    # The stated tier as the product states it (no pair only ever denied) around the threshold: the
+    # training split's side of `bio-mcp eval adverse`'s curve on the development split.
+    for at in sorted({*CURVE, stated or threshold}):
+        chosen = np.array(stateable) & (probabilities >= at)
+        precision = float(y[chosen].mean()) if chosen.any() else 0.0
+        print(json.dumps({"name": "train_stated_curve", "value": round(precision, 4), "unit": "precision",
+                          "params": {**params, "threshold": at, "stated": int(chosen.sum()),
+                                     "recall": round(float(y[chosen].sum()) / gold_total, 4)}}))
     bands = []
     upper = 1.01
     for lowest in (*BANDS, stated or threshold):

@@ -1,5 +1,7 @@
 """Precision of the relations the product states, on the development splits, as JSON lines:
-BC5CDR's stated CAUSES end to end (and with gold entities), the share of its gold
+BC5CDR's stated CAUSES end to end (and with gold entities) and end to end at thresholds around
+the chosen one (`_curve_`), how many gold pairs one sentence names both ends of (the most recall
+the stated tier can reach) and how many gold ends the linker names nowhere, the share of its gold
 chemical-induced-disease pairs the plant relations state as TREATS, and PPR's stated Increase and
 Decrease relations with the confusion between the two (and gold harms stated as treatments).
 
@@ -32,11 +34,20 @@ def main() -> None:
     settings = load_settings()
     bc5cdr = args.data / "bench" / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt"
     report = adverse_eval.evaluate_file(bc5cdr, settings)
-    for reading in ("end_to_end", "gold_entities"):
+    for reading in ("end_to_end", "end_to_end_corpus_ids", "gold_entities"):
         scores = report[reading]
         for measure in ("precision", "recall"):
             emit(f"bc5cdr_dev_stated_causes_{measure}", scores[measure], measure, reading=reading,
                  threshold=report["threshold"], tp=scores["tp"], fp=scores["fp"], fn=scores["fn"])
+    for reading, curve in (("end_to_end", report["curve"]), ("gold_entities", report["curve_gold_entities"])):
+        for point in curve:
+            for measure in ("precision", "recall"):
+                emit(f"bc5cdr_dev_stated_causes_curve_{measure}", point[measure], measure, reading=reading,
+                     threshold=point["threshold"], tp=point["tp"], fp=point["fp"], fn=point["fn"])
+    for reading, share in report["one_sentence"].items():
+        emit("bc5cdr_dev_gold_cid_named_in_one_sentence", share, "recall", reading=reading)
+    unlinked = report["unlinked_ends"]
+    emit("bc5cdr_dev_gold_cid_ends_unlinked", unlinked["chemical"] + unlinked["disease"], "ends", **unlinked)
     harm = report["harm_as_treatment"]
     emit("bc5cdr_dev_gold_cid_stated_as_treatment", harm["share"], "share", gold_pairs=harm["gold_pairs"],
          stated_as_treatment=harm["stated_as_treatment"], target="< 0.02")
