@@ -20,10 +20,10 @@ Prints JSON lines (name, value, unit, params) and the constants to paste into th
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.graph.adverse_effects import may_be_stated, pair_candidates, relative_features
@@ -117,9 +117,8 @@ def main() -> None:
         precision = tp / chosen.sum() if chosen.sum() else 0.0
         recall = tp / gold_total
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        print(json.dumps({"name": "train_f1_at_threshold", "value": round(f1, 4), "unit": "f1",
-                          "params": {**params, "threshold": round(float(threshold), 3),
-                                     "precision": round(precision, 4), "recall": round(recall, 4)}}))
+        emit("train_f1_at_threshold", f1, "f1", params, threshold=round(float(threshold), 3),
+             precision=round(precision, 4), recall=round(recall, 4))
         best = max(best, (f1, round(float(threshold), 3)))
     threshold = best[1]
     # The stated tier: pairs one sentence names both of, above the lowest threshold whose precision
@@ -131,21 +130,18 @@ def main() -> None:
         precision = float(y[chosen].mean()) if chosen.any() else 0.0
         if precision >= args.precision_target:
             stated = round(float(candidate), 2)
-            print(json.dumps({"name": "train_stated_precision", "value": round(precision, 4), "unit": "precision",
-                              "params": {**params, "threshold": stated, "target": args.precision_target,
-                                         "recall": round(float(y[chosen].sum()) / gold_total, 4)}}))
+            emit("train_stated_precision", precision, "precision", params, threshold=stated,
+                 target=args.precision_target, recall=round(float(y[chosen].sum()) / gold_total, 4))
             break
     # The most recall a stated tier can reach: gold pairs some sentence names both ends of, as linked.
-    print(json.dumps({"name": "train_one_sentence", "value": round(float(y[single].sum()) / gold_total, 4),
-                      "unit": "recall", "params": {**params, "gold_pairs": gold_total}}))
+    emit("train_one_sentence", float(y[single].sum()) / gold_total, "recall", params, gold_pairs=gold_total)
     # The stated tier as the product states it (no pair only ever denied) around the threshold: the
     # training split's side of `bio-mcp eval adverse`'s curve on the development split.
     for at in sorted({*CURVE, stated or threshold}):
         chosen = np.array(stateable) & (probabilities >= at)
         precision = float(y[chosen].mean()) if chosen.any() else 0.0
-        print(json.dumps({"name": "train_stated_curve", "value": round(precision, 4), "unit": "precision",
-                          "params": {**params, "threshold": at, "stated": int(chosen.sum()),
-                                     "recall": round(float(y[chosen].sum()) / gold_total, 4)}}))
+        emit("train_stated_curve", precision, "precision", params, threshold=at, stated=int(chosen.sum()),
+             recall=round(float(y[chosen].sum()) / gold_total, 4))
     bands = []
     upper = 1.01
     for lowest in (*BANDS, stated or threshold):
@@ -154,11 +150,10 @@ def main() -> None:
         chosen = single & (probabilities >= lowest) & (probabilities < upper)
         precision = float(y[chosen].mean()) if chosen.any() else 0.0
         bands.append((lowest, round(precision, 3)))
-        print(json.dumps({"name": "train_band_precision", "value": round(precision, 4), "unit": "precision",
-                          "params": {**params, "from": lowest, "to": min(upper, 1.0), "pairs": int(chosen.sum())}}))
+        emit("train_band_precision", precision, "precision", params, pairs=int(chosen.sum()),
+             **{"from": lowest, "to": min(upper, 1.0)})
         upper = lowest
-    print(json.dumps({"name": "train_best_f1", "value": round(best[0], 4), "unit": "f1",
-                      "params": {**params, "threshold": threshold}}))
+    emit("train_best_f1", best[0], "f1", params, threshold=threshold)
     print("WEIGHTS = " + repr({"bias": round(float(weights[0]), 4),
                                **{name: round(float(w), 4) for name, w in zip(names, weights[1:])}}))
     print("RELATIVE_WEIGHTS = " + repr({"bias": round(float(relative_weights[0]), 4),
