@@ -18,6 +18,9 @@ dimensions; its rounding (about 1e-3 relative) is far below the differences betw
 Filtered searches use pgvector 0.8's iterative index scans (`strict_order`, so hits come in
 distance order); a scan that still comes back short (more than `hnsw.max_scan_tuples` rows
 filtered out) is answered again exactly, so a filter never returns fewer hits than rows match.
+
+pgvector's types and operators are named with the extension's schema, so a store whose
+`search_path` does not include that schema (a store in its own schema of a shared database) works.
 """
 
 from __future__ import annotations
@@ -64,6 +67,26 @@ def vector_text(vector: np.ndarray | Sequence[float]) -> str:
     return "[" + ",".join(f"{value:.7g}" for value in np.asarray(vector, dtype=np.float32).tolist()) + "]"
 
 
+def _pgvector(connection: Connection) -> str:
+    """The extension's schema as a qualifier ('"public".'), looked up once per connection."""
+    key = "bio_mcp_pgvector_schema"
+    if key not in connection.info:
+        schema = connection.execute(
+            sa.text(
+                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+                "WHERE e.extname = 'vector'"
+            )
+        ).scalar_one()
+        connection.info[key] = '"' + schema.replace('"', '""') + '".'
+    return str(connection.info[key])
+
+
+def _distance(connection: Connection, parameter: str) -> str:
+    """Cosine distance of `embedding` to a bound parameter in pgvector's text form."""
+    schema = _pgvector(connection)
+    return f"embedding OPERATOR({schema}<=>) CAST(:{parameter} AS {schema}halfvec)"
+
+
 def extension_available(connection: Connection) -> bool:
     return bool(
         connection.execute(
@@ -89,6 +112,8 @@ def ensure_table(connection: Connection, dim: int) -> bool:
     if not 1 <= dim <= MAX_DIM:
         raise ValueError(f"pgvector indexes halfvec of 1 to {MAX_DIM} dimensions, not {dim}")
     connection.execute(sa.text("CREATE EXTENSION IF NOT EXISTS vector"))
+    connection.info.pop("bio_mcp_pgvector_schema", None)
+    schema = _pgvector(connection)
     current = table_dimension(connection)
     if current == dim:
         return False
@@ -102,12 +127,12 @@ def ensure_table(connection: Connection, dim: int) -> bool:
             " year integer,"
             " pub_types jsonb NOT NULL,"
             " quality_total integer NOT NULL,"
-            f" embedding halfvec({dim}) NOT NULL)"
+            f" embedding {schema}halfvec({dim}) NOT NULL)"
         )
     )
     connection.execute(
         sa.text(
-            f"CREATE INDEX {INDEX} ON {TABLE} USING hnsw (embedding halfvec_cosine_ops) "
+            f"CREATE INDEX {INDEX} ON {TABLE} USING hnsw (embedding {schema}halfvec_cosine_ops) "
             f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
         )
     )
@@ -125,7 +150,8 @@ def upsert(connection: Connection, vectors: Mapping[str, np.ndarray | Sequence[f
     connection.execute(
         sa.text(
             f"INSERT INTO {TABLE} (uuid, pmid, year, pub_types, quality_total, embedding) "
-            "SELECT c.uuid, c.pmid, c.year, c.pub_types, c.quality_total, CAST(:embedding AS halfvec) "
+            "SELECT c.uuid, c.pmid, c.year, c.pub_types, c.quality_total, "
+            f"CAST(:embedding AS {_pgvector(connection)}halfvec) "
             "FROM chunks c WHERE c.uuid = :uuid "
             "ON CONFLICT (uuid) DO UPDATE SET pmid = excluded.pmid, year = excluded.year, "
             "pub_types = excluded.pub_types, quality_total = excluded.quality_total, embedding = excluded.embedding"
@@ -215,8 +241,8 @@ def search(
     condition, params = _filter_sql(where)
     params |= {"q": vector_text(query), "limit": limit}
     sql = sa.text(
-        f"SELECT uuid, pmid, 1 - (embedding <=> CAST(:q AS halfvec)) AS sim FROM {TABLE}{condition} "
-        "ORDER BY embedding <=> CAST(:q AS halfvec) LIMIT :limit"
+        f"SELECT uuid, pmid, 1 - ({_distance(connection, 'q')}) AS sim FROM {TABLE}{condition} "
+        f"ORDER BY {_distance(connection, 'q')} LIMIT :limit"
     )
     # SET LOCAL: scoped to the caller's transaction, so pooled connections keep their defaults.
     if exact:
@@ -241,7 +267,7 @@ def similarities(connection: Connection, query: np.ndarray, uuids: Sequence[str]
     for batch in in_batches(sorted(set(uuids))):
         rows = connection.execute(
             sa.text(
-                f"SELECT uuid, 1 - (embedding <=> CAST(:q AS halfvec)) AS sim FROM {TABLE} WHERE uuid = ANY(:uuids)"
+                f"SELECT uuid, 1 - ({_distance(connection, 'q')}) AS sim FROM {TABLE} WHERE uuid = ANY(:uuids)"
             ),
             {"q": text, "uuids": list(batch)},
         )
