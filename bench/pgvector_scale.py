@@ -173,8 +173,13 @@ def recall(index: PgVectorIndex, queries: np.ndarray, depth: int, where: VectorF
     return found / (depth * len(queries))
 
 
-def emit_recall(index: PgVectorIndex, queries: np.ndarray, params: Mapping[str, object]) -> None:
-    for where in (None, VectorFilter((2015, 2025), ())):
+def emit_recall(
+    index: PgVectorIndex,
+    queries: np.ndarray,
+    params: Mapping[str, object],
+    filters: Sequence[VectorFilter | None] = (None, VectorFilter((2015, 2025), ())),
+) -> None:
+    for where in filters:
         for depth in (10, 100):
             ef = max(chunk_vectors.EF_SEARCH, chunk_vectors.EF_PER_HIT * depth)
             ef *= chunk_vectors.FILTERED_EF_FACTOR if where is not None else 1
@@ -198,12 +203,14 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore
-url, home, queries = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3])
+url, home, queries, backend = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
 model = HashEmbeddings(384)
 store = MetadataStore.open(url)
-vector = PgVectorIndex(store, model.dim, model.model_id).search(model.embed_query(queries[0]), 20)
+vector = []
+if backend == "pgvector":
+    vector = PgVectorIndex(store, model.dim, model.model_id).search(model.embed_query(queries[0]), 20)
 first_vector = time.perf_counter() - started
-index = CorpusIndex(store, home / "index", model, vector_backend="pgvector")
+index = CorpusIndex(store, home / "index", model, vector_backend=backend)
 index.reconcile()
 index.search(queries[0], 20, True)
 first_hybrid = time.perf_counter() - started
@@ -222,30 +229,54 @@ print(json.dumps({"first_vector_s": first_vector, "first_hybrid_s": first_hybrid
 """
 
 
-def run_replica(url: str, queries: list[str], params: Mapping[str, object]) -> None:
-    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
-        env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-        done = subprocess.run(
-            [sys.executable, "-c", REPLICA, url, home, json.dumps(queries)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    emit("fresh_replica_first_vector_answer", out["first_vector_s"], "s", {**params, "from": "process start"})
-    emit(
-        "fresh_replica_first_hybrid_answer",
-        out["first_hybrid_s"],
-        "s",
-        {**params, "includes": "building the replica's tantivy half from the store"},
+def replica(url: str, home: str, queries: list[str], backend: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", REPLICA, url, home, json.dumps(queries), backend],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    emit("replica_rss", out["rss_mb"], "MB", {**params, "after": f"{3 * len(queries)} hybrid searches"})
-    emit("replica_max_rss", out["max_rss_mb"], "MB", params)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dict[str, float]:
+    """Emits one replica's figures; returns its hybrid P95 by filter."""
+    emit("replica_first_hybrid_answer", out["first_hybrid_s"], "s", {**params, "from": "process start"})
+    emit("replica_rss", out["rss_mb"], "MB", {**params, "after": "the searches below"})
+    p95s = {}
     for name, samples in out["timings"].items():
         case = {**params, "filter": name, "top_k": 20, "queries": len(samples)}
         for q in (50, 95, 99):
             emit(f"hybrid_search_p{q}", percentile_ms(samples, q), "ms", case)
+        p95s[name] = percentile_ms(samples, 95)
+    return p95s
+
+
+def run_replicas(url: str, queries: list[str], params: Mapping[str, object]) -> None:
+    """A pgvector replica on an empty home, the same replica restarted on its home, and the embedded
+    peer (vectors read from the same store into its own matrix) on another empty home."""
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        fresh = replica(url, home, queries, "pgvector")
+        restarted = replica(url, home, queries, "pgvector")
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        peer = replica(url, home, queries, "embedded")
+    emit(
+        "fresh_replica_first_vector_answer", fresh["first_vector_s"], "s", {**params, "from": "process start"}
+    )
+    pg = emit_replica(fresh, {**params, "vectors": "pgvector", "home": "empty: builds its tantivy half"})
+    emit_replica(restarted, {**params, "vectors": "pgvector", "home": "restart on its own home"})
+    embedded = emit_replica(
+        peer, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
+    )
+    for name, value in pg.items():
+        emit(
+            "hybrid_p95_ratio_pgvector_to_embedded",
+            value / embedded[name],
+            "ratio",
+            {**params, "filter": name},
+        )
 
 
 # ---- the two parts --------------------------------------------------------------------------------
@@ -320,7 +351,57 @@ def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
         emit(f"vector_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
     texts = synthetic.texts(queries, 6)
     store.close()
-    run_replica(url, texts, params)
+    run_replicas(url, texts, params)
+
+
+# Any of the query's words (plainto_tsquery ANDs them; BM25 scores documents matching any term).
+FTS_QUERY = "replace(plainto_tsquery('english', :text)::text, ' & ', ' | ')::tsquery"
+
+
+def fts_ranking(store: MetadataStore, text: str, limit: int) -> list[str]:
+    """Documents by their best chunk's ts_rank_cd over a GIN-indexed tsvector (PostgreSQL full text)."""
+    with store.read() as tx:
+        if not tx.connection.execute(sa.text(f"SELECT {FTS_QUERY}::text <> ''"), {"text": text}).scalar():
+            return []
+        rows = tx.connection.execute(
+            sa.text(
+                f"SELECT pmid, max(ts_rank_cd(tsv, q)) AS score FROM chunks, {FTS_QUERY} q "
+                "WHERE tsv @@ q GROUP BY pmid ORDER BY score DESC, pmid LIMIT :limit"
+            ),
+            {"text": text, "limit": limit},
+        )
+        return [row.pmid for row in rows]
+
+
+def lexical(store: MetadataStore, dataset: object, embedded: object, params: Mapping[str, object]) -> None:
+    """PostgreSQL full text (GIN over tsvector, ts_rank_cd) against the tantivy BM25 half, lexical alone."""
+    from scifact_corpus import evaluate_index
+
+    from bio_mcp.features.corpus.eval_beir import query_metrics
+
+    started = time.perf_counter()
+    with store.transaction() as tx:
+        tx.connection.execute(
+            sa.text(
+                "ALTER TABLE chunks ADD COLUMN tsv tsvector "
+                "GENERATED ALWAYS AS (to_tsvector('english', text)) STORED"
+            )
+        )
+        tx.connection.execute(sa.text("CREATE INDEX chunks_tsv ON chunks USING gin (tsv)"))
+    emit("fts_build", time.perf_counter() - started, "s", params)
+    emit("fts_gin_index", relation_mb(store, "chunks_tsv", total=False), "MB", params)
+    samples, per_query = [], []
+    for qid, text in dataset.queries.items():
+        t = time.perf_counter()
+        top100 = fts_ranking(store, text, 100)
+        samples.append(time.perf_counter() - t)
+        per_query.append(query_metrics(top100[:10], top100, dataset.qrels[qid]))
+    ndcg = sum(q["ndcg@10"] for q in per_query) / len(per_query)
+    emit("scifact_lexical_ndcg_at_10", ndcg, "ndcg", {**params, "lexical": "postgres_fts_ts_rank_cd"})
+    bm25 = evaluate_index(embedded, dataset, mode="bm25")["ndcg@10"]
+    emit("scifact_lexical_ndcg_at_10", bm25, "ndcg", {**params, "lexical": "tantivy_bm25"})
+    for q in (50, 95):
+        emit(f"fts_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
 
 
 def scifact(admin_url: str, scratch: Path, data: Path) -> None:
@@ -357,11 +438,8 @@ def scifact(admin_url: str, scratch: Path, data: Path) -> None:
         "ndcg",
         {**params, "tolerance": 0.005},
     )
-    emit_recall(
-        shared_vectors,
-        cache.embed(list(dataset.queries.values()), "queries")[:200],
-        {**params, "data": "scifact", "note": "no years in SciFact: filtered recall is over no rows"},
-    )
+    emit_recall(shared_vectors, cache.embed(list(dataset.queries.values()), "queries")[:200], params, (None,))
+    lexical(store, dataset, embedded, params)
     store.close()
 
 

@@ -8,6 +8,7 @@ port. As root it cannot run PostgreSQL itself: it creates a system user `embedde
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ def embedded_pgvector_server() -> Iterator[str]:
         )
     finally:
         server.cleanup()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def fresh_database(admin_url: str) -> str:
