@@ -10,15 +10,19 @@ Scale (``params.data = "synthetic"``): chunks of ~150 Zipf pseudo-words with emb
 chunk rows; then, through the product's own write (`ChunkRepository.set_embeddings`: chunk row
 and pgvector row in one transaction), the first `--incremental` vectors into the HNSW-indexed
 table (insert throughput), the rest with the graph dropped, then the graph built over all of them
-(HNSW build time). A fresh replica process on an empty BIO_MCP_HOME then opens the corpus
-(`CorpusIndex`, pgvector backend): its time to a first vector answer, its time to a first hybrid
-answer (which includes building its tantivy half from the store), hybrid P50/P95/P99 with and
-without filters, and its resident memory. Recall@10 and @100 of the graph against exact search
-(the same table with index scans off) at the ef_search the product uses.
+(HNSW build time). Recall@10 and @100 of the graph against exact search (the same table with
+index scans off) at the ef_search the product uses. Then replica processes open the corpus
+(`CorpusIndex`): pgvector on an empty BIO_MCP_HOME (time to a first vector answer; to a first
+hybrid answer, which includes building its tantivy half from the store), the same restarted on its
+home, and the embedded peer on another empty home (it reads the vectors from the same store into
+its own matrix): hybrid P50/P95/P99 with and without filters, resident memory, index folder size,
+and the pgvector / embedded P95 ratio.
 
 Quality (``--scifact``): SciFact train's chunks and onnx vectors (cached in the scratch folder,
 as `scifact_eval.py` does) written to the store the same way; hybrid nDCG@10 of `HybridIndex`
-with the pgvector half against the embedded default over the same chunks, and the graph's recall.
+with the pgvector half against the embedded default over the same chunks, and the graph's recall;
+then the lexical half alone: PostgreSQL full text (a GIN index over a stored tsvector, ts_rank_cd)
+against tantivy BM25, nDCG@10 and latency.
 """
 
 from __future__ import annotations
@@ -223,7 +227,8 @@ for name, (years, types) in cases.items():
         index.search(text, 20, True, year_range=years, pub_types=types)
         samples.append(time.perf_counter() - t)
     timings[name] = samples
-print(json.dumps({"first_vector_s": first_vector, "first_hybrid_s": first_hybrid, "vector_hits": len(vector),
+index_bytes = sum(p.stat().st_size for p in (home / "index").rglob("*") if p.is_file())
+print(json.dumps({"index_mb": index_bytes / 2**20, "first_vector_s": first_vector, "first_hybrid_s": first_hybrid, "vector_hits": len(vector),
                   "rss_mb": psutil.Process().memory_info().rss / 2**20,
                   "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "timings": timings}))
 """
@@ -245,6 +250,7 @@ def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dic
     """Emits one replica's figures; returns its hybrid P95 by filter."""
     emit("replica_first_hybrid_answer", out["first_hybrid_s"], "s", {**params, "from": "process start"})
     emit("replica_rss", out["rss_mb"], "MB", {**params, "after": "the searches below"})
+    emit("replica_index_folder", out["index_mb"], "MB", params)
     p95s = {}
     for name, samples in out["timings"].items():
         case = {**params, "filter": name, "top_k": 20, "queries": len(samples)}
@@ -341,7 +347,17 @@ def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
         {**params, "includes": "float32 blobs, text"},
     )
     index = PgVectorIndex(store, MODEL.dim, MODEL.model_id)
-    emit_recall(index, synthetic.vectors(100), params)
+    recall_queries = synthetic.vectors(100)
+    emit_recall(index, recall_queries, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN})
+    default_scan = chunk_vectors.ITERATIVE_SCAN
+    chunk_vectors.ITERATIVE_SCAN = "relaxed_order"
+    emit_recall(
+        index,
+        recall_queries,
+        {**params, "iterative_scan": "relaxed_order"},
+        (VectorFilter((2015, 2025), ()),),
+    )
+    chunk_vectors.ITERATIVE_SCAN = default_scan
     samples = []
     for q in synthetic.vectors(queries):
         t = time.perf_counter()
@@ -365,8 +381,9 @@ def fts_ranking(store: MetadataStore, text: str, limit: int) -> list[str]:
             return []
         rows = tx.connection.execute(
             sa.text(
-                f"SELECT pmid, max(ts_rank_cd(tsv, q)) AS score FROM chunks, {FTS_QUERY} q "
-                "WHERE tsv @@ q GROUP BY pmid ORDER BY score DESC, pmid LIMIT :limit"
+                f"WITH query AS (SELECT {FTS_QUERY} AS q) "
+                "SELECT pmid, max(ts_rank_cd(tsv, query.q)) AS score FROM chunks, query "
+                "WHERE tsv @@ query.q GROUP BY pmid ORDER BY score DESC, pmid LIMIT :limit"
             ),
             {"text": text, "limit": limit},
         )

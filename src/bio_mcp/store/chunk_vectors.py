@@ -50,6 +50,8 @@ EF_PER_HIT = 2
 # (`search.ann`). On the real records with hash vectors, a two-publication-type filter at depth 100
 # found 87 of the exact 100 at ef_search 100 and all 100 at 400.
 FILTERED_EF_FACTOR = 4
+# pgvector 0.8's iterative index scan; hits are re-sorted here either way.
+ITERATIVE_SCAN = "strict_order"
 # halfvec's limit for an HNSW index.
 MAX_DIM = 4000
 
@@ -251,7 +253,7 @@ def search(
         ef = max(ef_search, EF_PER_HIT * limit) * (FILTERED_EF_FACTOR if condition else 1)
         # 1,000 is pgvector's ceiling for ef_search.
         connection.execute(sa.text(f"SET LOCAL hnsw.ef_search = {min(1000, int(ef))}"))
-        connection.execute(sa.text("SET LOCAL hnsw.iterative_scan = strict_order"))
+        connection.execute(sa.text(f"SET LOCAL hnsw.iterative_scan = {ITERATIVE_SCAN}"))
     rows = [(row.uuid, row.pmid, float(row.sim)) for row in connection.execute(sql, params)]
     if not exact and len(rows) < limit:
         return search(connection, query, limit, where, exact=True)
