@@ -154,7 +154,7 @@ async def test_a_second_process_on_an_empty_home_finds_what_the_first_wrote(
     assert not list(empty.rglob("vectors.npy")) and list(empty.rglob("bm25.json"))
 
 
-async def test_filtered_searches_never_come_back_short(make_service, pgvector_url) -> None:
+async def test_filtered_searches_never_come_back_short(make_service, pgvector_url, monkeypatch) -> None:
     service = make_service(pgvector_url)
     await synced(service)
     store = service.store
@@ -173,6 +173,8 @@ async def test_filtered_searches_never_come_back_short(make_service, pgvector_ur
     filters = [VectorFilter((year, year), ()) for year in sorted(y for y in years if y)][:4]
     filters += [VectorFilter(None, (name,)) for name in types[:4]]
     filters.append(VectorFilter((None, 1900), ()))
+    # Broad filters walk the graph (selective ones are answered exactly from the kept rows at once).
+    filters += [VectorFilter((None, None), ()), VectorFilter(None, (types[-1],))]
     query = service.index.embeddings.embed_query("patients treated in a randomised trial")
     for where in filters:
         exact = index.search(query, 50, where, exact=True)
@@ -183,11 +185,19 @@ async def test_filtered_searches_never_come_back_short(make_service, pgvector_ur
             ).scalar()
         assert len(exact) == min(50, matching), where
         # A walk that gives up after one tuple comes back short: the search answers exactly instead.
+        # Every filter walks the graph here, however few rows it keeps, from a candidate list of
+        # just the hits asked for (at the product's width this small corpus fits in one list).
+        monkeypatch.setattr(chunk_vectors, "EXACT_BELOW_FRACTION", 0.0)
+        monkeypatch.setattr(chunk_vectors, "EF_PER_HIT", 1)
+        monkeypatch.setattr(chunk_vectors, "FILTERED_EF_FACTOR", 1)
         for max_scan in (1, 20_000):
             with store.read() as tx:
                 tx.connection.execute(sa.text(f"SET LOCAL hnsw.max_scan_tuples = {max_scan}"))
-                walked = chunk_vectors.search(tx.connection, query, 50, where)
-            assert [uuid for uuid, _, _ in walked] == [hit.uuid for hit in exact], (where, max_scan)
+                walked = chunk_vectors.search(tx.connection, query, 50, where, ef_search=1)
+            # So narrow a walk is approximate, but never short.
+            assert len(walked) == len(exact), (where, max_scan)
+        monkeypatch.undo()
+        assert [hit.uuid for hit in index.search(query, 50, where)] == [hit.uuid for hit in exact], where
 
 
 def orphans(store: MetadataStore) -> tuple[int, int]:

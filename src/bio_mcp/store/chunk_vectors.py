@@ -25,6 +25,7 @@ pgvector's types and operators are named with the extension's schema, so a store
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,11 @@ EF_PER_HIT = 2
 # (`search.ann`). On the real records with hash vectors, a two-publication-type filter at depth 100
 # found 87 of the exact 100 at ef_search 100 and all 100 at 400.
 FILTERED_EF_FACTOR = 4
+# A filter the planner expects to keep less than this share of the rows is answered exactly from
+# the kept rows (bitmap scans of the year and publication-type indexes) instead of walking the graph
+# past all the others, as `search.vectors` does. At 100,000 synthetic chunks a filter keeping about
+# 2% took the walk to a hybrid P95 of 189 ms against the embedded index's 33 ms.
+EXACT_BELOW_FRACTION = 0.15
 # pgvector 0.8's iterative index scan; hits are re-sorted here either way.
 ITERATIVE_SCAN = "strict_order"
 # halfvec's limit for an HNSW index.
@@ -118,6 +124,7 @@ def ensure_table(connection: Connection, dim: int) -> bool:
     schema = _pgvector(connection)
     current = table_dimension(connection)
     if current == dim:
+        _filter_indexes(connection)
         return False
     if current is not None:
         connection.execute(sa.text(f"DROP TABLE {TABLE}"))
@@ -138,7 +145,16 @@ def ensure_table(connection: Connection, dim: int) -> bool:
             f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
         )
     )
+    _filter_indexes(connection)
     return True
+
+
+def _filter_indexes(connection: Connection) -> None:
+    """For the exact path of selective filters: bitmap scans of the kept rows, not the whole table."""
+    connection.execute(sa.text(f"CREATE INDEX IF NOT EXISTS {TABLE}_year ON {TABLE} (year)"))
+    connection.execute(
+        sa.text(f"CREATE INDEX IF NOT EXISTS {TABLE}_pub_types ON {TABLE} USING gin (pub_types)")
+    )
 
 
 # ---- writes (inside the chunk transaction) ------------------------------------------------------
@@ -221,7 +237,8 @@ def _filter_sql(where: VectorFilter | None) -> tuple[str, dict[str, Any]]:
             clauses.append("year <= :high")
             params["high"] = high
     if where is not None and where.pub_types:
-        clauses.append("jsonb_exists_any(pub_types, CAST(:pub_types AS text[]))")
+        # The operator, not jsonb_exists_any(): only the operator can use the GIN index.
+        clauses.append("pub_types ?| CAST(:pub_types AS text[])")
         params["pub_types"] = list(where.pub_types)
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
@@ -246,6 +263,8 @@ def search(
         f"SELECT uuid, pmid, 1 - ({_distance(connection, 'q')}) AS sim FROM {TABLE}{condition} "
         f"ORDER BY {_distance(connection, 'q')} LIMIT :limit"
     )
+    if not exact and condition and _kept_fraction(connection, condition, params) < EXACT_BELOW_FRACTION:
+        exact = True
     # SET LOCAL: scoped to the caller's transaction, so pooled connections keep their defaults.
     if exact:
         connection.execute(sa.text("SET LOCAL enable_indexscan = off"))
@@ -261,6 +280,20 @@ def search(
         connection.execute(sa.text("RESET enable_indexscan"))
     rows.sort(key=lambda row: (-row[2], row[0]))
     return rows
+
+
+def _kept_fraction(connection: Connection, condition: str, params: dict[str, Any]) -> float:
+    """The planner's estimate of the share of rows a filter keeps (statistics from ANALYZE)."""
+    total = connection.execute(
+        sa.text("SELECT reltuples FROM pg_class WHERE oid = to_regclass(:table)"), {"table": TABLE}
+    ).scalar()
+    if not total or total < 1:
+        return 1.0
+    plan = connection.execute(
+        sa.text(f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {TABLE}{condition}"), params
+    ).scalar_one()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return float(plan[0]["Plan"]["Plan Rows"]) / float(total)
 
 
 def similarities(connection: Connection, query: np.ndarray, uuids: Sequence[str]) -> dict[str, float]:
