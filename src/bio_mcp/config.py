@@ -155,6 +155,11 @@ class Settings(BaseSettings):
     # Embedded chunks from which vector search walks an HNSW graph instead of scanning exactly
     # (None: the index's default, a million, where exact search nears its latency budget).
     ann_threshold: int | None = Field(default=None, ge=1, validation_alias="BIO_MCP_ANN_THRESHOLD")
+    # Where chunk vectors live: "auto" keeps them in PostgreSQL (pgvector, shared by every replica)
+    # when DATABASE_URL is a PostgreSQL server with the extension, else in BIO_MCP_HOME as "embedded".
+    vector_backend: Literal["auto", "embedded", "pgvector"] = Field(
+        default="auto", validation_alias="BIO_MCP_VECTOR_BACKEND"
+    )
 
     # Several processes on one corpus: how often each polls the store's change log (0: never), and
     # how much of the log is kept (rows beyond the newest `keep` and older than `min age` are pruned;

@@ -153,6 +153,19 @@ class BM25Index:
         """Every committed entry's document key (reads every stored document, as `uuids` does)."""
         return set(self._stored("pmid"))
 
+    def pmids_of(self, uuids: Iterable[str]) -> dict[str, str]:
+        """The document key of each of these committed entries (absent ones are skipped)."""
+        wanted = list(dict.fromkeys(uuids))
+        if not wanted:
+            return {}
+        searcher = self._index.searcher()
+        query = tantivy.Query.term_set_query(self._schema, "uuid", wanted)
+        found: dict[str, str] = {}
+        for _, address in searcher.search(query, limit=len(wanted), count=False).hits:
+            stored = searcher.doc(address)
+            found[stored["uuid"][0]] = stored["pmid"][0]
+        return found
+
     def _stored(self, field: str) -> list[str]:
         searcher = self._index.searcher()
         total = searcher.num_docs

@@ -57,6 +57,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.embeddings.base import Embeddings
 from bio_mcp.search.fusion import DEFAULT_FUSION, Candidate, FusionConfig, fuse, merge_candidates, rerank
+from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.search.vectors import VectorHit, VectorIndex, VectorRow
 from bio_mcp.store.document_keys import is_document_key, is_pubmed_key
 
@@ -78,7 +79,7 @@ _Half = TypeVar("_Half", BM25Index, VectorIndex)
 
 def complete_candidates(
     bm25: BM25Index,
-    vectors: VectorIndex,
+    vectors: VectorIndex | PgVectorIndex,
     query: str,
     query_vector: np.ndarray | None,
     candidates: Sequence[Candidate],
@@ -142,7 +143,9 @@ class HybridIndex:
     """Lives in `folder` (``bm25/``, ``documents/``, ``vectors/``, ``journal.log``), or in memory when None.
 
     `ann_threshold`: vectors from which the vector half searches an HNSW graph (None: the
-    default of `search.vectors`)."""
+    default of `search.vectors`). `shared_vectors`: the vector half is the store's pgvector table
+    (`search.pg_vectors`), shared by every process, instead of a matrix in ``vectors/``; the BM25
+    half then also says which chunks this index holds."""
 
     def __init__(
         self,
@@ -150,6 +153,7 @@ class HybridIndex:
         folder: Path | None = None,
         fusion: FusionConfig = DEFAULT_FUSION,
         ann_threshold: int | None = None,
+        shared_vectors: PgVectorIndex | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.fusion = fusion
@@ -157,17 +161,23 @@ class HybridIndex:
         self.lock = threading.RLock()
         self.recovered_uuids: list[str] = []
         self.discarded = False
+        self._vectors: VectorIndex | PgVectorIndex
         if self.folder is None:
             self._bm25 = BM25Index(stored_text=True)
             self._documents = BM25Index()
-            self._vectors = VectorIndex(embeddings.dim, embeddings.model_id, ann_threshold=ann_threshold)
+            self._vectors = shared_vectors or VectorIndex(
+                embeddings.dim, embeddings.model_id, ann_threshold=ann_threshold
+            )
             self._journal: Path | None = None
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         self._bm25 = self._open_half("bm25", lambda path: BM25Index(path, stored_text=True))
-        self._vectors = self._open_half(
-            "vectors", lambda path: VectorIndex.open(path, embeddings.dim, embeddings.model_id, ann_threshold)
-        )
+        if shared_vectors is not None:
+            self._vectors = shared_vectors
+        else:
+            self._vectors = self._open_half(
+                "vectors", lambda path: VectorIndex.open(path, embeddings.dim, embeddings.model_id, ann_threshold)
+            )
         # Derived from the chunk half alone, so a document half that cannot be read is rederived
         # here instead of asking the caller to rebuild.
         rederive = False
@@ -204,6 +214,11 @@ class HybridIndex:
     @property
     def replaced_model_id(self) -> str | None:
         return self._vectors.replaced_model_id
+
+    @property
+    def shares_vectors(self) -> bool:
+        """Whether the vectors are the store's (pgvector), not a copy of this index's own."""
+        return isinstance(self._vectors, PgVectorIndex)
 
     # ---- durability --------------------------------------------------------------------------
 
@@ -273,8 +288,7 @@ class HybridIndex:
         with self.lock:
             # The documents written to, and those the deleted or replaced chunks were in before.
             documents = {c.pmid for c in items}
-            before = map(self._vectors.info, [*gone, *(c.uuid for c in items)])
-            documents.update(info.pmid for info in before if info is not None)
+            documents.update(self._pmids_of([*gone, *(c.uuid for c in items)]))
             self._log([*gone, *(c.uuid for c in items), *(_DOCUMENT_MARK + key for key in sorted(documents))])
             self._vectors.delete(gone)
             try:
@@ -286,6 +300,13 @@ class HybridIndex:
             self._bm25.commit()
             self._derive_documents(documents)
             self._documents.commit()
+
+    def _pmids_of(self, uuids: Sequence[str]) -> set[str]:
+        """The documents these indexed chunks belong to (chunks not in the index are skipped)."""
+        if isinstance(self._vectors, PgVectorIndex):
+            return set(self._bm25.pmids_of(uuids).values())
+        infos = map(self._vectors.info, uuids)
+        return {info.pmid for info in infos if info is not None}
 
     def _derive_documents(self, keys: Iterable[str]) -> None:
         """Stage each document's whole-document entry as the join of its committed chunks' texts
@@ -314,7 +335,7 @@ class HybridIndex:
         """Removes these chunks; returns how many were indexed."""
         items = list(dict.fromkeys(uuids))
         with self.lock:
-            present = sum(1 for uuid in items if uuid in self._vectors)
+            present = sum(1 for uuid in items if uuid in self)
             self.upsert((), delete=items)
             return present
 
@@ -349,6 +370,8 @@ class HybridIndex:
 
     @property
     def count(self) -> int:
+        if isinstance(self._vectors, PgVectorIndex):
+            return self._bm25.count
         return len(self._vectors)
 
     @property
@@ -356,11 +379,15 @@ class HybridIndex:
         return self._vectors.vector_count
 
     def __contains__(self, uuid: object) -> bool:
+        if isinstance(self._vectors, PgVectorIndex):
+            return isinstance(uuid, str) and bool(self._bm25.pmids_of([uuid]))
         return uuid in self._vectors
 
     def uuids(self) -> list[str]:
         """Every indexed chunk UUID, sorted: for reconciliation with the SQL store."""
         with self.lock:
+            if isinstance(self._vectors, PgVectorIndex):
+                return self._bm25.uuids()
             return self._vectors.uuids()
 
     def bm25_uuids(self) -> list[str]:
@@ -371,6 +398,8 @@ class HybridIndex:
     def pending_uuids(self) -> list[str]:
         """Chunks indexed without a vector yet."""
         with self.lock:
+            if isinstance(self._vectors, PgVectorIndex):
+                return sorted(set(self._bm25.uuids()) - self._vectors.embedded_uuids())
             return self._vectors.pending_uuids()
 
     def search(
@@ -388,7 +417,7 @@ class HybridIndex:
         if not self._bm25.analyze(query):
             return []
         depth = self.fusion.candidate_depth(top_k)
-        use_vectors = mode != "bm25" and self._vectors.vector_count > 0
+        use_vectors = mode != "bm25" and self._vectors.has_vectors
         # Embedded outside the lock: a remote provider may take a while, writers need not wait.
         query_vector = self.embeddings.embed_query(query) if use_vectors else None
         with self.lock:
@@ -396,7 +425,7 @@ class HybridIndex:
             vector_hits: list[VectorHit] = []
             if query_vector is not None:
                 mask = self._vectors.mask(year_range, pub_types)
-                vector_hits = self._vectors.search(query_vector, depth, mask)
+                vector_hits = self._vectors.search(query_vector, depth, mask)  # type: ignore[arg-type]
             candidates = merge_candidates(
                 [(h.uuid, h.pmid, h.score) for h in bm25_hits],
                 [(h.uuid, h.pmid, h.sim) for h in vector_hits],
@@ -409,9 +438,6 @@ class HybridIndex:
                 self._documents.scores(query, {c.pmid for c in candidates}) if mode != "vector" else None
             )
             docs = fuse(candidates, self.fusion, document_bm25)
-            quality = {}
-            for doc in docs:
-                info = self._vectors.info(doc.uuid)
-                quality[doc.uuid] = info.quality if info is not None else None
+            quality = self._vectors.qualities([doc.uuid for doc in docs])
         ranked = rerank(docs, quality, quality_bias, self.fusion.quality_weight)[:top_k]
         return [Hit(d.pmid, d.uuid, d.sim, d.bm25, d.quality, d.score) for d in ranked]

@@ -377,6 +377,10 @@ class VectorIndex:
         return int(self._has_vector[: self._size].sum())
 
     @property
+    def has_vectors(self) -> bool:
+        return bool(self._has_vector[: self._size].any())
+
+    @property
     def uses_ann(self) -> bool:
         """Whether searches go through the HNSW graph (masks keeping few rows still scan)."""
         return self._ann is not None
@@ -400,6 +404,16 @@ class VectorIndex:
             quality=None if quality == NO_QUALITY else quality,
             has_vector=bool(self._has_vector[row]),
         )
+
+    def qualities(self, uuids: Sequence[str]) -> dict[str, int | None]:
+        """The quality total of each of these rows (None when unknown); rows not held are absent."""
+        found: dict[str, int | None] = {}
+        for uuid in uuids:
+            row = self._rows.get(uuid)
+            if row is not None:
+                quality = int(self._quality[row])
+                found[uuid] = None if quality == NO_QUALITY else quality
+        return found
 
     def similarities(self, query: np.ndarray, uuids: Sequence[str]) -> dict[str, float]:
         """Cosine of the query with each of these chunks that has a vector."""

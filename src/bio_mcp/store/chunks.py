@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy.engine import Connection, Row
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.store import chunk_vectors
 from bio_mcp.store.changelog import ChangeLogRepository
 from bio_mcp.store.database import in_batches
 from bio_mcp.store.documents import lock_document_rows
@@ -198,10 +199,12 @@ def _validate_sets(sets: Sequence[ChunkSet]) -> None:
 
 
 class ChunkRepository:
-    """Chunks, bound to one transaction."""
+    """Chunks, bound to one transaction. With `vector_table` (a PostgreSQL store with pgvector,
+    `store.chunk_vectors`) every change to a chunk's vector is mirrored there in the same transaction."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, vector_table: bool = False) -> None:
         self._connection = connection
+        self._vector_table = vector_table
 
     def replace(self, pmid: str, version: int, records: Sequence[ChunkRecord]) -> ReplaceResult:
         return self.replace_many([ChunkSet(pmid=pmid, version=version, chunks=records)])
@@ -287,6 +290,10 @@ class ChunkRepository:
             self._connection.execute(sa.delete(chunks).where(chunks.c.uuid.in_(batch)))
         if updates:
             self._connection.execute(self._update_statement(), updates)
+            if self._vector_table:
+                # Deleted chunks took their vectors with them (foreign key); updated ones may have
+                # lost theirs (a new text) or changed the attributes a filtered search reads.
+                chunk_vectors.refresh(self._connection, [row["b_uuid"] for row in updates])
         if inserts:
             self._connection.execute(sa.insert(chunks), inserts)
         change_id = ChangeLogRepository(self._connection).append(
@@ -429,6 +436,8 @@ class ChunkRepository:
                 )
             )
             self._connection.execute(statement, rows)
+            if self._vector_table:
+                chunk_vectors.upsert(self._connection, {uuid: vectors[uuid] for uuid in present})
         change_id = ChangeLogRepository(self._connection).append("vectors", present)
         return EmbeddingWriteResult(written=len(rows), missing=missing, change_id=change_id)
 
@@ -499,6 +508,8 @@ class ChunkRepository:
             .where(stale)
             .values(embedding=None, embed_model=None, vector_indexed=False, updated_at=utc_now())
         )
+        if result.rowcount and self._vector_table:
+            chunk_vectors.delete_unembedded(self._connection)
         if result.rowcount:
             # Every vector went: other processes' indexes rebuild rather than read each chunk again.
             ChangeLogRepository(self._connection).append("rebuild")

