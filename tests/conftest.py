@@ -30,6 +30,7 @@ SLOW_MODULES = frozenset({
     "tests/cli/test_installed_wheel.py",
     "tests/corpus/test_corpus_load.py",
     "tests/corpus/test_corpus_multiprocess.py",
+    "tests/corpus/test_corpus_pgvector.py",
     "tests/corpus/test_corpus_recovery.py",
     "tests/evidence/test_herb_duke.py",
     "tests/graph/test_related_refresh.py",

@@ -28,7 +28,7 @@ from bio_mcp.store.chunk_vectors import VectorFilter
 from tests.corpus.conftest import TERM, corpus_settings
 from tests.corpus.test_corpus_multiprocess import process_env
 from tests.corpus.test_corpus_recovery import SYNC_SCRIPT
-from tests.pgvector_server import embedded_pgvector_server, fresh_database
+from tests.support.pgvector_server import embedded_pgvector_server, fresh_database
 
 pytestmark = pytest.mark.anyio
 
