@@ -61,10 +61,6 @@ VECTOR_BATCH = 1_000
 MODEL = HashEmbeddings(384)
 
 
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
-
-
 def percentile_ms(samples: Sequence[float], q: float) -> float:
     return float(np.percentile(np.array(samples) * 1000, q))
 
@@ -207,6 +203,7 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore
+from figures import emit
 url, home, queries, backend = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
 model = HashEmbeddings(384)
 store = MetadataStore.open(url)
