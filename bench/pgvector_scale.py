@@ -45,6 +45,7 @@ import sqlalchemy as sa
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from figures import emit
 from search_latency import Synthetic
 
 from bio_mcp.search.embeddings import HashEmbeddings
@@ -203,7 +204,6 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore
-from figures import emit
 url, home, queries, backend = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
 model = HashEmbeddings(384)
 store = MetadataStore.open(url)
