@@ -52,6 +52,15 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.data_files import is_json, member, read_json
+from bio_mcp.graph import (
+    abbreviations,
+    duke_constituents,
+    linking,
+    plant_names,
+    ppr_corpus,
+    relation_kinds,
+    sentences,
+)
 from bio_mcp.graph.abbreviations import Abbreviation, find_abbreviations
 from bio_mcp.graph.duke_constituents import CONSTITUENTS, farmacy_dir_of, load_duke_constituents
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS, StatedRelation
@@ -734,10 +743,9 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
 
 
 def _code_digest() -> str:
-    here = Path(__file__)
-    sources = [here, *(here.with_name(name) for name in
-                       ("plant_names.py", "sentences.py", "ppr.py", "abbreviations.py", "linking.py",
-                        "relation_kinds.py", "duke_constituents.py"))]
+    # By module, not by file name: a renamed module must not break (or silently leave) the digest.
+    modules = (plant_names, sentences, ppr_corpus, abbreviations, linking, relation_kinds, duke_constituents)
+    sources = [Path(__file__), *(Path(module.__file__) for module in modules)]
     return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))
 
 
