@@ -4,7 +4,10 @@
 `kg://herb/{id}` carries, additively, `safety` (how many interaction or contraindication findings
 `tool.find_contraindications` has for the herb, or, with none, the silence sentence: "No
 interaction or contraindication evidence was found in the N documents searched; this is not
-evidence of safety.") and `coverage` (what was searched)."""
+evidence of safety.") and `coverage` (what was searched). With no indication it carries
+`indications_note`, which says so and names the traditional uses apart: no curated source of
+indications ships with the package (the Thai herb table holds names only; Dr. Duke's ethnobotany
+records uses, not evidence), so without synced literature none is stated."""
 
 from __future__ import annotations
 
@@ -21,8 +24,8 @@ from bio_mcp.features.evidence.contraindications import (
     FindContraindicationsResponse,
     find_contraindications,
 )
-from bio_mcp.features.evidence.coverage import searched_text, silence
-from bio_mcp.features.evidence.herbs import herb_record
+from bio_mcp.features.evidence.coverage import Coverage, searched_text, silence
+from bio_mcp.features.evidence.herbs import HerbRecord, herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
 from bio_mcp.graph.duke_farmacy import TraditionalUse, duke_farmacy_dir_of, ethnobotany, traditional_uses
 from bio_mcp.graph.herb_catalog import duke_activities, duke_dir_of
@@ -75,6 +78,8 @@ class HerbKnowledge:
                 body["safety"] = (f"{len(safety.results)} interaction or contraindication finding(s): "
                                   "tool.find_contraindications states each with its evidence."
                                   if safety.results else f"{silence(safety.coverage)} {searched_text(safety.coverage)}")
+            if not record.indications:
+                body["indications_note"] = _no_indication(record, safety.coverage)
             return body
 
         return json.dumps(await self._read(read), ensure_ascii=False, sort_keys=True)
@@ -85,3 +90,21 @@ class HerbKnowledge:
 
     async def find_contraindications(self, request: FindContraindicationsRequest) -> FindContraindicationsResponse:
         return await self._read(lambda connection: find_contraindications(connection, request, self.vocabulary))
+
+
+# How many traditional uses the note names; the record lists them all.
+_USES_NAMED = 8
+
+
+def _no_indication(record: HerbRecord, coverage: Coverage | None) -> str:
+    searched = f" ({coverage.documents_searched} documents searched)" if coverage is not None else ""
+    head = f"No indication is stated in the synced literature{searched}."
+    # Uses that name a coded disease first: they say the most to a reader.
+    ordered = sorted(record.traditional_uses, key=lambda use: not use.icdCode)
+    uses = list(dict.fromkeys(f"{use.description or use.use}" + (f" ({use.icdCode})" if use.icdCode else "")
+                              for use in ordered))
+    if not uses:
+        return head
+    more = f" and {len(uses) - _USES_NAMED} more" if len(uses) > _USES_NAMED else ""
+    return (f"{head} Traditional uses (Dr. Duke's ethnobotany, not evidence that the herb works): "
+            f"{', '.join(uses[:_USES_NAMED])}{more}.")
