@@ -380,9 +380,10 @@ def search_kb(
         with clock.stage("coverage"):
             terms = coverage_terms(context, text, translation)
             texts = {key: _candidate_text(by_key[key]) for key, _ in chosen}
-            # The score a result reports is scaled by the share of the query's terms it names, and the
-            # results are ordered by it (seed 000: best first by score).
-            chosen = sorted(
+            # The fused score a result reports is scaled by the share of the query's terms it names,
+            # and the results are ordered by it (seed 000: best first by score). A reranker's score is
+            # the cross-encoder's own reading of the pair, not normalised per query: left as it is.
+            chosen = chosen if reranker is not None else sorted(
                 ((key, covered_score(score, term_coverage(terms, texts[key], context.linker))) for key, score in chosen),
                 key=lambda item: (-item[1], item[0]),
             )
