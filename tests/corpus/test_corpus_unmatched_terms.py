@@ -183,3 +183,26 @@ async def test_the_results_validate_against_the_output_schemas_through_mcp(synce
         body, _ = await _call(client, "rag_search", {"query": "breast cancer risk", "top_k": 5})
         jsonschema.validate(body, schemas["rag_search"])
         assert body["unmatched_terms"] == [] and json.dumps(body)
+
+
+# Named by no record (see `test_the_drugs_are_named_by_no_record`) and words no record holds: the
+# best of such a lot once read near 1 (BM25 over this query's best, the cosine stretched over its band).
+OFF_TOPIC = "metformin warfarin garlic dosing"
+ON_TOPIC = "breast cancer risk"
+
+
+async def test_a_result_naming_none_of_the_query_terms_scores_low_and_its_on_topic_twin_high(
+    synced: CorpusService,
+) -> None:
+    retrieval = KbRetrieval(synced)
+    off_rag = await synced.search(RagSearchRequest(query=OFF_TOPIC, top_k=10))
+    off_kb = await retrieval.search(KbSearchRequest(query=OFF_TOPIC, top_k=10))
+    off_hybrid = await HybridSearch(retrieval).search(HybridSearchRequest(query=OFF_TOPIC, lang="en"))
+    off = [r.score for r in off_rag.results] + [e.metadata.score for e in off_kb.evidence]
+    off += [hit.score for hit in off_hybrid.hits if hit.type in ("paper", "chunk")]
+    assert off and max(off) < 0.5, off
+    on_rag = await synced.search(RagSearchRequest(query=ON_TOPIC, top_k=10))
+    on_kb = await retrieval.search(KbSearchRequest(query=ON_TOPIC, top_k=10))
+    assert on_rag.results[0].score >= 0.5 and on_kb.evidence[0].metadata.score >= 0.5
+    for scores in ([r.score for r in on_rag.results], [e.metadata.score for e in on_kb.evidence]):
+        assert all(0.0 <= s <= 1.0 for s in scores) and scores == sorted(scores, reverse=True), scores

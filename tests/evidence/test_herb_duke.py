@@ -6,6 +6,7 @@ becomes its herb's indication, with its ICD-10-CM code, except through a chemica
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,20 @@ def test_a_herbs_binomial_finds_the_traditional_uses_duke_records_under_its_vari
 
     uses = [use.use for use in traditional_uses(duke_farmacy_dir_of(load_settings()), ["Allium sativum"], None)]
     assert len(uses) == 98 and "Ache(Tooth)" in uses
+
+
+async def test_on_a_fresh_home_a_herb_says_no_indication_is_stated_and_names_its_traditional_uses_apart(
+    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog,  # noqa: F811
+) -> None:
+    # Nothing imported, nothing synced: no curated source states an indication, and none is faked.
+    garlic, turmeric = await _read_herbs(bio_home, data_dir, mesh_catalog, "garlic", "turmeric")
+    for herb in (garlic, turmeric):
+        assert herb["indications"] == [] and herb["traditional_uses"], json.dumps({k: v for k, v in herb.items() if k != "coverage"})
+        note = herb["indications_note"]
+        assert note.startswith("No indication is stated in the synced literature (0 documents searched).")
+        assert "Traditional uses (Dr. Duke's ethnobotany, not evidence that the herb works): " in note
+        # Coded uses first, with their ICD-10-CM code; the record lists every use as a traditional use.
+        assert re.search(r": [^(]+ \([A-Z]\d\d", note) and all(u["kind"] == TRADITIONAL for u in herb["traditional_uses"])
+    asthma = next(u for u in garlic["traditional_uses"] if u["use"] == "Asthma")
+    assert asthma["icdCode"].startswith("J45") and asthma["taxon"].startswith("Allium sativum")
+    assert any(u["use"] == "Jaundice" for u in turmeric["traditional_uses"])

@@ -46,7 +46,9 @@ async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusS
     retrieval = KbRetrieval(herbal_corpus)
     liver_cancer = await retrieval.search(KbSearchRequest(query="มะเร็งตับ", top_k=5))
     # มะเร็งตับ is one Thai WordNet lemma (liver cancer; hepatoma) that the segmenter cuts in two.
-    assert liver_cancer.query_en == "liver cancer hepatoma" and _documents(liver_cancer)[0] == LIVER_METASTASES_PAPER
+    # The paper on liver metastases names neither liver cancer nor hepatoma by any synonym, so its
+    # coverage-scaled score ranks it below papers that do; it is still found.
+    assert liver_cancer.query_en == "liver cancer hepatoma" and LIVER_METASTASES_PAPER in _documents(liver_cancer)
     ginseng_diabetes = await retrieval.search(KbSearchRequest(query="โสมกับเบาหวาน", top_k=5))
     assert ginseng_diabetes.query_en == "Panax ginseng diabetes"
     assert set(_documents(ginseng_diabetes)[:2]) == GINSENG_DIABETES_PAPERS
@@ -141,3 +143,31 @@ def test_herbs_and_foods_are_read_by_their_names_not_by_literal_wordnet_senses(
     for lexicon in (build_lexicon([]), build_lexicon(herb_names(data_dir))):
         words = set(cross_lingual(thai, "th", lexicon).search_text_en.split())
         assert wanted <= words and not unwanted & words, (thai, words)
+
+
+# Common complaints as people write them, with the word the literature uses and the WordNet sense
+# they were once read by (ไอ, cough, as "vapor"; most others were left untranslated).
+COMPLAINTS = {
+    "ไอ": ("cough", "vapor"), "ไข้": ("fever", None), "ปวดหัว": ("headache", None),
+    "ท้องเสีย": ("diarrhea", None), "เบาหวาน": ("diabetes", None), "ความดัน": ("pressure", None),
+    "ความดันโลหิตสูง": ("hypertension", None), "นอนไม่หลับ": ("insomnia", None),
+    "ท้องผูก": ("constipation", "costive"), "อาเจียน": ("vomiting", None), "หอบหืด": ("asthma", None),
+    "ภูมิแพ้": ("allergy", None), "ซึมเศร้า": ("depression", None), "ริดสีดวง": ("hemorrhoids", None),
+    "เวียนหัว": ("dizziness", None), "อ่อนเพลีย": ("fatigue", None), "สิว": ("acne", "pimple"),
+    "กรดไหลย้อน": ("reflux", "stolon"), "ไข้เลือดออก": ("dengue", None), "ปวดท้อง": ("abdominal", None),
+}
+
+
+def test_every_shared_thai_herb_with_a_common_complaint_reads_the_complaint_in_its_medical_sense(data_dir) -> None:
+    herbs = {name.name for name in herb_names(data_dir) if name.lang == "th"}
+    assert len(herbs) > 20
+    wrong = []
+    for lexicon in (build_lexicon([]), build_lexicon(herb_names(data_dir))):
+        for herb in sorted(herbs):
+            for thai, (english, literal) in COMPLAINTS.items():
+                for query in (f"{herb}กับ{thai}", f"{herb}รักษา{thai}ได้ไหม"):
+                    read = cross_lingual(query, "th", lexicon)
+                    words = read.search_text_en.lower().split()
+                    if english not in words or literal in words or thai in read.untranslated:
+                        wrong.append((query, read.search_text_en))
+    assert not wrong, wrong[:10]

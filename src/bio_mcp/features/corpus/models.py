@@ -96,8 +96,8 @@ class RagSearchResult(ContractOutput):
         description="Final combined relevance score, in [0, 1]: the fused BM25 and cosine relevance over the best "
         "any document can reach (not over this query's best), times the quality factor with quality_bias "
         "(1 at the best quality, 1/1.1 at unknown or the lowest). 1 is the best match both retrievers can express "
-        "in a record of the best quality; it says how well the words and meaning match, not that every term of "
-        "the query is matched (see unmatched_terms)",
+        "in a record of the best quality; then scaled by the share of the query's terms the document names "
+        "(0.4 of it when none)",
     )
     title: str | None = Field(default=None, description="The document's title")
     year: int | None = Field(default=None, description="The document's publication year")

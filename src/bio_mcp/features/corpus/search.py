@@ -23,7 +23,9 @@ from bio_mcp.graph.unmatched_terms import (
     TextLinker,
     catalog_names,
     coverage_sentence,
+    covered_score,
     query_terms,
+    term_coverage,
     unmatched_terms,
 )
 from bio_mcp.search.hybrid import Hit
@@ -88,20 +90,24 @@ def search_corpus(
             return RagSearchResponse(results=[], note=note)
         stored = tx.documents.get_many(hit.pmid for hit in hits)
         chunks = tx.chunks.get_many(hit.uuid for hit in hits)
+    terms = query_terms(request.query, linker, names=catalog_names(catalog))
     results = []
     for hit in hits:
         document, chunk = stored.get(hit.pmid), chunks.get(hit.uuid)
+        text = document_text(document) if document else chunk.text if chunk else ""
         results.append(
             RagSearchResult.model_validate(
                 hit.as_contract()
                 | {
+                    # Scaled by the share of the query's terms the document names (`covered_score`).
+                    "score": covered_score(hit.score, term_coverage(terms, text, linker)),
                     "title": document.title if document else None,
                     "year": document.year if document else None,
                     "snippet": snippet(chunk.text, request.query) if chunk else None,
                 }
             )
         )
-    terms = query_terms(request.query, linker, names=catalog_names(catalog))
+    results.sort(key=lambda result: (-result.score, result.doc_id))
     unmatched = unmatched_terms(terms, (document_text(document) for document in stored.values()), linker)
     return RagSearchResponse(results=results, unmatched_terms=unmatched, note=coverage_sentence(terms, unmatched))
 

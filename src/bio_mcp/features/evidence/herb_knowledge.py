@@ -8,7 +8,10 @@ first, once per herb, when `bio-mcp kg herbs` has not written them all (`duke_fa
 `kg://herb/{id}` carries, additively, `safety` (how many interaction or contraindication findings
 `tool.find_contraindications` has for the herb, or, with none, the silence sentence: "No
 interaction or contraindication evidence was found in the N documents searched; this is not
-evidence of safety.") and `coverage` (what was searched)."""
+evidence of safety.") and `coverage` (what was searched). With no indication it carries
+`indications_note`, which says so and names the traditional uses apart: no curated source of
+indications ships with the package (the Thai herb table holds names only; Dr. Duke's ethnobotany
+records uses, not evidence), so without synced literature none is stated."""
 
 from __future__ import annotations
 
@@ -25,8 +28,8 @@ from bio_mcp.features.evidence.contraindications import (
     FindContraindicationsResponse,
     find_contraindications,
 )
-from bio_mcp.features.evidence.coverage import searched_text, silence
-from bio_mcp.features.evidence.herbs import find_formulation, find_herb, herb_record
+from bio_mcp.features.evidence.coverage import Coverage, searched_text, silence
+from bio_mcp.features.evidence.herbs import HerbRecord, find_formulation, find_herb, herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse, query_kg
 from bio_mcp.features.evidence.relations import relation_edges
 from bio_mcp.graph.duke_farmacy import (
@@ -110,6 +113,8 @@ class HerbKnowledge:
                 body["safety"] = (f"{len(safety.results)} interaction or contraindication finding(s): "
                                   "tool.find_contraindications states each with its evidence."
                                   if safety.results else f"{silence(safety.coverage)} {searched_text(safety.coverage)}")
+            if not record.indications:
+                body["indications_note"] = _no_indication(record, safety.coverage)
             return body
 
         return json.dumps(await self._read(read), ensure_ascii=False, sort_keys=True)
@@ -138,3 +143,21 @@ def _herbs_of(
     if formulations:
         herbs += [edge.dst for edge in relation_edges(connection, formulations, (HAS_INGREDIENT,))]
     return herbs
+
+
+# How many traditional uses the note names; the record lists them all.
+_USES_NAMED = 8
+
+
+def _no_indication(record: HerbRecord, coverage: Coverage | None) -> str:
+    searched = f" ({coverage.documents_searched} documents searched)" if coverage is not None else ""
+    head = f"No indication is stated in the synced literature{searched}."
+    # Uses that name a coded disease first: they say the most to a reader.
+    ordered = sorted(record.traditional_uses, key=lambda use: not use.icdCode)
+    uses = list(dict.fromkeys(f"{use.description or use.use}" + (f" ({use.icdCode})" if use.icdCode else "")
+                              for use in ordered))
+    if not uses:
+        return head
+    more = f" and {len(uses) - _USES_NAMED} more" if len(uses) > _USES_NAMED else ""
+    return (f"{head} Traditional uses (Dr. Duke's ethnobotany, not evidence that the herb works): "
+            f"{', '.join(uses[:_USES_NAMED])}{more}.")

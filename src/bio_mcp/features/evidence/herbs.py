@@ -191,8 +191,13 @@ def herb_record(
     formulations = [edge.src for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,), "in")]
     parts = sorted({part for edge in own for part in edge.props.get("parts", [])})
     sources = {row.source for rows in evidence.values() for row in rows} | {name.source for name in herb.names}
-    traditional = [_traditional_use(use, icd10, vocabulary) for use in
-                   uses_of([name.name for name in herb.names if name.kind == "scientific"])]
+    taxa = [name.name for name in herb.names if name.kind == "scientific"]
+    concept = vocabulary.get(entity_id) if vocabulary is not None and not taxa else None
+    if concept is not None:
+        # A MeSH plant the graph holds no names for (nothing imported yet): its binomial is among
+        # its entry terms (Garlic: Allium sativum); Duke's table is keyed by taxa, so common names miss.
+        taxa = [concept.name, *concept.synonyms]
+    traditional = [_traditional_use(use, icd10, vocabulary) for use in uses_of(taxa)]
     if traditional:
         sources.add(ETHNOBOTANY_SOURCE)
     return HerbRecord(

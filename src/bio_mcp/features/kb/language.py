@@ -45,6 +45,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.names import EntityName, all_names, normalise_name
 from bio_mcp.search.thai_english import thai_english_words
+from bio_mcp.search.thai_health_words import health_words
 from bio_mcp.search.thai_herbs import known_herbs
 from bio_mcp.search.thai_loanwords import LoanwordIndex, LoanwordMatch
 from bio_mcp.search.word_trie import WordTrie, thai_segments
@@ -147,7 +148,7 @@ def build_lexicon(names: Iterable[EntityName]) -> NameLexicon:
             matcher.add_word(key, key)
         matcher.make_automaton()
     herbs = {name: names for name, names in known_herbs().items() if name not in thai}
-    words = WordTrie(_base_words() | frozenset(thai) | frozenset(herbs))
+    words = WordTrie(_base_words() | frozenset(thai) | frozenset(herbs) | frozenset(health_words()))
     return NameLexicon(
         thai={k: tuple(sorted(v)) for k, v in thai.items()},
         english={k: tuple(sorted(v)) for k, v in english.items()},
@@ -187,7 +188,7 @@ def segment(text: str, lexicon: NameLexicon | None = None) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _default_words() -> WordTrie:
-    return WordTrie(_base_words())
+    return WordTrie(_base_words() | frozenset(health_words()))
 
 
 @dataclass(frozen=True)
@@ -269,7 +270,7 @@ def cross_lingual(
         pieces.append(latin)
         own.append(latin)
         position = run.end()
-        words = segment(run.group(), lexicon)
+        words = _complaints_whole(segment(run.group(), lexicon), lexicon)
         spelt = _substance_spans(words, lexicon, substances) if substances is not None else {}
         index = 0
         while index < len(words):
@@ -280,6 +281,13 @@ def cross_lingual(
                 pieces.extend([substance.english, *_expansion(substance.values, lexicon, describe)])
                 own.extend([substance.english, *_own_names(substance.values, lexicon, describe)])
                 index = end
+                continue
+            if words[index] in health_words() and not lexicon.is_name(words[index]):
+                # A common complaint by the glossary before WordNet, whose first sense of ไอ is "vapor".
+                tokens.append(words[index])
+                pieces.extend(health_words()[words[index]])
+                own.extend(health_words()[words[index]])
+                index += 1
                 continue
             compound = _wordnet_compound(words, index, lexicon, next((start for start in spelt if start > index), None))
             if compound is not None:
@@ -357,6 +365,26 @@ def _wordnet_compound(
         if lemma is not None and not any(lexicon.is_name(word) for word in run):
             return end, lemma
     return None
+
+
+def _complaints_whole(words: list[str], lexicon: NameLexicon) -> list[str]:
+    """`words` with each glossary complaint (`search.thai_health_words`) the segmenter cut across made
+    whole again: newmm ties ท้อง|เสียได้ with ท้องเสีย|ได้ and may keep the first, losing diarrhoea.
+    A run is recut only where the rest of its last word is a word of its own; herb names stay."""
+    out = list(words)
+    index = 0
+    while index < len(out):
+        for end in range(min(len(out), index + _MAX_COMPOUND_WORDS), index + 1, -1):
+            if any(lexicon.is_name(word) for word in out[index:end]):
+                continue
+            joined, head = "".join(out[index:end]), len("".join(out[index : end - 1]))
+            cut = next((cut for cut in range(len(joined), head, -1) if joined[:cut] in health_words()
+                        and (cut == len(joined) or joined[cut:] in _base_words())), None)
+            if cut is not None:
+                out[index:end] = [joined[:cut], joined[cut:]] if cut < len(joined) else [joined]
+                break
+        index += 1
+    return out
 
 
 # Thai WordNet files a complaint under the noun it makes with one of these, as a dictionary does,

@@ -77,8 +77,8 @@ class EvidenceMetadata(KbOutput):
     score: Score = Field(
         description="Relevance in [0, 1]: the hybrid's fused BM25 and cosine relevance over the best any document can "
         "reach (not over this query's best), times the quality factor (1 at the best quality) and the entity boost "
-        "(1 when the section's document mentions every entity of the query); with a reranker, its cross-encoder "
-        "score. It says how well the words and meaning match, not that every query term is matched (unmatched_terms)"
+        "(1 when the section's document mentions every entity of the query) and the share of the query's terms "
+        "the document names (0.4 of it when none); with a reranker, its cross-encoder score"
     )
     doc_id: str | None = Field(default=None, description="Additive: the corpus document id (pmid:N for rag.get; file:... for an ingested file)")
 

@@ -73,7 +73,9 @@ from bio_mcp.graph.unmatched_terms import (
     QueryTerm,
     catalog_names,
     coverage_sentence,
+    covered_score,
     query_terms,
+    term_coverage,
     unmatched_terms,
 )
 from bio_mcp.search.fusion import DEFAULT_FUSION, fuse_scores, quality_factor
@@ -242,6 +244,13 @@ def _matched_entities(context: KbContext, candidates: list[_Candidate], entities
     return {document: len(hits) for document, hits in found.items()}
 
 
+def _candidate_text(candidate: _Candidate) -> str:
+    """The text whose terms a result is checked for: its document's, else its chunk's."""
+    if candidate.document is not None:
+        return document_text(candidate.document)
+    return candidate.chunk.text if candidate.chunk is not None else ""
+
+
 def coverage_terms(context: KbContext, text: str, translation: CrossLingualQuery | None) -> list[QueryTerm]:
     """The terms of the query as searched (`text`) whose absence from every returned document is
     said: its words and linked entities, and the herbs it names by their `kg_names` (a Thai name
@@ -365,6 +374,19 @@ def search_kb(
         loaded = {c.hit.pmid for c in _load(context, [by_key[key] for key, _ in ranked[: request.top_k]], documents=True)}
     ranked = [(key, score) for key, score in ranked if key in loaded]
     chosen = ranked[: request.top_k]
+    terms: list[QueryTerm] = []
+    texts: dict[str, str] = {}
+    if chosen:
+        with clock.stage("coverage"):
+            terms = coverage_terms(context, text, translation)
+            texts = {key: _candidate_text(by_key[key]) for key, _ in chosen}
+            # The fused score a result reports is scaled by the share of the query's terms it names,
+            # and the results are ordered by it (seed 000: best first by score). A reranker's score is
+            # the cross-encoder's own reading of the pair, not normalised per query: left as it is.
+            chosen = chosen if reranker is not None else sorted(
+                ((key, covered_score(score, term_coverage(terms, texts[key], context.linker))) for key, score in chosen),
+                key=lambda item: (-item[1], item[0]),
+            )
     full = request.verbosity in ("full", "graph")
     evidence = []
     for key, score in chosen:
@@ -405,10 +427,7 @@ def search_kb(
         note = EMPTY_CORPUS_NOTE if documents == 0 else NO_MATCH_NOTE.format(documents=documents)
     else:
         with clock.stage("coverage"):
-            terms = coverage_terms(context, text, translation)
-            returned = [by_key[key] for key, _ in chosen]
-            texts = [document_text(c.document) if c.document else c.chunk.text for c in returned if c.chunk]
-            unmatched = unmatched_terms(terms, texts, context.linker)
+            unmatched = unmatched_terms(terms, [texts[key] for key, _ in chosen], context.linker)
         notes = [coverage_sentence(terms, unmatched)]
         if not any(by_key[key].hit.bm25 for key, _ in chosen):
             notes.append(NO_QUERY_WORD_NOTE)
