@@ -23,6 +23,7 @@ import uvicorn
 from bio_mcp.testing.ctgov_fake import CTGOV_PATH, FakeClinicalTrials
 from bio_mcp.testing.eutils_fake import EUTILS_PATH, FakeEutils
 from bio_mcp.testing.faults import Receive, Scope, Send
+from bio_mcp.testing.literature_fakes import EUROPEPMC_PATH, IDCONV_PATH, UNPAYWALL_PATH, FakeLiterature
 
 STARTUP_TIMEOUT_S = 10.0
 # Where a test that runs the fakes in another process reads their arrival logs.
@@ -32,9 +33,10 @@ ARRIVALS_PATH = "/_fakes/arrivals"
 class FakesApp:
     """One ASGI app serving both fakes: /api/v2/* goes to ClinicalTrials.gov, the rest to E-utilities."""
 
-    def __init__(self, eutils: FakeEutils, ctgov: FakeClinicalTrials) -> None:
+    def __init__(self, eutils: FakeEutils, ctgov: FakeClinicalTrials, literature: FakeLiterature) -> None:
         self.eutils = eutils
         self.ctgov = ctgov
+        self.literature = literature
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -43,6 +45,8 @@ class FakesApp:
             await self._send_arrivals(send)
             return
         target = self.ctgov.app if scope["path"].startswith(CTGOV_PATH + "/") else self.eutils.app
+        if scope["path"].startswith((EUROPEPMC_PATH + "/", IDCONV_PATH, UNPAYWALL_PATH + "/")):
+            target = self.literature.app
         await target(scope, receive, send)
 
     async def _send_arrivals(self, send: Send) -> None:
@@ -54,7 +58,7 @@ class FakesApp:
                  "params": [[k, "***" if k == "api_key" else v] for k, v in a.params]}
                 for a in fake.requests
             ]
-            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov))
+            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov), ("literature", self.literature))
         }).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -64,13 +68,14 @@ class FakesApp:
         """Restore both fakes' records and clear their history, faults, settings and arrival logs."""
         self.eutils.reset()
         self.ctgov.reset()
+        self.literature.reset()
 
 
 def build_fakes_app(
     data_dir: Path, *, eutils: FakeEutils | None = None, ctgov: FakeClinicalTrials | None = None
 ) -> FakesApp:
-    """Both fakes on one app at the real paths; pass fakes in to share their records and faults."""
-    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir))
+    """The fakes on one app at the real paths; pass fakes in to share their records and faults."""
+    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir), FakeLiterature(data_dir))
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,22 @@ class RunningFakes:
     @property
     def ctgov_base_url(self) -> str:
         return self.base_url + CTGOV_PATH
+
+    @property
+    def europepmc_base_url(self) -> str:
+        return self.base_url + EUROPEPMC_PATH
+
+    @property
+    def idconv_base_url(self) -> str:
+        return self.base_url + IDCONV_PATH
+
+    @property
+    def unpaywall_base_url(self) -> str:
+        return self.base_url + UNPAYWALL_PATH
+
+    @property
+    def literature(self) -> FakeLiterature:
+        return self.app.literature
 
     @property
     def eutils(self) -> FakeEutils:
