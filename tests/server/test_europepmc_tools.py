@@ -149,3 +149,11 @@ async def test_bad_input_is_validation(gateway) -> None:
                             ("europepmc_citations", {"id": "34308300", "direction": "sideways"})):
         result = await gateway.call_tool(tool, arguments)
         assert result.is_error and envelope(result)["code"] == "VALIDATION"
+
+
+async def test_a_long_query_goes_by_post_to_search_post(gateway, fakes) -> None:
+    query = " OR ".join(f'"term number {n}"' for n in range(90))
+    out, _ = await call(gateway, "europepmc_search", {"query": query})
+    assert out["totalFound"] == 0 and out["searchUrl"].split("?")[0].endswith("/searchPOST")
+    [arrival] = fakes.literature.faults.log.to("/searchPOST")
+    assert arrival.method == "POST" and arrival.param("query") == query

@@ -116,3 +116,13 @@ async def test_a_europepmc_outage_is_an_outage_not_no_text(fakes, bio_home) -> N
 async def test_exactly_one_id(gateway) -> None:
     for arguments in ({}, {"pmid": "20516115", "doi": "10.1038/ng.590"}, {"doi": "not-a-doi"}):
         assert error_of(await gateway.call_tool("fetchFullText", arguments))["code"] == "VALIDATION"
+
+
+async def test_an_unpaywall_outage_keeps_the_verdict_of_the_text_routes(fakes, bio_home) -> None:
+    # Unpaywall only names copies elsewhere: PMC and Europe PMC answered, so "no text there" stands.
+    settings = literature_settings(fakes, NCBI_ADMIN_EMAIL="tests@example.org")
+    fakes.literature.inject(Fault.http_status(503), times=None, path="ng.590")
+    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        error = error_of(await client.call_tool("fetchFullText", {"doi": "10.1038/ng.590"}))
+    assert error["code"] == "NOT_FOUND" and error["details"]["reason"] == "not_open_access"
+    assert error["details"]["tried"][-1].startswith("Unpaywall: UPSTREAM")

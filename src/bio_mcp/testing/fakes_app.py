@@ -187,7 +187,8 @@ def _wait_started(server: uvicorn.Server, thread: threading.Thread) -> None:
 
 
 def serve_fakes(data_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve both fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2."""
+    """Serve the fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2, Europe PMC,
+    the PMC ID Converter and Unpaywall at their real paths."""
     listener = _listening_socket(host, port)
     try:
         _server(build_fakes_app(Path(data_dir)), host, port).run(sockets=[listener])

@@ -36,8 +36,8 @@ IDCONV_PATH = "/pmc/utils/idconv/v1.0"
 UNPAYWALL_PATH = "/v2"
 JSON = "application/json"
 XML = "application/xml"
-_EXT_ID = re.compile(r"^EXT_ID:(\S+)\s+AND\s+SRC:(\w+)$", re.I)
-_FILTERED = re.compile(r"^\((?P<inner>.+)\)(?P<filters>(?:\s+AND\s+(?:SRC:PPR|OPEN_ACCESS:Y))+)$", re.I)
+_EXT_ID = re.compile(r"^EXT_ID:(\S+)\s+AND\s+SRC:(\w+)$", re.IGNORECASE)
+_FILTERED = re.compile(r"^\((?P<inner>.+)\)(?P<filters>(?:\s+AND\s+(?:SRC:PPR|OPEN_ACCESS:Y))+)$", re.IGNORECASE)
 _NOT_OPEN = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><errorBean><errCode>0</errCode>'
              "<errMsg>Article with id {pmcid} is not open access one</errMsg></errorBean>")
 
@@ -130,6 +130,7 @@ class FakeLiterature(FaultInjectingService):
     def _starlette(self) -> Starlette:
         return Starlette(routes=[
             Route(f"{EUROPEPMC_PATH}/search", self._search, methods=["GET", "POST"]),
+            Route(f"{EUROPEPMC_PATH}/searchPOST", self._search, methods=["POST"]),
             Route(f"{EUROPEPMC_PATH}/{{pmcid}}/fullTextXML", self._full_text, methods=["GET"]),
             Route(f"{EUROPEPMC_PATH}/{{source}}/{{id}}/{{direction}}", self._links, methods=["GET"]),
             Route(f"{IDCONV_PATH}/", self._idconv, methods=["GET"]),

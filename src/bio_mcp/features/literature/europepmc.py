@@ -64,7 +64,8 @@ async def search_europepmc(
     )
     page = parse_search(response.body)
     kept, spilled = await _spill([article_of(r) for r in page.records], overflow)
-    # A page shorter than asked is the last even when the service still hands out a cursor.
+    # Europe PMC ends a result with no nextCursorMark; an empty page or a cursor handed back unchanged
+    # ends it too (following either would loop).
     last = not page.records or (page.next_cursor == request.cursor)
     return EpmcSearchResponse(
         query=request.query, effective_query=query, result_type=request.result_type, total_found=page.hit_count,
@@ -110,13 +111,13 @@ def _rows(articles: list[EpmcArticle]) -> list[str]:
 def _overflow_line(overflow: EpmcOverflow | None) -> list[str]:
     if overflow is None:
         return []
-    return [f"**{len(overflow.pmids)} records did not fit the result budget**: they are in {overflow.uri} "
-            f"({overflow.chars:,} characters); read it as an MCP resource, or ask for a smaller pageSize."]
+    return [(f"**{len(overflow.pmids)} records did not fit the result budget**: they are in {overflow.uri} "
+             f"({overflow.chars:,} characters); read it as an MCP resource, or ask for a smaller pageSize.")]
 
 
 def summarize_search(response: EpmcSearchResponse) -> str:
-    lines = [f"**{response.total_found} Europe PMC records** match `{response.effective_query}`; "
-             f"{response.retrieved_count} returned."]
+    lines = [(f"**{response.total_found} Europe PMC records** match `{response.effective_query}`; "
+              f"{response.retrieved_count} returned.")]
     if response.next_cursor:
         lines.append(f"More results: call again with cursor={response.next_cursor!r}.")
     elif response.total_found:
@@ -128,8 +129,8 @@ def summarize_search(response: EpmcSearchResponse) -> str:
 def summarize_citations(response: EpmcCitationsResponse) -> str:
     what = "works citing" if response.direction == "citations" else "references of"
     total = "an unstated number of" if response.total_found is None else str(response.total_found)
-    lines = [f"**{total} {what} {response.source}:{response.id}** in Europe PMC; page {response.page} holds "
-             f"{response.retrieved_count}."]
+    lines = [(f"**{total} {what} {response.source}:{response.id}** in Europe PMC; page {response.page} holds "
+              f"{response.retrieved_count}.")]
     if response.next_page:
         lines.append(f"More: call again with page={response.next_page}.")
     lines += _overflow_line(response.overflow)

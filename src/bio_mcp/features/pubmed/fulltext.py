@@ -47,9 +47,11 @@ class _Trail:
     # Europe PMC said the PMC article is not open access.
     closed: bool = False
 
-    def failed(self, route: str, exc: BioMcpError) -> None:
+    def failed(self, route: str, exc: BioMcpError, *, could_hold_text: bool = True) -> None:
+        """Note a route that failed; an outage of one that could have held the text (or named the
+        article) is kept, so that "no text" is never said when the text may exist."""
         self.tried.append(f"{route}: {exc.code.value} {exc.message}")
-        if exc.code in OUTAGES and self.outage is None:
+        if could_hold_text and exc.code in OUTAGES and self.outage is None:
             self.outage = exc
 
 
@@ -98,7 +100,8 @@ async def _doi_of_pmid(trail: _Trail, europepmc: EuropePmcClient | None) -> None
     try:
         page = parse_search((await europepmc.search(f"EXT_ID:{trail.pmid} AND SRC:MED", page_size=1)).body)
     except BioMcpError as exc:
-        trail.failed("Europe PMC record", exc)
+        # Only a DOI for Unpaywall was sought: the text is known to be in neither PMC nor Europe PMC.
+        trail.failed("Europe PMC record", exc, could_hold_text=False)
         return
     if page.records and page.records[0].doi:
         trail.doi = page.records[0].doi
@@ -151,7 +154,7 @@ async def _unpaywall_verdict(trail: _Trail, unpaywall: UnpaywallClient | None) -
         response = await unpaywall.lookup(trail.doi)
         record = parse_unpaywall(response.body)
     except BioMcpError as exc:
-        trail.failed("Unpaywall", exc)
+        trail.failed("Unpaywall", exc, could_hold_text=False)
         if exc.code is ErrorCode.NOT_FOUND:
             return ("not_found" if trail.pmcid is None and trail.pmid is None else no_pmc), {}
         return no_pmc, {}

@@ -127,16 +127,16 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
             ToolSpec(
                 name="europepmc_search",
                 title="Search Europe PMC",
-                description="Searches Europe PMC (PubMed, PMC, preprints, patents) in its query syntax; lite or "
-                "core (abstracts) records; filters for preprints and open access; page with nextCursor.",
+                description="Searches Europe PMC (PubMed, PMC, preprints, patents) in its query syntax: lite or "
+                "core (with abstracts) records, preprint and open-access filters, nextCursor paging.",
                 input_model=EpmcSearchRequest, output_model=EpmcSearchResponse,
                 run=run_epmc_search, summarize=europepmc.summarize_search,
             ),
             ToolSpec(
                 name="europepmc_citations",
                 title="Citations and references (Europe PMC)",
-                description="Works citing a paper (direction citations) or cited by it (references), from "
-                "Europe PMC, a page at a time (nextPage).",
+                description="Works citing a paper, or cited by it (direction references), from Europe PMC; "
+                "paged by nextPage.",
                 input_model=EpmcCitationsRequest, output_model=EpmcCitationsResponse,
                 run=run_epmc_citations, summarize=europepmc.summarize_citations,
             ),

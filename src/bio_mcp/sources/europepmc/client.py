@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+from urllib.parse import urlencode
 
 import httpx2
 
@@ -18,7 +19,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.europepmc.parse import error_message, incomplete_body
 from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.response_cache import ResponseCache
-from bio_mcp.sources.upstream import Params, UpstreamClient, UpstreamResponse
+from bio_mcp.sources.upstream import POST_THRESHOLD_CHARS, Params, UpstreamClient, UpstreamResponse
 
 SOURCE = "europepmc"
 MAX_PAGE_SIZE = 1000
@@ -75,6 +76,9 @@ class EuropePmcClient:
         if synonym:
             params["synonym"] = "true"
         try:
+            if len(urlencode(params)) > POST_THRESHOLD_CHARS:
+                # A long query goes in a form body, which Europe PMC takes at searchPOST only.
+                return await self.http.request("searchPOST", params, force_post=True)
             return await self._get("search", params)
         except BioMcpError as error:
             if error.code is not ErrorCode.NOT_FOUND:

@@ -12,7 +12,7 @@ from bio_mcp.sources.europepmc.models import EpmcLinkPage, EpmcRecord, EpmcSearc
 from bio_mcp.sources.ncbi.xml import truncated_xml
 
 SOURCE_NAME = "Europe PMC"
-_ERR_MSG = re.compile(rb"<errMsg>(.*?)</errMsg>", re.S)
+_ERR_MSG = re.compile(rb"<errMsg>(.*?)</errMsg>", re.DOTALL)
 _TAGS = re.compile(r"<[^>]+>")
 
 
