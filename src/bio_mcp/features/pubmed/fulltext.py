@@ -146,9 +146,7 @@ async def _unpaywall_verdict(trail: _Trail, unpaywall: UnpaywallClient | None) -
         no_pmc = "not_found"
     else:
         no_pmc = "no_pmc_record"
-    if trail.doi is None:
-        return no_pmc, {}
-    if unpaywall is None:
+    if trail.doi is None or unpaywall is None:
         return no_pmc, {}
     try:
         response = await unpaywall.lookup(trail.doi)
