@@ -128,7 +128,8 @@ def bio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     for name in list(os.environ):
         keep = name in ("BIO_MCP_DATA", "BIO_MCP_STRICT", "BIO_MCP_CACHE_DIR")
-        if not keep and (name.startswith(("NCBI_", "MCP_", "BIO_MCP_", "CTGOV_")) or name in ("DATABASE_URL", "REDIS_URL")):
+        prefixes = ("NCBI_", "MCP_", "BIO_MCP_", "CTGOV_", "EUROPEPMC_", "UNPAYWALL_", "LITERATURE_")
+        if not keep and (name.startswith(prefixes) or name in ("DATABASE_URL", "REDIS_URL")):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("BIO_MCP_HOME", str(home))
     return home

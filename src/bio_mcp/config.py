@@ -81,6 +81,30 @@ class Settings(BaseSettings):
     )
     # Annotations of a PMID are kept this long in memory (PubTator3 updates weekly).
     pubtator3_cache_ttl_s: int = Field(default=86_400, ge=0, le=7 * 86_400, validation_alias="PUBTATOR3_CACHE_TTL_S")
+    # Europe PMC REST API. Its developer forum gives the throttle as 10 requests/second and 500/minute;
+    # 8/s keeps both, as every request goes through one limiter.
+    europepmc_base_url: str = Field(
+        default="https://www.ebi.ac.uk/europepmc/webservices/rest", validation_alias="EUROPEPMC_BASE_URL"
+    )
+    europepmc_rps: float = Field(default=8.0, gt=0, le=10, validation_alias="EUROPEPMC_RPS")
+    europepmc_max_retries: int = Field(default=3, ge=0, le=10, validation_alias="EUROPEPMC_MAX_RETRIES")
+    europepmc_timeout_s: float = Field(default=20.0, gt=0, le=300, validation_alias="EUROPEPMC_TIMEOUT_S")
+    europepmc_attempt_timeout_s: float = Field(
+        default=8.0, gt=0, le=300, validation_alias="EUROPEPMC_ATTEMPT_TIMEOUT_S"
+    )
+    # A 1,000-record core page is about 25 MB.
+    europepmc_max_body_bytes: int = Field(
+        default=48 * 1024 * 1024, ge=1024, le=2**31, validation_alias="EUROPEPMC_MAX_BODY_BYTES"
+    )
+    # Seconds an identical Europe PMC, ID Converter or Unpaywall answer is served from memory (0: never).
+    literature_cache_ttl_s: float = Field(default=600.0, ge=0, le=86_400, validation_alias="LITERATURE_CACHE_TTL_S")
+    # NCBI's PMC ID Converter (PMID, PMCID and DOI to one another); it shares the E-utilities rate limit.
+    idconv_base_url: str = Field(
+        default="https://www.ncbi.nlm.nih.gov/pmc/utils/idconv/v1.0", validation_alias="NCBI_IDCONV_BASE_URL"
+    )
+    # Unpaywall needs an email on every request; without UNPAYWALL_EMAIL, NCBI_ADMIN_EMAIL is used.
+    unpaywall_base_url: str = Field(default="https://api.unpaywall.org/v2", validation_alias="UNPAYWALL_BASE_URL")
+    unpaywall_email: str | None = Field(default=None, validation_alias="UNPAYWALL_EMAIL")
 
     # A query key's first sync reaches back this many days (unless told `since`), not to 1800.
     sync_lookback_days: int = Field(default=365, ge=1, le=100_000, validation_alias="BIO_MCP_SYNC_LOOKBACK_DAYS")
@@ -287,7 +311,7 @@ class Settings(BaseSettings):
         "auth_jwks_url", "auth_audience", "auth_issuer", "logs_dir", "embeddings_model",
         "embeddings_base_url", "embeddings_api_key", "blob_url", "s3_endpoint_url", "mesh_path", "cache_dir", "public_url",
         "duke_dir", "duke_farmacy_dir", "do_xrefs_path",
-        "jina_api_key", "cohere_api_key", mode="before",
+        "jina_api_key", "cohere_api_key", "unpaywall_email", mode="before",
     )
     @classmethod
     def _empty_is_absent(cls, value: object) -> object:
@@ -304,7 +328,10 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown toolset(s) {unknown}; choose from {list(TOOLSETS)}")
         return value
 
-    @field_validator("ncbi_base_url", "ctgov_base_url", "pubtator3_base_url", "jina_base_url", "cohere_base_url")
+    @field_validator(
+        "ncbi_base_url", "ctgov_base_url", "pubtator3_base_url", "jina_base_url", "cohere_base_url",
+        "europepmc_base_url", "idconv_base_url", "unpaywall_base_url",
+    )
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):

@@ -36,7 +36,10 @@ def tool_names() -> list[str]:
 def served(fakes, bio_home) -> Iterator[tuple[asyncio.Runner, dict[str, ToolSpec[Any, Any]]]]:
     configured = load_settings(
         NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, CTGOV_BASE_URL=fakes.ctgov_base_url,
-        PUBTATOR3_BASE_URL=fakes.pubtator3_base_url, NCBI_API_KEY="fuzz-key", CTGOV_RPS=50, NCBI_MAX_RETRIES=0, NCBI_TIMEOUT_S=30,
+        PUBTATOR3_BASE_URL=fakes.pubtator3_base_url,
+        EUROPEPMC_BASE_URL=fakes.europepmc_base_url, NCBI_IDCONV_BASE_URL=fakes.idconv_base_url,
+        UNPAYWALL_BASE_URL=fakes.unpaywall_base_url, EUROPEPMC_RPS=10, EUROPEPMC_MAX_RETRIES=0,
+        NCBI_API_KEY="fuzz-key", CTGOV_RPS=50, NCBI_MAX_RETRIES=0, NCBI_TIMEOUT_S=30,
         BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_HOME=str(bio_home),
     )
     with asyncio.Runner() as runner:

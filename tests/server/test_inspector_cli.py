@@ -124,6 +124,8 @@ def server_vars(fakes, home: Path) -> dict[str, str]:
     # request timeout on a loaded 2-core machine, and linking is not what this test is about.
     env = {"NCBI_EUTILS_BASE_URL": fakes.eutils_base_url, "CTGOV_BASE_URL": fakes.ctgov_base_url,
            "PUBTATOR3_BASE_URL": fakes.pubtator3_base_url,
+           "EUROPEPMC_BASE_URL": fakes.europepmc_base_url, "NCBI_IDCONV_BASE_URL": fakes.idconv_base_url,
+           "UNPAYWALL_BASE_URL": fakes.unpaywall_base_url,
            "BIO_MCP_HOME": str(home), "BIO_MCP_EMBEDDINGS_PROVIDER": "hash", "BIO_MCP_GRAPH_LINKING": "false",
            # The recorded records are years old: a first sync looks back far enough to find them.
            "BIO_MCP_SYNC_LOOKBACK_DAYS": "36500", "BIO_MCP_INGEST_ROOTS": str(home / "inbox")}
@@ -205,6 +207,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "trials_get": {"nct_id": "NCT02552212"},
         "pubtator_annotations": {"pmids": ["22663011"]},
         "fetchFullText": {"pmcid": "PMC3040717"},
+        "europepmc_search": {"query": "machine learning", "pageSize": 5, "preprintsOnly": True},
+        "europepmc_citations": {"id": "34308300", "direction": "references"},
         "lookupMeshTerms": {"query": "tylenol", "limit": 3},
         "kb_search": {"query": "semaglutide", "top_k": 3},
         "graph_entities": {"query": "semaglutide"},
@@ -231,6 +235,8 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "trials_get": ({"nct_id": "NCT00000000"}, "NOT_FOUND"),
         "pubtator_annotations": ({"pmids": []}, "VALIDATION"),
         "fetchFullText": ({"pmcid": "not-a-pmc-id"}, "VALIDATION"),
+        "europepmc_search": ({"query": "cancer", "resultType": "full"}, "VALIDATION"),
+        "europepmc_citations": ({"id": "34308300", "page": 0}, "VALIDATION"),
         "lookupMeshTerms": ({"query": ""}, "VALIDATION"),
         "kb_search": ({"query": "semaglutide", "top_k": 500}, "VALIDATION"),
         "kb_retrieve_evidence": ({"section_ids": []}, "VALIDATION"),

@@ -65,10 +65,10 @@ def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_tool_and_resource_names(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    # formatCitations and fetchFullText are additive.
+    # formatCitations, fetchFullText, lookupMeshTerms and the Europe PMC tools are additive.
     assert tools == {
         "searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "formatCitations", "fetchFullText",
-        "lookupMeshTerms",
+        "lookupMeshTerms", "europepmc_search", "europepmc_citations",
     }
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert resources == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.sources.ncbi.parsers.jats import parse_pmc_articles
+from tests.server.test_europepmc_tools import literature_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -22,7 +22,8 @@ PTEN = ("PMC6329583", "30311380")
 
 @pytest.fixture
 async def gateway(fakes, bio_home):
-    settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url)
+    # Every route fetchFullText may take (Europe PMC, the ID Converter) goes to the fakes too.
+    settings = literature_settings(fakes)
     async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
         yield client
 

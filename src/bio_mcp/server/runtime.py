@@ -23,8 +23,11 @@ from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
 from bio_mcp.server.toolset import CallContext, Toolset
 from bio_mcp.sources.ctgov.client import CtgovClient
+from bio_mcp.sources.europepmc.client import EuropePmcClient
 from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.idconv import IdConverterClient
 from bio_mcp.sources.pubtator3.client import Pubtator3Client
+from bio_mcp.sources.unpaywall.client import UnpaywallClient
 from bio_mcp.store import MetadataStore, open_metadata_store
 
 if TYPE_CHECKING:
@@ -41,6 +44,9 @@ class Runtime:
         self.started_at = time.time()
         self._transport = transport
         self._eutils: EutilsClient | None = None
+        self._europepmc: EuropePmcClient | None = None
+        self._idconv: IdConverterClient | None = None
+        self._unpaywall: UnpaywallClient | None = None
         self._corpus: CorpusService | None = None
         self._analyst: Analyst | None = None
         self._ctgov: CtgovClient | None = None
@@ -54,6 +60,24 @@ class Runtime:
         if self._eutils is None:
             self._eutils = EutilsClient(self.settings, transport=self._transport)
         return self._eutils
+
+    @property
+    def europepmc(self) -> EuropePmcClient:
+        if self._europepmc is None:
+            self._europepmc = EuropePmcClient(self.settings, transport=self._transport)
+        return self._europepmc
+
+    @property
+    def idconv(self) -> IdConverterClient:
+        if self._idconv is None:
+            self._idconv = IdConverterClient(self.settings, transport=self._transport)
+        return self._idconv
+
+    @property
+    def unpaywall(self) -> UnpaywallClient:
+        if self._unpaywall is None:
+            self._unpaywall = UnpaywallClient(self.settings, transport=self._transport)
+        return self._unpaywall
 
     @property
     def corpus(self) -> CorpusService:
@@ -209,6 +233,9 @@ class Runtime:
             await self._corpus.aclose()
         if self._eutils is not None:
             await self._eutils.aclose()
+        for client in (self._europepmc, self._idconv, self._unpaywall):
+            if client is not None:
+                await client.aclose()
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -25,6 +25,7 @@ from bio_mcp.testing.ctgov_fake import CTGOV_PATH, FakeClinicalTrials
 from bio_mcp.testing.eutils_fake import EUTILS_PATH, FakeEutils
 from bio_mcp.testing.faults import Receive, Scope, Send
 from bio_mcp.testing.pubtator3_fake import PUBTATOR3_PATH, FakePubtator3
+from bio_mcp.testing.literature_fakes import EUROPEPMC_PATH, IDCONV_PATH, UNPAYWALL_PATH, FakeLiterature
 
 STARTUP_TIMEOUT_S = 10.0
 # Where a test that runs the fakes in another process reads their arrival logs.
@@ -34,10 +35,13 @@ ARRIVALS_PATH = "/_fakes/arrivals"
 class FakesApp:
     """One ASGI app serving both fakes: /api/v2/* goes to ClinicalTrials.gov, the rest to E-utilities."""
 
-    def __init__(self, eutils: FakeEutils, ctgov: FakeClinicalTrials, pubtator3: FakePubtator3) -> None:
+    def __init__(
+        self, eutils: FakeEutils, ctgov: FakeClinicalTrials, pubtator3: FakePubtator3, literature: FakeLiterature
+    ) -> None:
         self.eutils = eutils
         self.ctgov = ctgov
         self.pubtator3 = pubtator3
+        self.literature = literature
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -48,6 +52,8 @@ class FakesApp:
         target = self.ctgov.app if scope["path"].startswith(CTGOV_PATH + "/") else self.eutils.app
         if scope["path"].startswith(PUBTATOR3_PATH + "/"):
             target = self.pubtator3.app
+        elif scope["path"].startswith((EUROPEPMC_PATH + "/", IDCONV_PATH, UNPAYWALL_PATH + "/")):
+            target = self.literature.app
         await target(scope, receive, send)
 
     async def _send_arrivals(self, send: Send) -> None:
@@ -59,7 +65,8 @@ class FakesApp:
                  "params": [[k, "***" if k == "api_key" else v] for k, v in a.params]}
                 for a in fake.requests
             ]
-            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov), ("pubtator3", self.pubtator3))
+            for name, fake in (("eutils", self.eutils), ("ctgov", self.ctgov), ("pubtator3", self.pubtator3),
+                               ("literature", self.literature))
         }).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -70,13 +77,15 @@ class FakesApp:
         self.eutils.reset()
         self.ctgov.reset()
         self.pubtator3.reset()
+        self.literature.reset()
 
 
 def build_fakes_app(
     data_dir: Path, *, eutils: FakeEutils | None = None, ctgov: FakeClinicalTrials | None = None
 ) -> FakesApp:
-    """Both fakes on one app at the real paths; pass fakes in to share their records and faults."""
-    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir), FakePubtator3(data_dir))
+    """The fakes on one app at the real paths; pass fakes in to share their records and faults."""
+    return FakesApp(eutils or FakeEutils(data_dir), ctgov or FakeClinicalTrials(data_dir), FakePubtator3(data_dir),
+                    FakeLiterature(data_dir))
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,22 @@ class RunningFakes:
     @property
     def pubtator3_base_url(self) -> str:
         return self.base_url + PUBTATOR3_PATH
+
+    @property
+    def europepmc_base_url(self) -> str:
+        return self.base_url + EUROPEPMC_PATH
+
+    @property
+    def idconv_base_url(self) -> str:
+        return self.base_url + IDCONV_PATH
+
+    @property
+    def unpaywall_base_url(self) -> str:
+        return self.base_url + UNPAYWALL_PATH
+
+    @property
+    def literature(self) -> FakeLiterature:
+        return self.app.literature
 
     @property
     def eutils(self) -> FakeEutils:
@@ -181,7 +206,7 @@ def _wait_started(server: uvicorn.Server, thread: threading.Thread) -> None:
 
 def serve_fakes(data_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve the fakes until interrupted: E-utilities at /entrez/eutils, ClinicalTrials.gov at /api/v2,
-    PubTator3 at /research/pubtator3-api."""
+    PubTator3 at /research/pubtator3-api, Europe PMC, the PMC ID Converter and Unpaywall at their real paths."""
     listener = _listening_socket(host, port)
     try:
         _server(build_fakes_app(Path(data_dir)), host, port).run(sockets=[listener])

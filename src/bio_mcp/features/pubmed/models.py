@@ -251,11 +251,15 @@ class FormatCitationsResponse(ToolOutput):
 PmcId = Annotated[str, StringConstraints(pattern=r"^(PMC|pmc)?\d+$", max_length=16)]
 
 
+Doi = Annotated[str, StringConstraints(pattern=r"^(https?://(dx\.)?doi\.org/|doi:)?10\.\d{4,9}/\S+$", max_length=300)]
+
+
 class FullTextRequest(SeedInput):
     pmid: Pmid | None = Field(
         default=None, description="A PMID; its PubMed Central article is found with ELink (pubmed_pmc)"
     )
     pmcid: PmcId | None = Field(default=None, description="A PubMed Central id, e.g. PMC3040717 (or 3040717)")
+    doi: Doi | None = Field(default=None, description="A DOI, e.g. 10.1038/ng.590 (PMC ID Converter maps it)")
     section_titles: list[str] | None = Field(
         default=None, alias="sectionTitles", max_length=20,
         description="Only sections whose heading (or a parent's) contains one of these words, e.g. ['Methods']",
@@ -263,8 +267,8 @@ class FullTextRequest(SeedInput):
 
     @model_validator(mode="after")
     def _one_id(self) -> FullTextRequest:
-        if (self.pmid is None) == (self.pmcid is None):
-            raise ValueError("give exactly one of pmid or pmcid")
+        if sum(value is not None for value in (self.pmid, self.pmcid, self.doi)) != 1:
+            raise ValueError("give exactly one of pmid, pmcid or doi")
         return self
 
 
@@ -289,5 +293,7 @@ class FullTextResponse(ToolOutput):
     sections: list[FullTextSection]
     section_count: int = Field(alias="sectionCount", description="Sections in the article, before any filter")
     reference_count: int = Field(alias="referenceCount")
-    efetch_url: str = Field(alias="eFetchUrl")
+    efetch_url: str = Field(alias="eFetchUrl", description="The URL the text came from")
     elink_url: str | None = Field(default=None, alias="eLinkUrl")
+    text_source: Literal["pmc", "europepmc"] = Field(default="pmc", alias="textSource")
+    tried: list[str] = Field(default_factory=list, description="Routes tried before the one that answered")

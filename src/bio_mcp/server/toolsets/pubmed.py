@@ -7,6 +7,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from bio_mcp.features.literature import europepmc
+from bio_mcp.features.literature.models import (
+    EpmcCitationsRequest,
+    EpmcCitationsResponse,
+    EpmcSearchRequest,
+    EpmcSearchResponse,
+)
 from bio_mcp.features.pubmed import (
     annotations,
     bibliography,
@@ -53,7 +60,14 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
         return await relationships.get_article_relationships(request, runtime.eutils)
 
     async def run_full_text(request: FullTextRequest) -> FullTextResponse:
-        return await fulltext.fetch_full_text(request, runtime.eutils)
+        routes = fulltext.FullTextRoutes(runtime.europepmc, runtime.idconv, runtime.unpaywall)
+        return await fulltext.fetch_full_text(request, runtime.eutils, routes)
+
+    async def run_epmc_search(request: EpmcSearchRequest) -> EpmcSearchResponse:
+        return await europepmc.search_europepmc(request, runtime.europepmc, runtime.overflow)
+
+    async def run_epmc_citations(request: EpmcCitationsRequest) -> EpmcCitationsResponse:
+        return await europepmc.europepmc_citations(request, runtime.europepmc, runtime.overflow)
 
     async def run_mesh_lookup(request: mesh_lookup.MeshLookupRequest) -> mesh_lookup.MeshLookupResponse:
         # The first call reads the MeSH file (about a second); later calls find it in memory.
@@ -114,13 +128,29 @@ def pubmed_toolset(runtime: Runtime) -> Toolset:
             ),
             ToolSpec(
                 name="fetchFullText",
-                title="Full text from PubMed Central",
-                description="Retrieves the full text of an open PubMed Central article (EFetch db=pmc, JATS) by "
-                "pmid or pmcid, as sections (heading path, paragraphs, figure and table captions), optionally "
-                "only the sections named in sectionTitles. Articles not in PMC are NOT_FOUND: use "
-                "fetchArticleDetails for their abstracts.",
+                title="Full text of an open article",
+                description="Full text by pmid, pmcid or doi, as sections (heading path, paragraphs, captions), "
+                "optionally only those named in sectionTitles: from PubMed Central, else Europe PMC. Without "
+                "text it is NOT_FOUND with details.reason (no_pmc_record, not_open_access, not_found, or "
+                "open_access_elsewhere with Unpaywall's openAccessLocation).",
                 input_model=FullTextRequest, output_model=FullTextResponse,
                 run=run_full_text, summarize=fulltext.summarize,
+            ),
+            ToolSpec(
+                name="europepmc_search",
+                title="Search Europe PMC",
+                description="Searches Europe PMC (PubMed, PMC, preprints, patents) in its query syntax: lite or "
+                "core (with abstracts) records, preprint and open-access filters, nextCursor paging.",
+                input_model=EpmcSearchRequest, output_model=EpmcSearchResponse,
+                run=run_epmc_search, summarize=europepmc.summarize_search,
+            ),
+            ToolSpec(
+                name="europepmc_citations",
+                title="Citations and references (Europe PMC)",
+                description="Works citing a paper, or cited by it (direction references), from Europe PMC; "
+                "paged by nextPage.",
+                input_model=EpmcCitationsRequest, output_model=EpmcCitationsResponse,
+                run=run_epmc_citations, summarize=europepmc.summarize_citations,
             ),
             ToolSpec(
                 name="lookupMeshTerms",
