@@ -24,8 +24,8 @@ import uvicorn
 from bio_mcp.testing.ctgov_fake import CTGOV_PATH, FakeClinicalTrials
 from bio_mcp.testing.eutils_fake import EUTILS_PATH, FakeEutils
 from bio_mcp.testing.faults import Receive, Scope, Send
-from bio_mcp.testing.pubtator3_fake import PUBTATOR3_PATH, FakePubtator3
 from bio_mcp.testing.literature_fakes import EUROPEPMC_PATH, IDCONV_PATH, UNPAYWALL_PATH, FakeLiterature
+from bio_mcp.testing.pubtator3_fake import PUBTATOR3_PATH, FakePubtator3
 
 STARTUP_TIMEOUT_S = 10.0
 # Where a test that runs the fakes in another process reads their arrival logs.
