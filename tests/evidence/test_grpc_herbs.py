@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from bio_mcp.audit import sha256_hex
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
-from bio_mcp.server.app import build_server
+from bio_mcp.server.app import build_server, portable_name
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
 from tests.evidence.herb_fixtures import herb_graph, mesh_catalog  # noqa: F401
@@ -43,7 +43,7 @@ def herb_toolset(graph: Any) -> Toolset:
 
 
 async def mcp_call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    result = await client.call_tool(name, arguments)
+    result = await client.call_tool(portable_name(name), arguments)
     return bool(result.is_error), (json.loads(result.content[0].text) if result.is_error else result.structured_content)
 
 
