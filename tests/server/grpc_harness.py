@@ -29,7 +29,7 @@ from bio_mcp.server.grpc.service import AUDIT_METADATA, start_grpc_server
 from bio_mcp.server.toolset import Toolset
 
 __all__ = ["AUDIT_METADATA", "SECRET", "bearer", "comparable", "evidence_over_grpc", "grpc", "json_of", "message_of",
-           "pb"]
+           "pb", "pb_grpc"]
 
 SECRET = "grpc-contract-tests-secret-0123456789abcdef"
 Metadata = tuple[tuple[str, str], ...]
