@@ -111,11 +111,21 @@ class EvidenceService(pb_grpc.EvidenceServicer):
     async def _tool(self, name: str, request: Message, context: grpc.aio.ServicerContext, reply: type[M]) -> M:
         await self._authorize(context)
         spec = self._tools[name]
-        result = await call_tool(spec, arguments_of(request), self._context)
+        started = time.perf_counter()
+        arguments = arguments_of(request)
+        result = await call_tool(spec, arguments, self._context)
         meta = result.meta or {}
         if result.is_error:
             await _abort(context, meta["error"], meta["audit"], name)
-        return message_of(result.structured_content or {}, reply)
+        body = result.structured_content or {}
+        try:
+            return message_of(body, reply)
+        except (TypeError, ValueError) as exc:  # a result the proto cannot hold: test_grpc_fields's drift
+            log.log(ERROR, "grpc reply does not fit its message", exc_info=exc, extra={"fields": {"tool": name}})
+            envelope = BioMcpError(ErrorCode.UNKNOWN, f"{name}'s result does not fit {reply.DESCRIPTOR.full_name}; "
+                                   "see the server log").envelope()
+            audit = audit_record(arguments, envelope, (time.perf_counter() - started) * 1000, "error")
+            await _abort(context, envelope["error"], audit.model_dump(), name)
 
     async def _resource(
         self, uri: str, parameter: str, request: Message, context: grpc.aio.ServicerContext, reply: type[M]
@@ -128,16 +138,16 @@ class EvidenceService(pb_grpc.EvidenceServicer):
             if not value.strip():
                 raise BioMcpError(ErrorCode.VALIDATION, f"{parameter} is required", {"field": parameter})
             body: dict[str, Any] = json.loads(await self._resources[uri].read(**{parameter: value}))
+            audit = audit_record(arguments, body, (time.perf_counter() - started) * 1000, "ok")
+            message = message_of({**body, "audit": audit.model_dump()}, reply)
         except BioMcpError as error:
             failure = error
         except Exception as exc:  # as call_tool: a client never sees a stack trace
             log.log(ERROR, "grpc read crashed", exc_info=exc, extra={"fields": {"resource": uri}})
             failure = BioMcpError(ErrorCode.UNKNOWN, f"reading {uri} failed unexpectedly; see the server log")
         else:
-            audit = audit_record(arguments, body, (time.perf_counter() - started) * 1000, "ok")
-            body["audit"] = audit.model_dump()
             log_event(log, INFO, "grpc read ok", resource=uri, latency_ms=audit.latency_ms, in_hash=audit.in_hash)
-            return message_of(body, reply)
+            return message
         envelope = failure.envelope()
         audit = audit_record(arguments, envelope, (time.perf_counter() - started) * 1000, "error")
         await _abort(context, envelope["error"], audit.model_dump(), uri)
