@@ -48,6 +48,26 @@ def test_serve_answers_grpc_beside_the_http_transport(running_fakes, bio_home) -
         assert proc.wait(timeout=30) == 0
 
 
+def test_serve_answers_grpc_beside_stdio_until_the_client_leaves(running_fakes, bio_home) -> None:
+    grpc_port = free_port()
+    # The MCP transport serves the pubmed toolset only: gRPC builds its own evidence toolset.
+    env = server_env(running_fakes, bio_home, MCP_AUTH_SECRET_KEY=SECRET, BIO_MCP_EMBEDDINGS_PROVIDER="hash")
+    proc = subprocess.Popen([BIO_MCP, "serve", "--grpc-port", str(grpc_port)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            _wait_for_grpc(channel, proc)
+            herb = json_of(pb_grpc.EvidenceStub(channel).GetHerb(
+                pb.HerbRequest(id="garlic"), metadata=bearer(mint_token(SECRET)), timeout=120))
+            assert herb["id"] == "mesh:D005737" and herb["names"]["en"] and herb["audit"]["status"] == "ok"
+        assert proc.stdin is not None
+        proc.stdin.close()  # the stdio client leaves: the server, gRPC with it, stops
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def _serve_fails(env: dict[str, str], *prelude: str) -> str:
     code = "import sys\n" + "".join(line + "\n" for line in prelude) + "from bio_mcp.cli import app\napp()\n"
     done = subprocess.run([sys.executable, "-c", code, "serve", "--grpc-port", str(free_port())], env=env, check=False,
