@@ -157,3 +157,6 @@ async def test_bearer_tokens_are_checked_as_on_the_http_transport(herb_graph, tm
             with pytest.raises(grpc.aio.AioRpcError) as raised:
                 await stub.GetHerb(pb.HerbRequest(id=GARLIC), metadata=metadata)
             assert raised.value.code() == status, metadata
+
+    async with evidence_over_grpc(herb_toolset(herb_graph), tmp_path, auth=False) as (stub, _):
+        assert (await stub.FindContraindications(request)).results  # MCP_AUTH_DISABLED on loopback: no token

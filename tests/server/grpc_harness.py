@@ -40,9 +40,12 @@ def bearer(token: str) -> Metadata:
 
 
 @asynccontextmanager
-async def evidence_over_grpc(toolset: Toolset, home: Path) -> AsyncIterator[tuple[pb_grpc.EvidenceStub, Metadata]]:
-    """The generated client of a server over `toolset` (bearer auth on), and a good token's metadata."""
-    settings = load_settings(BIO_MCP_HOME=str(home), MCP_AUTH_SECRET_KEY=SECRET)
+async def evidence_over_grpc(
+    toolset: Toolset, home: Path, *, auth: bool = True
+) -> AsyncIterator[tuple[pb_grpc.EvidenceStub, Metadata]]:
+    """The generated client of a server over `toolset` (bearer auth on unless `auth` is False, the
+    loopback-only MCP_AUTH_DISABLED), and a good token's metadata."""
+    settings = load_settings(BIO_MCP_HOME=str(home), MCP_AUTH_SECRET_KEY=SECRET, MCP_AUTH_DISABLED=not auth)
     server, port = await start_grpc_server(settings, toolset, "127.0.0.1", 0)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
