@@ -14,7 +14,6 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from bio_mcp.audit import sha256_hex
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.server.app import build_server, portable_name
 from bio_mcp.server.toolset import Toolset
@@ -30,6 +29,7 @@ from tests.server.grpc_harness import (
     json_of,
     message_of,
     pb,
+    resource_audit_ok,
 )
 
 pytestmark = pytest.mark.anyio
@@ -66,8 +66,7 @@ async def test_each_surface_answers_the_json_of_the_mcp_tool_for_the_same_input(
             body = json_of(await stub.GetHerb(pb.HerbRequest(id=herb), metadata=token))
             audit = body.pop("audit")
             assert comparable(body) == comparable(mcp)
-            assert (audit["in_hash"], audit["out_hash"], audit["status"]) == (sha256_hex({"id": herb}), sha256_hex(mcp), "ok")
-            assert audit["seed"] == int(audit["in_hash"][:16], 16)
+            assert resource_audit_ok(audit, {"id": herb}, mcp)
         turmeric = json_of(await stub.GetHerb(pb.HerbRequest(id=TURMERIC), metadata=token))
         assert turmeric["names"]["th"] == "ขมิ้นชัน" and turmeric["constituents"] and turmeric["indications"]
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bio_mcp.audit import sha256_hex
 from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
@@ -31,7 +30,15 @@ from tests.evidence.conftest import (
     herb_names,
     ppr_documents,
 )
-from tests.server.grpc_harness import comparable, evidence_over_grpc, grpc, json_of, message_of, pb
+from tests.server.grpc_harness import (
+    comparable,
+    evidence_over_grpc,
+    grpc,
+    json_of,
+    message_of,
+    pb,
+    resource_audit_ok,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +85,7 @@ async def mcp_read(client: Client, uri: str) -> dict[str, Any]:
 def without_audit(body: dict[str, Any], arguments: dict[str, Any], mcp: dict[str, Any]) -> dict[str, Any]:
     """A resource reply without the audit gRPC adds, after checking that audit against the MCP JSON."""
     audit = body.pop("audit")
-    assert (audit["in_hash"], audit["out_hash"], audit["status"]) == (sha256_hex(arguments), sha256_hex(mcp), "ok")
+    assert resource_audit_ok(audit, arguments, mcp)
     return body
 
 

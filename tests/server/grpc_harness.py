@@ -20,6 +20,7 @@ if importlib.util.find_spec("grpc") is None:  # the grpc extra, which the test e
 # The test modules take grpc and the stubs from here, after the check above.
 import grpc
 
+from bio_mcp.audit import audit_record
 from bio_mcp.config import load_settings
 from bio_mcp.server.auth import mint_token
 from bio_mcp.server.grpc import evidence_pb2 as pb
@@ -29,7 +30,7 @@ from bio_mcp.server.grpc.service import AUDIT_METADATA, start_grpc_server
 from bio_mcp.server.toolset import Toolset
 
 __all__ = ["AUDIT_METADATA", "SECRET", "bearer", "comparable", "evidence_over_grpc", "grpc", "json_of", "message_of",
-           "pb", "pb_grpc"]
+           "pb", "pb_grpc", "resource_audit_ok"]
 
 SECRET = "grpc-contract-tests-secret-0123456789abcdef"
 Metadata = tuple[tuple[str, str], ...]
@@ -62,3 +63,10 @@ def comparable(value: Any) -> Any:
     if isinstance(value, list):
         return [comparable(item) for item in value]
     return value
+
+
+def resource_audit_ok(audit: dict[str, Any], arguments: dict[str, Any], mcp: dict[str, Any]) -> bool:
+    """The audit a gRPC resource reply carries is seed 003's for these arguments and the MCP JSON."""
+    expected = audit_record(arguments, mcp, 0, "ok")
+    return (audit["in_hash"], audit["out_hash"], audit["seed"], audit["status"]) == (
+        expected.in_hash, expected.out_hash, expected.seed, "ok")
