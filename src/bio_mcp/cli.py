@@ -62,10 +62,14 @@ def serve(
     toolsets: Annotated[str | None, typer.Option(help="Comma-separated toolsets (default BIO_MCP_TOOLSETS: all)")] = None,
     host: Annotated[str | None, typer.Option(help="HTTP host (MCP_HTTP_HOST)")] = None,
     port: Annotated[int | None, typer.Option(help="HTTP port (MCP_HTTP_PORT)")] = None,
+    grpc_port: Annotated[
+        int | None, typer.Option(help="Also serve seed 003's gRPC read surface on this port (BIO_MCP_GRPC_PORT)")
+    ] = None,
 ) -> None:
-    """Run the MCP server over stdio or Streamable HTTP (/mcp, alias /_mcp)."""
+    """Run the MCP server over stdio or Streamable HTTP (/mcp, alias /_mcp), and gRPC with --grpc-port."""
     settings = settings_or_exit(
-        MCP_TRANSPORT_TYPE=transport, BIO_MCP_TOOLSETS=toolsets, MCP_HTTP_HOST=host, MCP_HTTP_PORT=port
+        MCP_TRANSPORT_TYPE=transport, BIO_MCP_TOOLSETS=toolsets, MCP_HTTP_HOST=host, MCP_HTTP_PORT=port,
+        BIO_MCP_GRPC_PORT=grpc_port,
     )
     configure_logging(settings.log_level, settings.logs_dir)
     from bio_mcp.server.process import run_server

@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, validation_alias="MCP_PUBLIC_URL")
     # Loud, explicit, loopback-only opt-out of bearer auth for local development.
     auth_disabled: bool = Field(default=False, validation_alias="MCP_AUTH_DISABLED")
+    # Seed 003's gRPC read surface (server/grpc/evidence.proto) on MCP_HTTP_HOST:this port, beside the MCP
+    # transport, under the same bearer tokens; unset: no gRPC server. Needs the grpc extra.
+    grpc_port: int | None = Field(default=None, ge=1, le=65535, validation_alias="BIO_MCP_GRPC_PORT")
 
     # Embeddings (seed 000 adapter): the provider and model of every vector in the index.
     # onnx by default: SciFact nDCG@10 within 0.005 of the full model's, about 2.7x faster (README).

@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskStatus
@@ -59,6 +59,7 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
     async with Runtime(settings) as runtime:
         stop.runtime = runtime
         toolsets = runtime.toolsets()
+        grpc_server = await _start_grpc(settings, runtime, toolsets)
         if settings.transport == "stdio":
             from bio_mcp.server.app import build_server
 
@@ -72,6 +73,7 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
                 group.start_soon(warm_up_then_freeze, runtime, toolsets)
                 await server.run_stdio_async()
                 group.cancel_scope.cancel()  # the client has gone: no corpus to warm up for
+            await _stop_grpc(grpc_server)
             return
         import uvicorn
 
@@ -103,6 +105,21 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
             group.start_soon(warm_up_then_freeze, runtime, toolsets)
             await server.serve()
             group.cancel_scope.cancel()
+        await _stop_grpc(grpc_server)
+
+
+async def _start_grpc(settings: Settings, runtime: Runtime, toolsets: list[Toolset]) -> Any:
+    """The gRPC read surface beside the MCP transport, when BIO_MCP_GRPC_PORT (--grpc-port) asks for it."""
+    if settings.grpc_port is None:
+        return None
+    from bio_mcp.server.grpc import serve_grpc_beside
+
+    return await serve_grpc_beside(settings, runtime, toolsets, settings.grpc_port)
+
+
+async def _stop_grpc(server: Any) -> None:
+    if server is not None:
+        await server.stop(HTTP_GRACEFUL_SHUTDOWN_S)
 
 
 async def warm_up_then_freeze(runtime: Runtime, toolsets: list[Toolset]) -> None:

@@ -93,6 +93,9 @@ class HerbKnowledge:
         await asyncio.to_thread(run)
 
     async def read_herb(self, id: str) -> str:
+        # Opened first: the MeSH vocabulary that knows a plant by name comes with the corpus's graph, and a
+        # read before the server's warm-up had opened it answered NOT_FOUND for 'garlic'.
+        await self.corpus.open()
         activities = await asyncio.to_thread(duke_activities, duke_dir_of(self.corpus.settings))
         icd10 = await asyncio.to_thread(lambda: self.icd10)
         farmacy = duke_farmacy_dir_of(self.corpus.settings)
