@@ -35,6 +35,7 @@ SLOW_MODULES = frozenset({
     "tests/evidence/test_herb_duke.py",
     "tests/graph/test_related_refresh.py",
     "tests/server/test_fuzz_contracts.py",
+    "tests/server/test_grpc_serve.py",
     "tests/server/test_inspector_cli.py",
     "tests/test_bundle.py",
 })
