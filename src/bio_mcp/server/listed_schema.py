@@ -5,10 +5,11 @@ put that reply in the model's context, so its size is a cost paid on every conve
 schemas carry a generated `title` on every property, and the output schemas add field descriptions,
 defaults and `additionalProperties: false`, none of which a client needs to validate a result (and
 the last refuses the additive fields the seeds' versioning policy allows). The listing drops them.
-An output schema is listed to the depth a client checks a result's shape by: the result's own fields
-and the fields of the objects they hold, each with its type, bounds and whether it is required;
-objects nested deeper are listed by their type alone (a looser schema, so every valid result still
-validates). The depth of the seeds' graph and answer models had made output schemas half the listing.
+An output schema is listed to the depth a client checks a result's shape by: the result's own
+fields, each with its type, bounds and whether it is required; the objects they hold (and the
+items of their lists) are listed by their type alone, a looser schema every valid result still
+meets. The seeds' nested answer and graph models had made output schemas half the listing, and
+with 27 tools the second level alone would have taken the listing past its 60,000 characters.
 "String or null" stays an `anyOf` of single types: the Inspector's strict check warns that a type
 array (`["string", "null"]`) is lost on clients that map schemas onto one-type dialects (Gemini's
 function declarations, OpenAPI 3.0). The full annotated schemas stay readable at
@@ -51,8 +52,8 @@ def listed_input_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return compact
 
 
-# A result's fields (depth 1) and the fields of the objects they hold (depth 2).
-LISTED_OUTPUT_DEPTH = 2
+# A result's own fields; what they hold is listed by its type.
+LISTED_OUTPUT_DEPTH = 1
 _NESTED = ("properties", "items", "anyOf", "$defs", "$ref")
 
 
