@@ -101,7 +101,7 @@ TOOL_CASES = {
     "hybridSearch": ("tool_hybrid_search", {"query": "semaglutide body weight", "top_k": 5}),
     "ragAnswer": ("tool_rag_answer", {"question": "Does semaglutide reduce body weight?"}),
     "findContraindications": ("tool_find_contraindications", {"herb_ids": ["garlic"], "formulation_ids": []}),
-    "traverse": ("graph_traverse", {"seed_ids": ["mesh:D005737"], "max_depth": 1, "max_nodes": 20}),
+    "traverse": ("graph_traverse", {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 2, "max_nodes": 20}),
     "entities": ("graph_entities", {"query": "semaglutide"}),
     "syncWatermark": ("corpus_checkpoint_get", {"query_key": SYNC_KEY}),
 }
@@ -127,6 +127,15 @@ async def test_the_cited_answer_and_the_herb_say_something(server, schema_types)
     answer = await ask(server, schema_types, "ragAnswer", TOOL_CASES["ragAnswer"][1])
     assert not answer["withheld"] and len(answer["citations"]) >= 3
     assert answer["citations"][0]["id"] == f"pmid:{SEMAGLUTIDE}" and answer["citations"][0]["quote"]
+    quoted = {"section_ids": sorted({c["section_id"] for c in answer["citations"]})}
+    sections = await ask(server, schema_types, "retrieveEvidence", quoted)
+    async with server.mcp() as client:
+        expected = (await client.call_tool("kb_retrieve_evidence", quoted)).structured_content
+    # Each call gets its own diagnostics id; the rest is the same.
+    sections.pop("diagnostic_id", None), expected.pop("diagnostic_id", None)
+    assert without_nulls(sections) == without_nulls(expected)
+    texts = {section["section_id"]: section["text"] for section in sections["sections"]}
+    assert all(texts[c["section_id"]][c["start"]:c["end"]] == c["quote"] for c in answer["citations"])
     herb = await ask(server, schema_types, "herb", {"id": "garlic"})
     assert herb["names"] == {"th": "กระเทียม", "en": "Garlic", "scientific": herb["names"]["scientific"]}
     assert {"Allicin", "Alliin"} <= {c["name"] for c in herb["constituents"]}

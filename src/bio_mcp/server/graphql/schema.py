@@ -57,6 +57,8 @@ TOOL_SURFACES = (
     ToolSurface("hybridSearch", "tool.hybrid_search"),
     ToolSurface("ragAnswer", "tool.rag_answer"),
     ToolSurface("findContraindications", "tool.find_contraindications"),
+    # The sections a cited answer quotes, whole, so a reader sees each quote in its place.
+    ToolSurface("retrieveEvidence", "kb.retrieve_evidence"),
     ToolSurface("traverse", "graph.traverse"),
     ToolSurface("entities", "graph.entities"),
     ToolSurface("syncWatermark", "corpus.checkpoint.get"),
