@@ -14,13 +14,10 @@ import pytest
 from bio_mcp.audit import sha256_hex
 from bio_mcp.server.auth import mint_token
 from tests.server.evidence_server import SEMAGLUTIDE, SYNC_KEY, EvidenceServer, evidence_server
+from tests.server.graphql_client import INTROSPECT, schema_types, whole_answer
 from tests.server.test_transports import authed
 
 pytestmark = pytest.mark.anyio
-
-INTROSPECT = """{ __schema { types { name kind fields { name type { ...ref } } } } }
-fragment ref on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name
-  ofType { kind name ofType { kind name } } } } } } }"""
 
 
 @pytest.fixture(scope="module")
@@ -28,46 +25,17 @@ def server(running_fakes, tmp_path_factory) -> Iterator[EvidenceServer]:
     yield from evidence_server(running_fakes, tmp_path_factory.mktemp("graphql-home"))
 
 
+@pytest.fixture(scope="module")
+def types(server: EvidenceServer) -> dict[str, Any]:
+    response = httpx2.post(server.base + "/graphql", json={"query": INTROSPECT}, timeout=30,
+                           headers={"Authorization": f"Bearer {server.token()}"})
+    return schema_types(response.json())
+
+
 async def graphql(server: EvidenceServer, query: str, variables: dict[str, Any] | None = None,
                   **headers: str) -> httpx2.Response:
     async with authed(server.token(), **headers) as http:
         return await http.post(server.base + "/graphql", json={"query": query, "variables": variables or {}})
-
-
-def _named(ref: dict[str, Any]) -> dict[str, Any]:
-    while ref.get("ofType"):
-        ref = ref["ofType"]
-    return ref
-
-
-def selection(types: dict[str, Any], name: str) -> str:
-    """Every field of `name`, nested objects in full: what a client asking for the whole answer sends."""
-    fields = []
-    for field in types[name]["fields"]:
-        ref = _named(field["type"])
-        fields.append(f"{field['name']} {{ {selection(types, ref['name'])} }}" if ref["kind"] == "OBJECT"
-                      else field["name"])
-    return " ".join(fields)
-
-
-@pytest.fixture(scope="module")
-def schema_types(server: EvidenceServer) -> dict[str, Any]:
-    response = httpx2.post(server.base + "/graphql", json={"query": INTROSPECT}, timeout=30,
-                           headers={"Authorization": f"Bearer {server.token()}"})
-    return {t["name"]: t for t in response.json()["data"]["__schema"]["types"]}
-
-
-def _root_type(types: dict[str, Any], root: str, field: str) -> str:
-    return _named(next(f for f in types[root]["fields"] if f["name"] == field)["type"])["name"]
-
-
-def _arguments(arguments: dict[str, Any]) -> str:
-    return ", ".join(f"{name}: {json.dumps(value)}" if not isinstance(value, dict)
-                     else f"{name}: {_object_literal(value)}" for name, value in arguments.items())
-
-
-def _object_literal(value: dict[str, Any]) -> str:
-    return "{" + _arguments(value) + "}"
 
 
 def without_nulls(value: Any) -> Any:
@@ -86,10 +54,7 @@ def without_latency(body: dict[str, Any]) -> dict[str, Any]:
 
 async def ask(server: EvidenceServer, types: dict[str, Any], field: str, arguments: dict[str, Any],
               root: str = "Query") -> dict[str, Any]:
-    operation = "mutation" if root == "Mutation" else "query"
-    query = (f"{operation} {{ {field}({_arguments(arguments)}) "
-             f"{{ {selection(types, _root_type(types, root, field))} }} }}")
-    response = await graphql(server, query)
+    response = await graphql(server, whole_answer(types, field, arguments, root))
     assert response.status_code == 200, response.text
     body = response.json()
     assert "errors" not in body, body["errors"]
@@ -102,19 +67,19 @@ TOOL_CASES = {
     "ragAnswer": ("tool_rag_answer", {"question": "Does semaglutide reduce body weight?"}),
     "findContraindications": ("tool_find_contraindications", {"herb_ids": ["garlic"], "formulation_ids": []}),
     "traverse": ("graph_traverse", {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 2, "max_nodes": 20}),
-    "entities": ("graph_entities", {"query": "semaglutide"}),
+    "entities": ("graph_entities", {"query": "diabetes mellitus"}),
     "syncWatermark": ("corpus_checkpoint_get", {"query_key": SYNC_KEY}),
 }
 
 
 @pytest.mark.parametrize("field", sorted(TOOL_CASES))
-async def test_each_tool_surface_returns_the_mcp_tools_json(server, schema_types, field) -> None:
+async def test_each_tool_surface_returns_the_mcp_tools_json(server, types, field) -> None:
     tool, arguments = TOOL_CASES[field]
     async with server.mcp() as client:
         result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     expected = result.structured_content
-    got = await ask(server, schema_types, field, arguments)
+    got = await ask(server, types, field, arguments)
     if "audit" in expected:  # seed 003's tools carry it in the body; the others in _meta only
         assert without_latency(without_nulls(got)) == without_latency(without_nulls(expected))
         assert got["audit"]["in_hash"] == sha256_hex(arguments) == result.meta["audit"]["in_hash"]
@@ -122,21 +87,22 @@ async def test_each_tool_surface_returns_the_mcp_tools_json(server, schema_types
         assert without_nulls(got) == without_nulls(expected)
 
 
-async def test_the_cited_answer_and_the_herb_say_something(server, schema_types) -> None:
+async def test_the_cited_answer_and_the_herb_say_something(server, types) -> None:
     """The contract comparisons above are not of empty answers."""
-    answer = await ask(server, schema_types, "ragAnswer", TOOL_CASES["ragAnswer"][1])
+    answer = await ask(server, types, "ragAnswer", TOOL_CASES["ragAnswer"][1])
     assert not answer["withheld"] and len(answer["citations"]) >= 3
     assert answer["citations"][0]["id"] == f"pmid:{SEMAGLUTIDE}" and answer["citations"][0]["quote"]
     quoted = {"section_ids": sorted({c["section_id"] for c in answer["citations"]})}
-    sections = await ask(server, schema_types, "retrieveEvidence", quoted)
+    sections = await ask(server, types, "retrieveEvidence", quoted)
     async with server.mcp() as client:
         expected = (await client.call_tool("kb_retrieve_evidence", quoted)).structured_content
     # Each call gets its own diagnostics id; the rest is the same.
-    sections.pop("diagnostic_id", None), expected.pop("diagnostic_id", None)
+    sections.pop("diagnostic_id", None)
+    expected.pop("diagnostic_id", None)
     assert without_nulls(sections) == without_nulls(expected)
     texts = {section["section_id"]: section["text"] for section in sections["sections"]}
     assert all(texts[c["section_id"]][c["start"]:c["end"]] == c["quote"] for c in answer["citations"])
-    herb = await ask(server, schema_types, "herb", {"id": "garlic"})
+    herb = await ask(server, types, "herb", {"id": "garlic"})
     assert herb["names"] == {"th": "กระเทียม", "en": "Garlic", "scientific": herb["names"]["scientific"]}
     assert {"Allicin", "Alliin"} <= {c["name"] for c in herb["constituents"]}
     assert any(use["icdCode"] for use in herb["traditional_uses"])
@@ -149,25 +115,25 @@ RESOURCE_CASES = {
 
 
 @pytest.mark.parametrize("field", sorted(RESOURCE_CASES))
-async def test_each_resource_surface_returns_the_mcp_resources_json_with_an_audit(server, schema_types, field) -> None:
+async def test_each_resource_surface_returns_the_mcp_resources_json_with_an_audit(server, types, field) -> None:
     arguments, uri = RESOURCE_CASES[field]
     async with server.mcp() as client:
         # A paper's first read may fetch it (source eutils) and store it; from then on it is the corpus's.
         await client.read_resource(uri)
         expected = json.loads((await client.read_resource(uri)).contents[0].text)
-    got = await ask(server, schema_types, field, arguments)
+    got = await ask(server, types, field, arguments)
     audit = got.pop("audit")
     assert without_nulls(got) == without_nulls(expected)
     assert audit["status"] == "ok" and audit["in_hash"] == sha256_hex(arguments)
     assert audit["out_hash"] == sha256_hex(expected) and audit["seed"] == int(audit["in_hash"][:16], 16)
 
 
-async def test_eval_run_and_its_report_match_mcp(server, schema_types) -> None:
+async def test_eval_run_and_its_report_match_mcp(server, types) -> None:
     arguments = {"set": "smoke", "metrics": ["R@k", "MRR"], "params": {"max_queries": 3}}
     async with server.mcp() as client:
         result = await client.call_tool("tool_eval_run", arguments)
         assert not result.is_error, result.content
-        run = await ask(server, schema_types, "evalRun", arguments, root="Mutation")
+        run = await ask(server, types, "evalRun", arguments, root="Mutation")
         assert without_latency(without_nulls(run)) == without_latency(without_nulls(result.structured_content))
         report_id = run["report_id"]
         expected = json.loads((await client.read_resource(f"bio-mcp://eval/{report_id}/json")).contents[0].text)
@@ -177,16 +143,16 @@ async def test_eval_run_and_its_report_match_mcp(server, schema_types) -> None:
     assert report == expected and report["metrics"] == run["metrics"]
 
 
-async def test_an_ingestion_job_reads_as_over_mcp(server, schema_types) -> None:
+async def test_an_ingestion_job_reads_as_over_mcp(server, types) -> None:
     async with server.mcp() as client:
         started = await client.call_tool("tool_ingest_run", {"batch": [{"uri": (server.home / "inbox" / "note.md").as_uri()}]})
         assert not started.is_error, started.content
         job_id = started.structured_content["job_id"]
-        job = await ask(server, schema_types, "ingestJob", {"job_id": job_id})
+        job = await ask(server, types, "ingestJob", {"job_id": job_id})
         for _ in range(100):
             if job["status"] in ("done", "error"):
                 break
-            job = await ask(server, schema_types, "ingestJob", {"job_id": job_id})
+            job = await ask(server, types, "ingestJob", {"job_id": job_id})
         expected = json.loads((await client.read_resource(f"bio-mcp://jobs/{job_id}")).contents[0].text)
     job.pop("audit")
     assert job["status"] == "done" and without_nulls(job) == without_nulls(expected)
