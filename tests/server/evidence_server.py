@@ -51,9 +51,11 @@ def evidence_server(fakes, home: Path) -> Iterator[EvidenceServer]:  # type: ign
     (home / "inbox").mkdir()
     (home / "inbox" / "note.md").write_text(
         "# Semaglutide\n\nSemaglutide lowers body weight in adults with obesity.\n", encoding="utf-8")
+    # Warnings only: serving_http keeps the server's stderr in a pipe it reads only on failure, and the
+    # benchmark's few hundred calls of INFO lines filled it, which blocked the server mid-write.
     env = server_env(fakes, home, MCP_AUTH_SECRET_KEY=SECRET, BIO_MCP_TOOLSETS="pubmed,corpus,kb,evidence",
                      BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_SYNC_LOOKBACK_DAYS="36500",
-                     BIO_MCP_INGEST_ROOTS=str(home / "inbox"))
+                     BIO_MCP_INGEST_ROOTS=str(home / "inbox"), MCP_LOG_LEVEL="warning")
     _cli(env, "kg", "import", str(EXAMPLES / "thai_herb_names.tsv"), str(EXAMPLES / "thai_formulations.tsv"))
     _cli(env, "kg", "herbs")
     with serving_http(env) as base:
