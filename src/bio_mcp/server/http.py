@@ -1,4 +1,5 @@
-"""The Streamable HTTP transport: /mcp (and /_mcp), bearer JWTs, Origin and Host checks, CORS, /healthz.
+"""The Streamable HTTP transport: /mcp (and /_mcp), bearer JWTs, Origin and Host checks, CORS, /healthz;
+beside MCP, seed 003's GraphQL read surface at /graphql and the evidence page at /ui built on it.
 
 Stateless Streamable HTTP, so any replica behind a load balancer can serve any request. Bearer
 authentication is mandatory; the only opt-out (MCP_AUTH_DISABLED=true) is refused unless the
@@ -29,8 +30,11 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.logs import get_logger
 from bio_mcp.server.app import ServerOptions, build_server
 from bio_mcp.server.auth import DEFAULT_SCOPES, JwtVerifier
+from bio_mcp.server.graphql.endpoint import GRAPHQL_PATH, GraphQLEndpoint
+from bio_mcp.server.graphql.schema import build_schema
 from bio_mcp.server.legacy_rest import legacy_routes
 from bio_mcp.server.toolset import Toolset
+from bio_mcp.server.ui.pages import UI_PATH, evidence_page
 
 log = get_logger("http")
 
@@ -59,6 +63,24 @@ class PathAlias:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].rstrip("/") == self.alias:
             scope = {**scope, "path": self.target, "raw_path": self.target.encode()}
+        await self.app(scope, receive, send)
+
+
+class PathMounts:
+    """Serves each path prefix of `mounts` by its own app (the prefix as its root_path, as Starlette's
+    Mount does) and everything else, lifespan included, by `app`."""
+
+    def __init__(self, app: ASGIApp, mounts: dict[str, ASGIApp]) -> None:
+        self.app = app
+        self.mounts = mounts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for prefix, mounted in self.mounts.items():
+                path = scope["path"]
+                if path == prefix or path.startswith(prefix + "/"):
+                    await mounted({**scope, "root_path": scope.get("root_path", "") + prefix}, receive, send)
+                    return
         await self.app(scope, receive, send)
 
 
@@ -119,18 +141,23 @@ def build_http_app(settings: Settings, toolsets: Sequence[Toolset], options: Ser
         for route in legacy_routes(toolsets, verifier):
             server.custom_route(route.path, methods=sorted(route.methods or []))(route.endpoint)
 
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=_allowed_hosts(settings),
+        allowed_origins=settings.allowed_origins,
+    )
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=settings.http_json_response,
         stateless_http=True,
-        transport_security=TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=_allowed_hosts(settings),
-            allowed_origins=settings.allowed_origins,
-        ),
+        transport_security=security,
         host=settings.http_host,
     )
     aliased: ASGIApp = PathAlias(app, MCP_ALIAS, MCP_PATH)
+    schema = build_schema(toolsets)
+    if schema is not None:
+        aliased = PathMounts(aliased, {GRAPHQL_PATH: GraphQLEndpoint(schema, security, verifier),
+                                       UI_PATH: evidence_page()})
     if settings.auth_issuer and not settings.auth_disabled:
         aliased = PathAlias(aliased, PROTECTED_RESOURCE_PATH, PROTECTED_RESOURCE_PATH + MCP_PATH)
     cors = CORSMiddleware(

@@ -1,0 +1,194 @@
+"""The evidence page at /ui in a real browser: Debian's headless Chromium driven by Playwright, on a
+corpus synced from the fakes. It signs in with a bearer token, searches, reads a cited answer with
+its quoted spans highlighted, draws a neighbourhood, shows a herb card, sync and ingestion progress
+and an evaluation's charts; every request stays on the server (no CDN). Screenshots are saved under
+an artefacts folder the test prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+
+from tests.server.evidence_server import SEMAGLUTIDE, SYNC_KEY, EvidenceServer, evidence_server
+
+CHROMIUM = os.environ.get("BIO_MCP_CHROMIUM", "/usr/bin/chromium")
+# A closed network: nothing but the page under test.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+QUESTION = "Does semaglutide reduce body weight?"
+
+
+@pytest.fixture(scope="module")
+def chromium_path(require_part) -> str:
+    if shutil.which(CHROMIUM) is None:
+        require_part(f"Chromium not found at {CHROMIUM} (apt-get install chromium; .ci/install-debian-packages)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        require_part("playwright is not installed (the test extra)")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def server(chromium_path, running_fakes, tmp_path_factory) -> Iterator[EvidenceServer]:
+    yield from evidence_server(running_fakes, tmp_path_factory.mktemp("ui-home"))
+
+
+@pytest.fixture(scope="module")
+def artefacts() -> Path:
+    folder = Path(os.environ.get("BIO_MCP_ARTEFACTS") or tempfile.mkdtemp(prefix="bio-mcp-ui-")) / "evidence-page"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots of the evidence page: {folder}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def page(server: EvidenceServer, chromium_path: str, artefacts: Path):
+    from playwright.sync_api import sync_playwright
+
+    foreign: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        opened = context.new_page()
+        opened.on("request", lambda request: None if request.url.startswith(server.base)
+                  else foreign.append(request.url))
+        opened.set_default_timeout(60_000)
+        yield opened
+        context.close()
+        browser.close()
+    assert not foreign, f"the page asked other hosts: {foreign}"
+
+
+def shot(page, artefacts: Path, name: str) -> None:
+    page.screenshot(path=str(artefacts / f"{name}.png"), full_page=True)
+
+
+def graphql(server: EvidenceServer, query: str, variables: dict) -> dict:
+    response = httpx2.post(server.base + "/graphql", json={"query": query, "variables": variables}, timeout=60,
+                           headers={"Authorization": f"Bearer {server.token()}"})
+    return response.json()["data"]
+
+
+def test_the_page_refuses_a_bad_token_and_signs_in_with_a_good_one(page, server, artefacts) -> None:
+    page.goto(server.base + "/ui")
+    assert page.url == server.base + "/ui/"
+    page.fill("#token", "not-a-token")
+    page.click("#login button")
+    page.wait_for_selector("#login-error:has-text('refused')")
+    assert page.is_hidden("#app")
+    token = server.token()
+    page.fill("#token", token)
+    page.click("#login button")
+    page.wait_for_selector("#app:not([hidden])")
+    assert token not in page.url
+    assert page.evaluate("sessionStorage.getItem('bio-mcp-token')") == token
+    shot(page, artefacts, "01-signed-in")
+
+
+def test_a_search_returns_the_expected_paper(page, server, artefacts) -> None:
+    page.click("nav button[data-view=search]")
+    page.fill("#search-form input[name=query]", "semaglutide body weight")
+    page.click("#search-form button")
+    hit = page.wait_for_selector(f"#search-results li[data-id='pmid:{SEMAGLUTIDE}']")
+    assert "Semaglutide" in hit.inner_text()
+    hit.query_selector("button").click()
+    page.wait_for_selector(f"#search-results li[data-id='pmid:{SEMAGLUTIDE}'] .abstract")
+    shot(page, artefacts, "02-search")
+
+
+def test_a_cited_answer_highlights_every_quoted_span_in_its_paper(page, server, artefacts) -> None:
+    expected = graphql(server, "query($q: String!) { ragAnswer(question: $q, retrieval: {top_k: 5}) "
+                               "{ citations { number quote } } }", {"q": QUESTION})["ragAnswer"]["citations"]
+    assert len(expected) >= 3
+    page.click("nav button[data-view=answer]")
+    page.fill("#answer-form input[name=question]", QUESTION)
+    page.click("#answer-form button")
+    page.wait_for_selector("#answer-sources mark")
+    marks = page.eval_on_selector_all("#answer-sources mark",
+                                      "ms => ms.map(m => [m.dataset.citations, m.textContent])")
+    shown = {int(n): text for numbers, text in marks for n in numbers.split()}
+    for citation in expected:  # every quote marked, exactly as quoted (overlapping quotes share a mark)
+        assert citation["quote"] in shown[citation["number"]]
+    assert page.is_visible("#answer-text .answer a[href='#quote-1']")
+    shot(page, artefacts, "03-cited-answer")
+
+
+def test_the_graph_view_draws_the_neighbourhood_within_its_caps(page, server, artefacts) -> None:
+    page.click("nav button[data-view=graph]")
+    page.fill("#graph-form input[name=seed]", f"pmid:{SEMAGLUTIDE}")
+    page.fill("#graph-form input[name=max_depth]", "2")
+    page.fill("#graph-form input[name=max_nodes]", "25")
+    page.click("#graph-form button")
+    page.wait_for_selector("#graph-svg .graph-node")
+    nodes = page.eval_on_selector_all("#graph-svg .graph-node", "ns => ns.map(n => n.dataset.id)")
+    # The paper, its sections, and the entities they mention (Diabetes Mellitus, Type 2).
+    assert "mesh:D003924" in nodes and 2 < len(nodes) <= 25
+    assert page.eval_on_selector_all("#graph-svg line.edge", "ls => ls.length") >= 2
+    assert "caps: depth 2, nodes 25" in page.inner_text("#graph-stats")
+    shot(page, artefacts, "04-graph")
+    page.click("#graph-svg .graph-node[data-id='mesh:D003924'] circle")  # walk on from an entity
+    page.wait_for_selector("#graph-stats:has-text('from mesh:D003924')")
+    assert page.get_attribute("#graph-svg .graph-node[data-id='mesh:D003924'] circle", "class") == "node seed"
+
+
+def test_a_herb_card_shows_names_and_constituents(page, server, artefacts) -> None:
+    page.click("nav button[data-view=herb]")
+    page.fill("#herb-form input[name=id]", "garlic")
+    page.click("#herb-form button")
+    card = page.wait_for_selector("#herb-card article[data-herb='mesh:D005737']")
+    assert card.query_selector("span[lang=th]").inner_text() == "กระเทียม"
+    constituents = page.eval_on_selector_all("#herb-card .constituents li", "ls => ls.map(l => l.textContent)")
+    assert {"Allicin", "Alliin"} <= set(constituents)
+    assert "not evidence" in card.inner_text()  # silence and traditional uses are labelled as what they are
+    shot(page, artefacts, "05-herb-card")
+
+
+def test_sync_and_ingestion_progress(page, server, artefacts) -> None:
+    page.click("nav button[data-view=progress]")
+    page.fill("#sync-form input[name=query_key]", SYNC_KEY)
+    page.click("#sync-form button")
+    assert "synced up to" in page.wait_for_selector("#sync-status .sync").inner_text()
+    # The job is started over MCP and followed on the page.
+    job_id = _start_ingestion(server, (server.home / "inbox" / "note.md").as_uri())
+    page.fill("#job-form input[name=job_id]", job_id)
+    page.click("#job-form button")
+    page.wait_for_selector("#job-status [data-status=done]")
+    assert "1 of 1 file(s)" in page.inner_text("#job-status")
+    shot(page, artefacts, "06-progress")
+
+
+def _start_ingestion(server: EvidenceServer, uri: str) -> str:
+    async def start() -> str:
+        async with server.mcp() as client:
+            result = await client.call_tool("tool_ingest_run", {"batch": [{"uri": uri}]})
+            assert not result.is_error, result.content
+            return result.structured_content["job_id"]
+
+    # Playwright's sync API runs an event loop in this thread: the MCP client gets its own.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(anyio.run, start).result()
+
+
+def test_an_evaluation_report_is_plotted(page, server, artefacts) -> None:
+    page.click("nav button[data-view=evaluation]")
+    page.fill("#eval-form input[name=max_queries]", "5")
+    page.click("#eval-form button")
+    report = page.wait_for_selector("#eval-report [data-report]")
+    bars = page.eval_on_selector_all("#eval-report svg.chart rect.bar", "rs => rs.length")
+    assert bars >= 3 + 1  # the three metrics, and at least one query
+    report_id = report.get_attribute("data-report")
+    stored = graphql(server, "query($id: String!) { evalReport(id: $id) }", {"id": report_id})["evalReport"]
+    assert [m["name"] for m in stored["metrics"]] == page.eval_on_selector_all(
+        "#eval-report svg[aria-label=metrics] .bar-row", "rs => rs.map(r => r.dataset.label)")
+    shot(page, artefacts, "07-evaluation")
+    (artefacts / "report.json").write_text(json.dumps(stored, indent=1), encoding="utf-8")
