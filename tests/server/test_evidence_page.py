@@ -52,21 +52,41 @@ def artefacts() -> Path:
 
 
 @pytest.fixture(scope="module")
-def page(server: EvidenceServer, chromium_path: str, artefacts: Path):
+def browser(server: EvidenceServer, chromium_path: str):
+    """Headless Chromium; every request any of its pages makes is checked to stay on the server."""
     from playwright.sync_api import sync_playwright
 
     foreign: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        opened = context.new_page()
-        opened.on("request", lambda request: None if request.url.startswith(server.base)
-                  else foreign.append(request.url))
-        opened.set_default_timeout(60_000)
-        yield opened
-        context.close()
-        browser.close()
+        launched = playwright.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+
+        def new_page():  # type: ignore[no-untyped-def]
+            context = launched.new_context(viewport={"width": 1200, "height": 900})
+            context.on("request", lambda request: None if request.url.startswith(server.base)
+                       else foreign.append(request.url))
+            opened = context.new_page()
+            opened.set_default_timeout(60_000)
+            return opened
+
+        yield new_page
+        launched.close()
     assert not foreign, f"the page asked other hosts: {foreign}"
+
+
+def sign_in(page, server: EvidenceServer, token: str) -> None:  # type: ignore[no-untyped-def]
+    page.fill("#token", token)
+    page.click("#login button")
+
+
+@pytest.fixture(scope="module")
+def page(browser, server: EvidenceServer):
+    """A signed-in page, shared by the module's tests (each opens its own view)."""
+    opened = browser()
+    opened.goto(server.base + "/ui/")
+    sign_in(opened, server, server.token())
+    opened.wait_for_selector("#app:not([hidden])")
+    yield opened
+    opened.context.close()
 
 
 def shot(page, artefacts: Path, name: str) -> None:
@@ -79,20 +99,23 @@ def graphql(server: EvidenceServer, query: str, variables: dict) -> dict:
     return response.json()["data"]
 
 
-def test_the_page_refuses_a_bad_token_and_signs_in_with_a_good_one(page, server, artefacts) -> None:
+def test_the_page_refuses_a_bad_token_and_signs_in_with_a_good_one(browser, server, artefacts) -> None:
+    page = browser()
     page.goto(server.base + "/ui")
     assert page.url == server.base + "/ui/"
-    page.fill("#token", "not-a-token")
-    page.click("#login button")
+    sign_in(page, server, "not-a-token")
     page.wait_for_selector("#login-error:has-text('refused')")
     assert page.is_hidden("#app")
     token = server.token()
-    page.fill("#token", token)
-    page.click("#login button")
+    sign_in(page, server, token)
     page.wait_for_selector("#app:not([hidden])")
+    assert page.is_hidden("#login") and page.inner_text("#login-error") == ""
     assert token not in page.url
     assert page.evaluate("sessionStorage.getItem('bio-mcp-token')") == token
     shot(page, artefacts, "01-signed-in")
+    page.click("#logout")
+    assert page.is_visible("#login") and page.evaluate("sessionStorage.getItem('bio-mcp-token')") is None
+    page.context.close()
 
 
 def test_a_search_returns_the_expected_paper(page, server, artefacts) -> None:

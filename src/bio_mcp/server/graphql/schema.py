@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from logging import ERROR
 from typing import Any
 
 import strawberry
@@ -23,13 +24,16 @@ from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 
 from bio_mcp.audit import Audit, audit_record
-from bio_mcp.errors import BioMcpError
+from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.evidence.coverage import Coverage
 from bio_mcp.features.evidence.herbs import HerbRecord
 from bio_mcp.features.evidence.ingest_jobs import IngestJobView
 from bio_mcp.features.evidence.papers import Paper
+from bio_mcp.logs import get_logger
 from bio_mcp.server.graphql.types import TypeBuilder, argument_type, as_records
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec, call_tool
+
+log = get_logger("graphql")
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,11 @@ def _resource_field(surface: ResourceSurface, spec: ResourceSpec, types: TypeBui
         started = time.perf_counter()
         try:
             body = json.loads(await spec.read(**{surface.parameter: arguments[surface.argument]}))
-        except BioMcpError as error:
+        except Exception as exc:  # as call_tool does: a client never sees an internal error's text
+            error = exc if isinstance(exc, BioMcpError) else BioMcpError(
+                ErrorCode.UNKNOWN, f"{surface.field} failed unexpectedly; see the server log")
+            if not isinstance(exc, BioMcpError):
+                log.log(ERROR, "read surface crashed", exc_info=exc, extra={"fields": {"surface": surface.field}})
             audit = audit_record(arguments, error.envelope(), (time.perf_counter() - started) * 1000, "error")
             raise _error(error.envelope()["error"], audit.model_dump()) from None
         body["audit"] = audit_record(arguments, body, (time.perf_counter() - started) * 1000, "ok").model_dump()
