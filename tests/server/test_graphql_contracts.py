@@ -11,7 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from bio_mcp.audit import sha256_hex
+from bio_mcp.canonical import canonical_sha256
 from bio_mcp.server.auth import mint_token
 from tests.server.evidence_server import SEMAGLUTIDE, SYNC_KEY, EvidenceServer, evidence_server
 from tests.server.graphql_client import INTROSPECT, schema_types, whole_answer
@@ -82,7 +82,7 @@ async def test_each_tool_surface_returns_the_mcp_tools_json(server, types, field
     got = await ask(server, types, field, arguments)
     if "audit" in expected:  # seed 003's tools carry it in the body; the others in _meta only
         assert without_latency(without_nulls(got)) == without_latency(without_nulls(expected))
-        assert got["audit"]["in_hash"] == sha256_hex(arguments) == result.meta["audit"]["in_hash"]
+        assert got["audit"]["in_hash"] == canonical_sha256(arguments) == result.meta["audit"]["in_hash"]
     else:
         assert without_nulls(got) == without_nulls(expected)
 
@@ -124,8 +124,8 @@ async def test_each_resource_surface_returns_the_mcp_resources_json_with_an_audi
     got = await ask(server, types, field, arguments)
     audit = got.pop("audit")
     assert without_nulls(got) == without_nulls(expected)
-    assert audit["status"] == "ok" and audit["in_hash"] == sha256_hex(arguments)
-    assert audit["out_hash"] == sha256_hex(expected) and audit["seed"] == int(audit["in_hash"][:16], 16)
+    assert audit["status"] == "ok" and audit["in_hash"] == canonical_sha256(arguments)
+    assert audit["out_hash"] == canonical_sha256(expected) and audit["seed"] == int(audit["in_hash"][:16], 16)
 
 
 async def test_eval_run_and_its_report_match_mcp(server, types) -> None:
@@ -139,7 +139,7 @@ async def test_eval_run_and_its_report_match_mcp(server, types) -> None:
         expected = json.loads((await client.read_resource(f"bio-mcp://eval/{report_id}/json")).contents[0].text)
     response = await graphql(server, "query($id: String!) { evalReport(id: $id) }", {"id": report_id})
     report = response.json()["data"]["evalReport"]
-    assert report.pop("audit")["in_hash"] == sha256_hex({"id": report_id})
+    assert report.pop("audit")["in_hash"] == canonical_sha256({"id": report_id})
     assert report == expected and report["metrics"] == run["metrics"]
 
 

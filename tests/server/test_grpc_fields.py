@@ -24,7 +24,7 @@ from bio_mcp.features.evidence.contraindications import (
 )
 from bio_mcp.features.evidence.coverage import Coverage
 from bio_mcp.features.evidence.evaluation import EvalRunRequest, EvalRunResponse
-from bio_mcp.features.evidence.herbs import HerbRecord
+from bio_mcp.features.evidence.herb_knowledge import HerbResource
 from bio_mcp.features.evidence.hybrid_search import HybridSearchRequest, HybridSearchResponse
 from bio_mcp.features.evidence.papers import Paper
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse
@@ -34,17 +34,13 @@ from bio_mcp.server.grpc.messages import is_list_message
 REPO = Path(__file__).resolve().parents[2]
 GRPC_DIR = REPO / "src" / "bio_mcp" / "server" / "grpc"
 
-# kg://herb/{id}: the record, plus what the resource adds beside it (coverage, safety); every gRPC
-# reply of a resource carries the audit as the seed-003 tools' bodies do.
-HerbResource = create_model(
-    "HerbResource", __base__=HerbRecord, coverage=(Coverage | None, None), safety=(str | None, None),
-    audit=(Audit | None, None),
-)
+# Every gRPC reply of a resource carries the audit, as the seed-003 tools' bodies do.
+HerbReply = create_model("HerbReply", __base__=HerbResource, audit=(Audit | None, None))
 PaperReply = create_model("PaperReply", __base__=Paper, audit=(Audit | None, None))
 
 # rpc -> (the MCP tool it serves, its request model, its reply model); resources have no request model.
 RPCS: dict[str, tuple[str, type[BaseModel] | None, type[BaseModel]]] = {
-    "GetHerb": ("kg://herb/{id}", None, HerbResource),
+    "GetHerb": ("kg://herb/{id}", None, HerbReply),
     "GetPaper": ("paper://pmid/{pmid}", None, PaperReply),
     "QueryKg": ("tool.query_kg", QueryKgRequest, QueryKgResponse),
     "HybridSearch": ("tool.hybrid_search", HybridSearchRequest, HybridSearchResponse),

@@ -65,10 +65,10 @@ def prop(schema: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_tool_and_resource_names(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    # formatCitations, fetchFullText, lookupMeshTerms and the Europe PMC tools are additive.
+    # formatCitations, fetchFullText, lookupMeshTerms, the Europe PMC tools and PubTator3's are additive.
     assert tools == {
         "searchPubMedArticles", "fetchArticleDetails", "getArticleRelationships", "formatCitations", "fetchFullText",
-        "lookupMeshTerms", "europepmc_search", "europepmc_citations",
+        "lookupMeshTerms", "europepmc_search", "europepmc_citations", "pubtator_annotations",
     }
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert resources == {"pubmed-connect://info", "pubmed-connect://stats/pubmed"}

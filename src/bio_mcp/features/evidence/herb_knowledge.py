@@ -148,6 +148,15 @@ def _herbs_of(
     return herbs
 
 
+class HerbResource(HerbRecord):
+    """kg://herb/{id}: the herb record, what a contraindication search covered and said, and why no
+    indication is shown when none is stated. The GraphQL and gRPC surfaces are checked against it."""
+
+    coverage: Coverage | None = None
+    safety: str | None = None
+    indications_note: str | None = None
+
+
 # How many traditional uses the note names; the record lists them all.
 _USES_NAMED = 8
 

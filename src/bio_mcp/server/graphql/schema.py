@@ -25,12 +25,11 @@ from strawberry.schema.config import StrawberryConfig
 
 from bio_mcp.audit import Audit, audit_record
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.coverage import Coverage
-from bio_mcp.features.evidence.herbs import HerbRecord
+from bio_mcp.features.evidence.herb_knowledge import HerbResource
 from bio_mcp.features.evidence.ingest_jobs import IngestJobView
 from bio_mcp.features.evidence.papers import Paper
 from bio_mcp.logs import get_logger
-from bio_mcp.server.graphql.types import TypeBuilder, argument_type, as_records
+from bio_mcp.server.graphql.types import SCALAR_MAP, TypeBuilder, argument_type, as_records
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec, call_tool
 
 log = get_logger("graphql")
@@ -52,9 +51,6 @@ class ResourceSurface:
     model: type[BaseModel] | None  # None: the body is free-form (JSON)
 
 
-# The herb resource adds what a contraindication search covered to the herb record.
-HerbBody = create_model("Herb", __base__=HerbRecord, coverage=(Coverage | None, None),
-                        safety=(str | None, None))
 
 TOOL_SURFACES = (
     ToolSurface("queryKg", "tool.query_kg"),
@@ -70,7 +66,7 @@ TOOL_SURFACES = (
     ToolSurface("evalRun", "tool.eval.run", mutation=True),
 )
 RESOURCE_SURFACES = (
-    ResourceSurface("herb", "herb", "id", "id", HerbBody),
+    ResourceSurface("herb", "herb", "id", "id", HerbResource),
     ResourceSurface("paper", "paper", "pmid", "pmid", Paper),
     ResourceSurface("ingestJob", "ingestJob", "job_id", "job_id", IngestJobView),
     ResourceSurface("evalReport", "evalReportJson", "id", "report_id", None),
@@ -165,4 +161,4 @@ def build_schema(toolsets: Sequence[Toolset]) -> strawberry.Schema | None:
     query = strawberry.type(type("Query", (), queries), name="Query")
     mutation = strawberry.type(type("Mutation", (), mutations), name="Mutation") if mutations else None
     # The contracts' own field names, not camelCase copies of them.
-    return strawberry.Schema(query=query, mutation=mutation, config=StrawberryConfig(auto_camel_case=False))
+    return strawberry.Schema(query=query, mutation=mutation, config=StrawberryConfig(auto_camel_case=False, scalar_map=SCALAR_MAP))

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NewType
 
 import strawberry
 from strawberry.scalars import JSON
 
-BigInt = strawberry.scalar(
-    int, name="BigInt", description="An integer of any size, as a JSON number",
-    serialize=int, parse_value=int,
-)
+BigInt = NewType("BigInt", int)
+# Given to the schema's scalar map (strawberry deprecates scalars made from a class): a GraphQL scalar of its own.
+SCALAR_MAP = {
+    BigInt: strawberry.scalar(
+        name="BigInt", description="An integer of any size, as a JSON number", serialize=int, parse_value=int,
+    ),
+}
 
 _SCALARS: dict[str, Any] = {"string": str, "number": float, "boolean": bool, "integer": BigInt}
 _INT32 = 2**31 - 1

@@ -102,7 +102,7 @@ class HerbTraditionalUse(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., use: _Optional[str] = ..., id: _Optional[str] = ..., description: _Optional[str] = ..., icdCode: _Optional[str] = ..., icd10cm: _Optional[_Iterable[str]] = ..., taxon: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class Herb(_message.Message):
-    __slots__ = ("id", "names", "parts", "constituents", "indications", "sources", "formulations", "traditional_uses", "coverage", "safety", "audit")
+    __slots__ = ("id", "names", "parts", "constituents", "indications", "sources", "formulations", "traditional_uses", "coverage", "safety", "indications_note", "audit")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAMES_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +113,7 @@ class Herb(_message.Message):
     TRADITIONAL_USES_FIELD_NUMBER: _ClassVar[int]
     COVERAGE_FIELD_NUMBER: _ClassVar[int]
     SAFETY_FIELD_NUMBER: _ClassVar[int]
+    INDICATIONS_NOTE_FIELD_NUMBER: _ClassVar[int]
     AUDIT_FIELD_NUMBER: _ClassVar[int]
     id: str
     names: HerbNames
@@ -124,8 +125,9 @@ class Herb(_message.Message):
     traditional_uses: _containers.RepeatedCompositeFieldContainer[HerbTraditionalUse]
     coverage: Coverage
     safety: str
+    indications_note: str
     audit: Audit
-    def __init__(self, id: _Optional[str] = ..., names: _Optional[_Union[HerbNames, _Mapping]] = ..., parts: _Optional[_Iterable[str]] = ..., constituents: _Optional[_Iterable[_Union[HerbConstituent, _Mapping]]] = ..., indications: _Optional[_Iterable[_Union[HerbIndication, _Mapping]]] = ..., sources: _Optional[_Iterable[str]] = ..., formulations: _Optional[_Iterable[str]] = ..., traditional_uses: _Optional[_Iterable[_Union[HerbTraditionalUse, _Mapping]]] = ..., coverage: _Optional[_Union[Coverage, _Mapping]] = ..., safety: _Optional[str] = ..., audit: _Optional[_Union[Audit, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., names: _Optional[_Union[HerbNames, _Mapping]] = ..., parts: _Optional[_Iterable[str]] = ..., constituents: _Optional[_Iterable[_Union[HerbConstituent, _Mapping]]] = ..., indications: _Optional[_Iterable[_Union[HerbIndication, _Mapping]]] = ..., sources: _Optional[_Iterable[str]] = ..., formulations: _Optional[_Iterable[str]] = ..., traditional_uses: _Optional[_Iterable[_Union[HerbTraditionalUse, _Mapping]]] = ..., coverage: _Optional[_Union[Coverage, _Mapping]] = ..., safety: _Optional[str] = ..., indications_note: _Optional[str] = ..., audit: _Optional[_Union[Audit, _Mapping]] = ...) -> None: ...
 
 class PaperRequest(_message.Message):
     __slots__ = ("pmid",)
