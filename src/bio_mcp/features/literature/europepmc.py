@@ -121,7 +121,10 @@ def summarize_search(response: EpmcSearchResponse) -> str:
     if response.next_cursor:
         lines.append(f"More results: call again with cursor={response.next_cursor!r}.")
     elif response.total_found:
-        lines.append("This is the last page.")
+        # No cursor ends the paging, not the matches: a reader must not take the rows as all there is.
+        rest = (f" Europe PMC gave no cursor past it though it counts {response.total_found} matches: "
+                "narrow the query to read others." if response.total_found > response.retrieved_count else "")
+        lines.append("This is the last page." + rest)
     lines += _overflow_line(response.overflow)
     return "\n".join(lines + _rows(response.articles))
 
