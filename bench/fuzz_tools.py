@@ -29,6 +29,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 
 from bio_mcp.config import TOOLSETS, load_settings
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
 from bio_mcp.sources.ratelimit import LocalRateLimiter
@@ -96,7 +97,7 @@ async def main(data: Path, per_tool: int, callers: int, only: set[str], upstream
         async with Runtime(configured) as runtime:
             if upstream_cap:
                 raise_upstream_caps(runtime, upstream_cap)
-            specs = [spec for toolset in runtime.toolsets(list(TOOLSETS)) for spec in toolset.tools]
+            specs = [spec for toolset in build_toolsets(runtime, list(TOOLSETS)) for spec in toolset.tools]
             for spec in sorted(specs, key=lambda s: s.name):
                 if only and spec.name not in only:
                     continue

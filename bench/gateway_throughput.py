@@ -21,6 +21,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing import run_fakes
 
@@ -33,7 +34,7 @@ async def drive(base_url: str, home: str, callers: int, calls: int) -> list[str]
                              NCBI_TIMEOUT_S=120, BIO_MCP_TOOLSETS="pubmed")
     outcomes: list[str] = []
     queue = list(range(calls))
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets())) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime))) as client:
 
         async def caller() -> None:
             while queue:

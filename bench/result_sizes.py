@@ -22,6 +22,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing import run_fakes
 
@@ -42,7 +43,7 @@ async def measure(base_url: str, home: str, budget: int, pmids: list[str]) -> No
          {"sourcePmid": MANY_AUTHORS, "relationshipType": "citation_formats", "citationStyles": ["apa_string"]}),
     ]
     async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime), options=server_options(runtime))) as client:
             for name, tool, arguments in calls:
                 result = await client.call_tool(tool, arguments)
                 assert not result.is_error, result.content[0].text

@@ -13,6 +13,7 @@ from mcp import Client
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from tests.corpus.conftest import TERM
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.anyio
 async def corpus(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, CTGOV_BASE_URL=fakes.ctgov_base_url)
     async with Runtime(settings) as runtime, \
-            Client(build_server(runtime.toolsets(["corpus"]), options=runtime.server_options())) as client:
+            Client(build_server(build_toolsets(runtime, ["corpus"]), options=server_options(runtime))) as client:
         yield client
 
 

@@ -93,10 +93,11 @@ def test_the_server_starts_with_every_toolset_without_the_extras(tmp_path: Path)
         "from mcp import Client\n"
         "from bio_mcp.config import load_settings\n"
         "from bio_mcp.server.app import build_server\n"
+        "from bio_mcp.server.composition import build_toolsets, server_options\n"
         "from bio_mcp.server.runtime import Runtime\n"
         "async def main():\n"
         "    async with Runtime(load_settings()) as runtime:\n"
-        "        async with Client(build_server(runtime.toolsets(), options=runtime.server_options())) as client:\n"
+        "        async with Client(build_server(build_toolsets(runtime), options=server_options(runtime))) as client:\n"
         "            print(' '.join(tool.name for tool in (await client.list_tools()).tools))\n"
         "anyio.run(main)\n"
     )

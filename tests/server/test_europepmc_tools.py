@@ -10,6 +10,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing.faults import Fault
 from tests.server.scratch_reading import read_whole
@@ -26,7 +27,7 @@ def literature_settings(fakes, **env):
 
 @pytest.fixture
 async def gateway(fakes, bio_home):
-    async with Runtime(literature_settings(fakes)) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(literature_settings(fakes)) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         yield client
 
 
@@ -87,7 +88,7 @@ async def test_cursor_paging_to_the_last_page(gateway, fakes) -> None:
 async def test_core_results_carry_abstracts_and_overflow_past_the_budget(fakes, bio_home) -> None:
     settings = literature_settings(fakes, BIO_MCP_TEXT_BUDGET=20_000)
     async with Runtime(settings) as runtime, Client(
-        build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())
+        build_server(build_toolsets(runtime, ["pubmed"]), options=server_options(runtime))
     ) as client:
         out, text = await call(client, "europepmc_search", {"query": "cancer", "resultType": "core"})
         assert out["retrievedCount"] == 25 and any(a.get("abstract") for a in out["articles"])
@@ -137,7 +138,7 @@ async def test_outages_are_reported_as_outages(fakes, bio_home, fault, code) -> 
     settings = literature_settings(fakes, EUROPEPMC_MAX_RETRIES=1, EUROPEPMC_TIMEOUT_S=1.5,
                                    EUROPEPMC_ATTEMPT_TIMEOUT_S=0.5)
     fakes.literature.inject(fault, times=None, path="/search")
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         result = await client.call_tool("europepmc_search", {"query": "cancer"})
     assert result.is_error
     error = envelope(result)

@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing.faults import Fault
 from tests.server.test_europepmc_tools import literature_settings
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 async def gateway(fakes, bio_home):
     settings = literature_settings(fakes, NCBI_ADMIN_EMAIL="tests@example.org")
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         yield client
 
 
@@ -97,7 +98,7 @@ async def test_a_pmid_outside_pmc_looks_up_its_doi_in_europepmc(gateway, fakes) 
 
 
 async def test_without_an_email_unpaywall_is_not_asked(fakes, bio_home) -> None:
-    async with Runtime(literature_settings(fakes)) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(literature_settings(fakes)) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         error = error_of(await client.call_tool("fetchFullText", {"doi": "10.1016/j.xgen.2025.100814"}))
     assert error["details"]["reason"] == "no_pmc_record"
     assert any("UNPAYWALL_EMAIL" in line for line in error["details"]["tried"])
@@ -107,7 +108,7 @@ async def test_without_an_email_unpaywall_is_not_asked(fakes, bio_home) -> None:
 async def test_a_europepmc_outage_is_an_outage_not_no_text(fakes, bio_home) -> None:
     settings = literature_settings(fakes, NCBI_ADMIN_EMAIL="tests@example.org", EUROPEPMC_MAX_RETRIES=1)
     fakes.literature.inject(Fault.http_status(503), times=None, path="/fullTextXML")
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         error = error_of(await client.call_tool("fetchFullText", {"pmcid": "PMC8118396"}))
     assert error["code"] == "UPSTREAM" and "503" in error["message"]
     assert any(line.startswith("Europe PMC fullTextXML: UPSTREAM") for line in error["details"]["tried"])
@@ -122,7 +123,7 @@ async def test_an_unpaywall_outage_keeps_the_verdict_of_the_text_routes(fakes, b
     # Unpaywall only names copies elsewhere: PMC and Europe PMC answered, so "no text there" stands.
     settings = literature_settings(fakes, NCBI_ADMIN_EMAIL="tests@example.org")
     fakes.literature.inject(Fault.http_status(503), times=None, path="ng.590")
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         error = error_of(await client.call_tool("fetchFullText", {"doi": "10.1038/ng.590"}))
     assert error["code"] == "NOT_FOUND" and error["details"]["reason"] == "not_open_access"
     assert error["details"]["tried"][-1].startswith("Unpaywall: UPSTREAM")

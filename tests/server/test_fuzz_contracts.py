@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from bio_mcp.config import TOOLSETS, load_settings
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ToolSpec, call_tool
 from tests.support.contract_fuzz import FuzzCase, check, fuzz_cases, outcome
@@ -29,7 +30,7 @@ EXAMPLES = int(os.environ.get("BIO_MCP_FUZZ_EXAMPLES", "150"))
 def tool_names() -> list[str]:
     with tempfile.TemporaryDirectory() as home:
         runtime = Runtime(load_settings(BIO_MCP_HOME=home))
-        return sorted(spec.name for toolset in runtime.toolsets(list(TOOLSETS)) for spec in toolset.tools)
+        return sorted(spec.name for toolset in build_toolsets(runtime, list(TOOLSETS)) for spec in toolset.tools)
 
 
 @pytest.fixture
@@ -44,7 +45,7 @@ def served(fakes, bio_home) -> Iterator[tuple[asyncio.Runner, dict[str, ToolSpec
     )
     with asyncio.Runner() as runner:
         runtime = Runtime(configured)
-        specs = {spec.name: spec for toolset in runtime.toolsets(list(TOOLSETS)) for spec in toolset.tools}
+        specs = {spec.name: spec for toolset in build_toolsets(runtime, list(TOOLSETS)) for spec in toolset.tools}
         try:
             yield runner, specs
         finally:

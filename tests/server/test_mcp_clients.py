@@ -18,6 +18,7 @@ from mcp_types import TextResourceContents
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from tests.server.scratch_reading import read_whole
 
@@ -38,14 +39,14 @@ def settings_for(fakes, **extra: Any):
 async def everything(fakes, bio_home):
     """Every toolset, as `bio-mcp serve` builds it."""
     async with Runtime(settings_for(fakes)) as runtime:
-        async with Client(build_server(runtime.toolsets(), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime), options=server_options(runtime))) as client:
             yield client
 
 
 @pytest.fixture
 async def pubmed(fakes, bio_home):
     async with Runtime(settings_for(fakes)) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]), options=server_options(runtime))) as client:
             yield client
 
 
@@ -82,7 +83,7 @@ async def test_every_listed_name_is_portable_and_either_spelling_calls_it(everyt
 
 async def test_seed_names_on_request(fakes, bio_home) -> None:
     async with Runtime(settings_for(fakes, BIO_MCP_TOOL_NAMES="seed")) as runtime:
-        async with Client(build_server(runtime.toolsets(["corpus"]), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime, ["corpus"]), options=server_options(runtime))) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names == {"pubmed.sync_delta", "rag.search", "rag.get", "corpus.checkpoint.get", "corpus.checkpoint.set"}
             result = await client.call_tool("corpus_checkpoint_get", {"query_key": "k"})
@@ -143,12 +144,12 @@ async def test_full_schemas_with_their_descriptions_are_a_resource(everything) -
 
 async def test_legacy_names_are_callable_and_listed_only_on_request(fakes, bio_home) -> None:
     async with Runtime(settings_for(fakes, BIO_MCP_LEGACY_TOOL_NAMES="true")) as runtime, \
-            Client(build_server(runtime.toolsets(["kb"]), options=runtime.server_options())) as client:
+            Client(build_server(build_toolsets(runtime, ["kb"]), options=server_options(runtime))) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert LEGACY_NAMES <= set(tools) and {"kb_search", "graph_traverse"} <= set(tools)
         assert tools["traverse_relationships"].description.startswith("Legacy name of graph_traverse.")
     async with Runtime(settings_for(fakes)) as runtime, \
-            Client(build_server(runtime.toolsets(["kb"]), options=runtime.server_options())) as client:
+            Client(build_server(build_toolsets(runtime, ["kb"]), options=server_options(runtime))) as client:
         assert not {tool.name for tool in (await client.list_tools()).tools} & LEGACY_NAMES
         result = await client.call_tool("traverse_relationships", {"seed_ids": [], "max_depth": 9})
         # Reached the tool, whose own contract refused the arguments: not the unknown-tool answer.
@@ -192,7 +193,7 @@ async def test_text_is_complete_markdown(pubmed) -> None:
 
 async def test_text_past_the_budget_is_cut_and_the_whole_text_is_in_scratch(fakes, bio_home) -> None:
     async with Runtime(settings_for(fakes, BIO_MCP_TEXT_BUDGET="5000")) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]), options=server_options(runtime))) as client:
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "all[sb]", "maxResults": 100,
                                                                      "fetchBriefSummaries": 100})
             assert not result.is_error
@@ -364,7 +365,7 @@ async def test_analyst_text_carries_the_whole_answer(fakes, bio_home) -> None:
 
     async with Runtime(settings_for(fakes)) as runtime:
         toolset = build_analyst_toolset(runtime.analyst, today=lambda: date(2026, 8, 11))
-        async with Client(build_server([toolset], options=runtime.server_options())) as client:
+        async with Client(build_server([toolset], options=server_options(runtime))) as client:
             body, text = await ok(client, "analyst_ask", {"question": "active phase 2/3 trials in non-small cell lung cancer"})
             assert body["answer"].rstrip() in text and body["checkpoint_id"] in text
             assert all(step["id"] in text for step in body["trace"]["steps"])

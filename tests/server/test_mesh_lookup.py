@@ -8,6 +8,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.anyio
 async def client(data_dir, bio_home, monkeypatch):
     monkeypatch.setenv("BIO_MCP_MESH_PATH", str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"))
     async with Runtime(load_settings()) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as session:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as session:
             yield session
 
 
@@ -54,6 +55,6 @@ async def test_without_mesh_the_tool_says_where_to_point_it(bio_home, monkeypatc
     monkeypatch.setenv("BIO_MCP_MESH_PATH", str(tmp_path / "absent.jsonl"))
     monkeypatch.setattr("bio_mcp.data_files.VOCABULARIES", tmp_path)  # a package with its data stripped
     async with Runtime(load_settings()) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as session:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as session:
             result = await session.call_tool("lookupMeshTerms", {"query": "tylenol"})
     assert result.is_error and "BIO_MCP_MESH_PATH" in result.content[0].text

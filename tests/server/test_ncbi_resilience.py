@@ -17,6 +17,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.testing.fakes_app import ARRIVALS_PATH
 from tests.support.wire_arrivals import WireCapture, capture_permitted
@@ -81,7 +82,7 @@ async def test_fifty_concurrent_calls_never_exceed_the_keyed_limit(fakes_process
                              NCBI_TIMEOUT_S=30)
     with receiving_end(fakes_process) as arrival_times:
         async with Runtime(settings) as runtime:
-            async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+            async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
 
                 async def one(i: int) -> None:
                     arguments = {"queryTerm": "asthma", "fetchBriefSummaries": 1 if i % 2 else 0}
@@ -118,7 +119,7 @@ async def test_without_a_key_the_limit_is_three_per_second(fakes, bio_home) -> N
 async def test_deadline_includes_queue_time_so_callers_fail_fast(fakes, bio_home) -> None:
     codes: list[str] = []
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=1) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
 
             async def one() -> None:
                 result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
@@ -139,7 +140,7 @@ async def test_transient_failures_are_retried_then_succeed(fakes, bio_home, faul
     fault = fakes.eutils.rate_limited() if fault_name == "rate_limited" else fakes.eutils.server_error(502)
     fakes.eutils.inject(fault, times=2, path="efetch.fcgi")
     async with await gateway_for(fakes, NCBI_MAX_RETRIES=3) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     assert not result.is_error
     statuses = [a.status for a in fakes.eutils.requests if a.path.endswith("efetch.fcgi")]
@@ -151,7 +152,7 @@ async def test_exhausted_retries_give_typed_errors(fakes, bio_home, fault_name, 
     fault = fakes.eutils.rate_limited() if fault_name == "rate_limited" else fakes.eutils.server_error(503)
     fakes.eutils.inject(fault, times=None)
     async with await gateway_for(fakes, NCBI_MAX_RETRIES=2) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
     assert result.is_error
     error = result.meta["error"]
@@ -165,7 +166,7 @@ async def test_exhausted_retries_give_typed_errors(fakes, bio_home, fault_name, 
 async def test_truncated_xml_is_fetched_again(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.truncated(0.5), path="efetch.fcgi")
     async with await gateway_for(fakes) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     assert not result.is_error and [a["pmid"] for a in result.structured_content["articles"]] == [SEMAGLUTIDE]
     assert [a.fault for a in fakes.eutils.requests] == ["truncated", None]
@@ -174,7 +175,7 @@ async def test_truncated_xml_is_fetched_again(fakes, bio_home) -> None:
 async def test_xml_truncated_on_every_attempt_is_an_entrez_error(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.truncated(0.5), path="efetch.fcgi", times=None)
     async with await gateway_for(fakes, NCBI_MAX_RETRIES=2) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     error = result.meta["error"]
     assert result.is_error and error["code"] == "ENTREZ" and error["details"]["attempts"] == 3
@@ -184,7 +185,7 @@ async def test_xml_truncated_on_every_attempt_is_an_entrez_error(fakes, bio_home
 async def test_one_slow_answer_leaves_time_for_a_retry(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.slow(5.0), path="efetch.fcgi")
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=4, NCBI_ATTEMPT_TIMEOUT_S=1.5) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             started = time.monotonic()
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
             elapsed = time.monotonic() - started
@@ -198,7 +199,7 @@ async def test_one_slow_answer_leaves_time_for_a_retry(fakes, bio_home) -> None:
 async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.ncbi_error("Invalid uid 0 at position=0"), path="esearch.fcgi")
     async with await gateway_for(fakes) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
     error = result.meta["error"]
     assert result.is_error and error["code"] == "ENTREZ"
@@ -207,7 +208,7 @@ async def test_ncbi_error_body_keeps_ncbi_message(fakes, bio_home) -> None:
 
 async def test_a_wrong_eutils_address_is_an_upstream_error_not_a_missing_record(fakes, bio_home) -> None:
     runtime = Runtime(load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url + "/moved", NCBI_MAX_RETRIES=0))
-    async with runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     error = result.meta["error"]
     assert result.is_error and error["code"] == "UPSTREAM" and "NCBI_EUTILS_BASE_URL" in error["message"]
@@ -217,7 +218,7 @@ async def test_a_wrong_eutils_address_is_an_upstream_error_not_a_missing_record(
 async def test_slow_upstream_times_out_with_upstream_error(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.slow(3.0), times=None)
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=1, NCBI_MAX_RETRIES=3) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             started = time.monotonic()
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
             elapsed = time.monotonic() - started

@@ -11,6 +11,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -48,7 +49,7 @@ AUDIT = {
 async def client(bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL="http://127.0.0.1:9/entrez/eutils", NCBI_MAX_RETRIES=0,
                              NCBI_TIMEOUT_S=2)
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as c:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as c:
         yield c
 
 

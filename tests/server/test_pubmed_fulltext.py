@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.sources.ncbi.parsers.jats import parse_pmc_articles
 from tests.server.test_europepmc_tools import literature_settings
@@ -24,7 +25,7 @@ PTEN = ("PMC6329583", "30311380")
 async def gateway(fakes, bio_home):
     # Every route fetchFullText may take (Europe PMC, the ID Converter) goes to the fakes too.
     settings = literature_settings(fakes)
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         yield client
 
 

@@ -11,6 +11,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from tests.server.scratch_reading import read_whole
 
@@ -23,7 +24,7 @@ SEMAGLUTIDE = "29915538"  # real record: structured abstract, systematic review 
 async def gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_ADMIN_EMAIL="ops@example.org")
     async with Runtime(settings) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]), options=server_options(runtime))) as client:
             yield client
 
 

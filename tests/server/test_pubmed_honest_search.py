@@ -10,6 +10,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 async def gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url)
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         yield client
 
 
@@ -126,7 +127,7 @@ async def test_no_suggestion_when_espell_has_none(gateway) -> None:
 @pytest.fixture
 async def fragile_gateway(fakes, bio_home):
     settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_MAX_RETRIES=0)
-    async with Runtime(settings) as runtime, Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+    async with Runtime(settings) as runtime, Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
         yield client
 
 

@@ -9,6 +9,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -24,7 +25,7 @@ async def pubmed(fakes, bio_home):
     runtime = Runtime(settings)
     async with (
         runtime,
-        Client(build_server(runtime.toolsets(["pubmed"]), options=runtime.server_options())) as client,
+        Client(build_server(build_toolsets(runtime, ["pubmed"]), options=server_options(runtime))) as client,
     ):
         yield client
 

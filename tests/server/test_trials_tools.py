@@ -12,6 +12,7 @@ from mcp import Client
 
 from bio_mcp.config import load_settings
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
 from tests.server.scratch_reading import read_whole
 
@@ -27,7 +28,7 @@ async def _client(fakes, **extra: str):
         **extra,
     )
     runtime = Runtime(settings)
-    return runtime, Client(build_server(runtime.toolsets(["analyst"]), options=runtime.server_options()))
+    return runtime, Client(build_server(build_toolsets(runtime, ["analyst"]), options=server_options(runtime)))
 
 
 @pytest.fixture

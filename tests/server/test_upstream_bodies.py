@@ -14,6 +14,7 @@ from bio_mcp.config import load_settings
 from bio_mcp.features.pubmed.details import fetch_article_details
 from bio_mcp.features.pubmed.models import DetailsRequest
 from bio_mcp.server.app import build_server
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.sources.ncbi.parsers import ParseAbandoned, parse_requested
 from bio_mcp.sources.ncbi.parsers.off_loop import parse_off_loop
@@ -33,7 +34,7 @@ def runtime_for(fakes, **env) -> Runtime:
 async def test_records_that_were_not_requested_are_dropped_with_a_warning(fakes, bio_home, level) -> None:
     fakes.eutils.inject(fakes.eutils.extra_records(40), path="efetch.fcgi")
     async with runtime_for(fakes) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE], "detailLevel": level})
     body = result.structured_content
     assert not result.is_error, body
@@ -46,7 +47,7 @@ async def test_records_that_were_not_requested_are_dropped_with_a_warning(fakes,
 
 async def test_an_ordinary_answer_has_no_warnings(fakes, bio_home) -> None:
     async with runtime_for(fakes) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     assert not result.is_error and "warnings" not in result.structured_content
 
@@ -56,7 +57,7 @@ async def test_an_answer_past_the_size_cap_is_refused_and_not_retried(fakes, bio
     # 300 records nobody asked for: several megabytes against a one-megabyte cap.
     fakes.eutils.inject(fakes.eutils.extra_records(300, chunked=chunked), path="efetch.fcgi", times=None)
     async with runtime_for(fakes, NCBI_MAX_BODY_BYTES=1024 * 1024) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
     error = result.meta["error"]
     assert result.is_error and error["code"] == "UPSTREAM"
@@ -127,7 +128,7 @@ async def test_a_cancelled_parse_stops_between_records(fakes) -> None:
 async def test_citation_formats_use_the_requested_record_only(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.extra_records(30), path="efetch.fcgi")
     async with runtime_for(fakes) as runtime:
-        async with Client(build_server(runtime.toolsets(["pubmed"]))) as client:
+        async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
             result = await client.call_tool("getArticleRelationships", {
                 "sourcePmid": SEMAGLUTIDE, "relationshipType": "citation_formats", "citationStyles": ["ris"]})
     assert not result.is_error, result.structured_content

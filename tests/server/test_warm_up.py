@@ -18,6 +18,7 @@ from bio_mcp.config import load_settings
 from bio_mcp.features.kb import language
 from bio_mcp.search import thai_english
 from bio_mcp.search.embeddings import onnx_int8
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.store import open_metadata_store
 
@@ -41,7 +42,7 @@ async def test_the_warm_up_loads_the_embedding_model_and_the_thai_reading(
     monkeypatch.setattr(thai_english, "_LOADED", {})
 
     async with Runtime(settings) as runtime:
-        await runtime.warm_up(runtime.toolsets(["kb", "evidence"]))
+        await runtime.warm_up(build_toolsets(runtime, ["kb", "evidence"]))
         assert runtime.corpus.index.embeddings.model_id.startswith("onnx:")
         assert onnx_int8._sessions, "the ONNX session was not loaded"
         assert language._LEXICONS, "the name lexicon was not built"

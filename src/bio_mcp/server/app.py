@@ -13,7 +13,6 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,7 +33,15 @@ from bio_mcp.server.listed_schema import TOOL_SCHEMA_URI, listed_input_schema, l
 from bio_mcp.server.prompts import register_prompts
 from bio_mcp.server.sampling import current_request
 from bio_mcp.server.scratch_pages import scratch_page
-from bio_mcp.server.toolset import CallContext, ResourceSpec, Toolset, ToolSpec, call_tool, error_result
+from bio_mcp.server.toolset import (
+    CallContext,
+    ResourceSpec,
+    Toolset,
+    ToolSpec,
+    call_tool,
+    error_result,
+    negotiated_protocol_version,
+)
 from bio_mcp.store.scratch import SCRATCH_URI_PREFIX
 
 SERVER_NAME = "bio-mcp"
@@ -46,10 +53,6 @@ INSTRUCTIONS = (
 )
 PORTABLE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ToolNames = Literal["portable", "seed"]
-
-# The protocol version negotiated with the client of the request being served (resources read it).
-negotiated_protocol_version: ContextVar[str | None] = ContextVar("negotiated_protocol_version", default=None)
-
 
 def portable_name(name: str) -> str:
     return name.replace(".", "_")

@@ -54,16 +54,17 @@ class _Stop:
 
 
 async def _serve(settings: Settings, stop: _Stop) -> None:
+    from bio_mcp.server.composition import build_toolsets, server_options
     from bio_mcp.server.runtime import Runtime
 
     async with Runtime(settings) as runtime:
         stop.runtime = runtime
-        toolsets = runtime.toolsets()
+        toolsets = build_toolsets(runtime)
         grpc_server = await _start_grpc(settings, runtime, toolsets)
         if settings.transport == "stdio":
             from bio_mcp.server.app import build_server
 
-            server = build_server(toolsets, options=runtime.server_options())
+            server = build_server(toolsets, options=server_options(runtime))
             tools = await server.list_tools()
             log_event(
                 log, logging.INFO, "ready", transport="stdio", version=__version__, tools=len(tools),
@@ -80,7 +81,7 @@ async def _serve(settings: Settings, stop: _Stop) -> None:
         from bio_mcp.server.http import MCP_PATH, build_http_app
 
         config = uvicorn.Config(
-            build_http_app(settings, toolsets, runtime.server_options()),
+            build_http_app(settings, toolsets, server_options(runtime)),
             host=settings.http_host,
             port=settings.http_port,
             log_config=None,  # uvicorn's records go to our JSON handlers (logs.configure_logging)

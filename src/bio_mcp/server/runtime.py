@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from logging import INFO, WARNING
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 import httpx2
 
@@ -21,7 +21,7 @@ from bio_mcp.features.evidence.ingest_jobs import IngestService
 from bio_mcp.features.kb.language import warm_up as warm_up_thai
 from bio_mcp.features.overflow import Overflow
 from bio_mcp.logs import get_logger, log_event
-from bio_mcp.server.toolset import CallContext, Toolset
+from bio_mcp.server.toolset import Toolset
 from bio_mcp.sources.ctgov.client import CtgovClient
 from bio_mcp.sources.europepmc.client import EuropePmcClient
 from bio_mcp.sources.ncbi.client import EutilsClient
@@ -29,9 +29,6 @@ from bio_mcp.sources.ncbi.idconv import IdConverterClient
 from bio_mcp.sources.pubtator3.client import Pubtator3Client
 from bio_mcp.sources.unpaywall.client import UnpaywallClient
 from bio_mcp.store import MetadataStore, open_metadata_store
-
-if TYPE_CHECKING:
-    from bio_mcp.server.app import ServerOptions
 
 log = get_logger("runtime")
 
@@ -143,26 +140,6 @@ class Runtime:
     def overflow(self) -> Overflow:
         """Where a feature puts what does not fit the result budget."""
         return Overflow(self.settings.text_budget, self.put_scratch)
-
-    def server_options(self) -> ServerOptions:
-        from bio_mcp.server.app import ServerOptions
-
-        return ServerOptions(
-            tool_names=self.settings.tool_names,
-            legacy_tool_names=self.settings.legacy_tool_names or self.settings.http_legacy_rest_enabled,
-            call_context=CallContext(self.settings.text_budget, self.put_scratch),
-            read_scratch=self.read_scratch,
-        )
-
-    def toolsets(self, names: list[str] | None = None) -> list[Toolset]:
-        from bio_mcp.server.toolsets import registry
-
-        chosen = names or self.settings.toolsets
-        factories: dict[str, Callable[[Runtime], Toolset]] = registry.FACTORIES
-        unknown = [name for name in chosen if name not in factories]
-        if unknown:
-            raise BioMcpError(ErrorCode.VALIDATION, f"unknown toolset(s) {unknown}; available: {sorted(factories)}")
-        return [factories[name](self) for name in chosen]
 
     async def warm_up(self, toolsets: list[Toolset]) -> None:
         """Open the corpus (store, index, MeSH linker), load the local embedding model and build the

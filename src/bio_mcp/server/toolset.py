@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from logging import ERROR, INFO
 from typing import Any, Generic, TypeVar
@@ -35,6 +36,9 @@ InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=ToolOutput)
 
 DEFAULT_TEXT_BUDGET = 65_536
+# The protocol version negotiated with the client of the request being served (the server sets it;
+# resources read it).
+negotiated_protocol_version: ContextVar[str | None] = ContextVar("negotiated_protocol_version", default=None)
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,7 @@ async def test_graph_rebuild_keeps_ingested_files_under_their_file_uri(
 
 async def test_the_server_resumes_left_over_jobs_when_it_starts(bio_home: Path, tmp_path: Path, data_dir: Path) -> None:
     from bio_mcp.config import load_settings
+    from bio_mcp.server.composition import build_toolsets
     from bio_mcp.server.runtime import Runtime
     from bio_mcp.store import open_metadata_store
 
@@ -280,7 +281,7 @@ async def test_the_server_resumes_left_over_jobs_when_it_starts(bio_home: Path, 
     store.close()
 
     async with Runtime(settings) as runtime:
-        await runtime.warm_up(runtime.toolsets(["evidence"]))
+        await runtime.warm_up(build_toolsets(runtime, ["evidence"]))
         job = await runtime.ingest.wait("a" * 32, timeout_s=300)
 
     assert job.status == "done" and job.files[0].status == "written", job.error

@@ -35,7 +35,9 @@ async def serve_grpc_beside(settings: Settings, runtime: Runtime, toolsets: list
         ) from None
     evidence = next((toolset for toolset in toolsets if toolset.name == "evidence"), None)
     if evidence is None:
-        evidence = runtime.toolsets(["evidence"])[0]
+        from bio_mcp.server.composition import build_toolsets
+
+        evidence = build_toolsets(runtime, ["evidence"])[0]
     server, bound = await start_grpc_server(settings, evidence, settings.http_host, port)
     log_event(log, logging.INFO, "grpc ready", url=f"{settings.http_host}:{bound}", service="biomcp.evidence.v1.Evidence")
     return server

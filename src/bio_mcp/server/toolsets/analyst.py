@@ -7,7 +7,6 @@ import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING
 
 from bio_mcp.features.analyst.ask import Analyst, orchestrate
 from bio_mcp.features.analyst.checkpoints import resolve_checkpoint
@@ -21,11 +20,9 @@ from bio_mcp.features.trials.models import (
 )
 from bio_mcp.features.trials.search import search_text, search_trials
 from bio_mcp.features.trials.study import get_text, get_trial
+from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
 from bio_mcp.sources.ctgov.client import CtgovClient
-
-if TYPE_CHECKING:
-    from bio_mcp.server.runtime import Runtime
 
 CHECKPOINT_RESOURCE_URI = "analyst://checkpoint/{checkpoint_id}"
 

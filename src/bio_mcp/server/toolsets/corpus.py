@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bio_mcp.features.corpus import documents, search
 from bio_mcp.features.corpus.documents import PAPER_RESOURCE_URI
 from bio_mcp.features.corpus.models import (
@@ -19,10 +17,8 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaResponse,
 )
 from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
-
-if TYPE_CHECKING:
-    from bio_mcp.server.runtime import Runtime
 
 
 def _sync_summary(response: SyncDeltaResponse) -> str:

@@ -35,12 +35,12 @@ from bio_mcp.features.evidence.ingest_models import IngestRunRequest, IngestRunR
 from bio_mcp.features.evidence.papers import PAPER_URI, PaperLibrary
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, QueryKgResponse
 from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.sampling import SamplingAnswerWriter
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
 
 if TYPE_CHECKING:
     from bio_mcp.features.corpus.service import CorpusService
-    from bio_mcp.server.runtime import Runtime
 
 _INGEST_DESCRIPTION = (
     "Ingest PDF, text, Markdown or HTML files under the server's BIO_MCP_INGEST_ROOTS into the local corpus "

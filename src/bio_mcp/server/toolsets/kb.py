@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bio_mcp.config import Settings
 from bio_mcp.features.kb import entities, evidence, search, traverse
@@ -19,10 +19,8 @@ from bio_mcp.features.kb.models import (
     TraverseResponse,
 )
 from bio_mcp.features.kb.retrieval import KbRetrieval
+from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
-
-if TYPE_CHECKING:
-    from bio_mcp.server.runtime import Runtime
 
 # Seed 002's legacy names of kb.search and graph.traverse: always callable, listed only when the
 # server lists legacy names (BIO_MCP_LEGACY_TOOL_NAMES, or the legacy REST surface).

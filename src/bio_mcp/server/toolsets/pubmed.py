@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import anyio
 
@@ -36,11 +35,8 @@ from bio_mcp.features.pubmed.models import (
     SearchRequest,
     SearchResponse,
 )
-from bio_mcp.server.app import negotiated_protocol_version
-from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
-
-if TYPE_CHECKING:
-    from bio_mcp.server.runtime import Runtime
+from bio_mcp.server.runtime import Runtime
+from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec, negotiated_protocol_version
 
 
 def pubmed_toolset(runtime: Runtime) -> Toolset:
