@@ -88,7 +88,10 @@ async def test_silence_is_labelled_with_what_was_searched(garlic_corpus) -> None
         assert {"ขมิ้นชัน", "Turmeric", "Curcuma longa", "Curcuma", "Curcumin"} <= set(coverage["names_searched"])
         assert "pubmed: 1 document(s)" in coverage["sources"]
         assert any(source.startswith("imported facts") for source in coverage["sources"])
-        assert "Searched for:" in text and "Curcumin" in text
+        # The herb's own names come first (in the text too), its constituents' after them.
+        assert coverage["names_searched"].index("Turmeric") < coverage["names_searched"].index("Curcumin")
+        searched = next(line for line in text.splitlines() if line.startswith("Searched for:"))
+        assert "ขมิ้นชัน" in searched and "Turmeric" in searched and "more names" in searched
 
         # tool.query_kg with no path, and the herb resource with nothing recorded, say the same first.
         body, text = await call(client, "tool.query_kg", {"start": {"type": "herb", "id": "herb:zingiber-montanum"}})

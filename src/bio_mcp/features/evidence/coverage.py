@@ -53,15 +53,23 @@ def coverage_of(connection: Connection, entity_ids: Sequence[str], vocabulary: V
     their constituents."""
     constituents = [edge.dst for edge in relation_edges(connection, entity_ids, (HAS_CONSTITUENT,))]
     info = entities(connection, [*entity_ids, *constituents])
-    names: dict[str, str] = {}
-    for entity_id in [*entity_ids, *constituents]:
-        found = info.get(entity_id)
-        concept = vocabulary.get(entity_id) if vocabulary is not None and entity_id.startswith("mesh:") else None
-        terms = [found.title] if found else []
-        terms += [name.name for name in found.names] if found else []
-        terms += [concept.name, *concept.synonyms] if concept else []
-        for term in terms:
-            names.setdefault(term.casefold(), term)
+
+    def names_of(ids: Sequence[str]) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for entity_id in ids:
+            found = info.get(entity_id)
+            concept = vocabulary.get(entity_id) if vocabulary is not None and entity_id.startswith("mesh:") else None
+            terms = [found.title] if found else []
+            terms += [name.name for name in found.names] if found else []
+            terms += [concept.name, *concept.synonyms] if concept else []
+            for term in terms:
+                names.setdefault(term.casefold(), term)
+        return names
+
+    # The asked herbs' own names first, as a reader looks for them (garlic has over a thousand
+    # constituent names, which sorted first would hide them), then their constituents'.
+    own = names_of(entity_ids)
+    of_constituents = {key: name for key, name in names_of(constituents).items() if key not in own}
     documents = dict(connection.execute(
         sa.select(kg_nodes.c.source_type, sa.func.count()).where(kg_nodes.c.label == "Document")
         .group_by(kg_nodes.c.source_type)
@@ -75,6 +83,6 @@ def coverage_of(connection: Connection, entity_ids: Sequence[str], vocabulary: V
         sources.append("imported facts (bio-mcp kg import)")
     return Coverage(
         documents_searched=int(sum(documents.values())),
-        names_searched=sorted(names.values(), key=str.casefold),
+        names_searched=[*own.values(), *sorted(of_constituents.values(), key=str.casefold)],
         sources=sources,
     )
