@@ -235,6 +235,9 @@ class Settings(BaseSettings):
 
     # Knowledge graph (seed 002): entity linking during syncs, and the traversal's server-side limits.
     graph_linking: bool = Field(default=True, validation_alias="BIO_MCP_GRAPH_LINKING")
+    # PubTator3's genes, variants, species, cell lines, chemicals and diseases of each synced or added
+    # record join the graph as MENTIONS of linker `pubtator3` (one more upstream call per 100 records).
+    pubtator3_mentions: bool = Field(default=False, validation_alias="BIO_MCP_PUBTATOR3_MENTIONS")
     graph_max_rows: int = Field(default=100_000, ge=1, validation_alias="BIO_MCP_GRAPH_MAX_ROWS")
     graph_query_timeout_ms: int = Field(default=2000, ge=1, le=600_000, validation_alias="BIO_MCP_GRAPH_QUERY_TIMEOUT_MS")
     graph_connect_timeout_ms: int = Field(
