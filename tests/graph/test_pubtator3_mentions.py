@@ -123,7 +123,7 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     assert any(span[2] == "BRAF" for m in braf.mentioned_in for span in m.spans)
 
 
-async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:
+async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:  # noqa: F811
     service = make(enabled=False)
     response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert response.pubtator3 is None and response.pmids_processed > 0
@@ -133,7 +133,7 @@ async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:
         assert entity_nodes(tx.connection, "ncbigene:") == entity_nodes(tx.connection, "dbsnp:") == {}
 
 
-async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, fakes) -> None:
+async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, fakes) -> None:  # noqa: F811
     service = make()
     fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
     down = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
@@ -158,7 +158,7 @@ async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until
     assert found and all(texts[src][s:e] == t for src, _, props in found for s, e, t in props["spans"])
 
 
-async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, fakes, data_dir) -> None:
+async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, fakes, data_dir) -> None:  # noqa: F811
     service = make()
     body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
     articles = parse_requested(body, {PMID}).records
