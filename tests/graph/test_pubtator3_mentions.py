@@ -18,6 +18,7 @@ from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.features.kb.entities import find_entities
 from bio_mcp.features.kb.models import EntitiesRequest
+from bio_mcp.features.kb.rebuild import rebuild_graph
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
 from bio_mcp.graph.pubtator3_mentions import place_mentions
 from bio_mcp.graph.store import SqlGraphStore, props_of
@@ -172,6 +173,18 @@ async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make,
     with service.store.read() as tx:
         assert BRAF in entity_nodes(tx.connection, "ncbigene:")
         assert SqlGraphStore(tx.connection).mention_counts([BRAF, V600E]) == {BRAF: 1, V600E: 1}
+
+
+async def test_a_graph_rebuild_leaves_the_annotations_pending_for_the_next_sync(make) -> None:
+    service = make()
+    await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    rebuild_graph(service.store, service.graph)
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:") == {}
+    again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert again.pubtator3 is not None and again.pubtator3.filled == again.pubtator3.annotated == 1
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
 
 
 def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None:

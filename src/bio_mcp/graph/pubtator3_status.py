@@ -57,3 +57,12 @@ def pending_pmids(connection: Connection, limit: int) -> list[str]:
 def count_pending(connection: Connection) -> int:
     query = sa.select(sa.func.count()).select_from(kg_pubtator3).where(kg_pubtator3.c.status == PENDING)
     return int(connection.execute(query).scalar_one())
+
+
+def reopen_annotated(connection: Connection) -> int:
+    """Every annotated document pending again: a graph rebuilt from the store's chunks holds no
+    PubTator3 mentions until a sync fetches them again. Returns how many."""
+    statement = sa.update(kg_pubtator3).where(kg_pubtator3.c.status == ANNOTATED).values(
+        status=PENDING, updated_at=utc_now()
+    )
+    return int(connection.execute(statement).rowcount or 0)
