@@ -35,7 +35,9 @@ SYNC_RESPONSE = {
                    "pmids_processed": {"type": "integer", "minimum": 0}, "max_edat_seen": {"type": ["string", "null"]},
                    "warnings": {"type": "array", "items": {"type": "string"}},
                    # Additive (the seed's versioning policy allows new optional fields): the record cap stopped early.
-                   "more_to_sync": {"type": "boolean"}},
+                   "more_to_sync": {"type": "boolean"},
+                   # Additive: PubTator3's annotations of the synced documents (null when they are off).
+                   "pubtator3": {"type": ["object", "null"]}},
     "additionalProperties": False,
 }
 SEARCH_REQUEST = {

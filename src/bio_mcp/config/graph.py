@@ -39,6 +39,12 @@ class GraphSettings(BaseSettings):
         default=True, validation_alias="BIO_MCP_GRAPH_LINKING",
         description='Links entities into the knowledge graph during syncs.',
     )
+    # One more upstream call per 100 records synced or added.
+    pubtator3_mentions: bool = Field(
+        default=False, validation_alias="BIO_MCP_PUBTATOR3_MENTIONS",
+        description="PubTator3's genes, variants, species, cell lines, chemicals and diseases of each synced or "
+        "added record join the graph as MENTIONS of linker pubtator3.",
+    )
     graph_max_rows: int = Field(
         default=100_000, ge=1, validation_alias="BIO_MCP_GRAPH_MAX_ROWS",
         description='Rows a graph traversal may read at most.',

@@ -98,6 +98,12 @@ class GraphIndexer:
         self._extractors_lock = threading.Lock()
 
     @property
+    def current_ids(self) -> Mapping[str, str]:
+        """The ids the vocabulary in force supersedes (a supplementary concept now filed under a
+        descriptor) and the ids the graph names them by."""
+        return self._current
+
+    @property
     def extractors(self) -> tuple[RelationSource, ...]:
         with self._extractors_lock:
             if callable(self._extractors):

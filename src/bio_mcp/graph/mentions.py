@@ -2,7 +2,8 @@
 one section's mentions of one entity grouped as its MENTIONS edge stores them.
 
 Entity ids are namespaced: `mesh:D000082` (a MeSH descriptor), `nct:NCT01234567` (a trial),
-`gene:<NCBI Gene id or symbol>`, `herb:<slug>` (a plant MeSH does not cover).
+`gene:<symbol>` (a record's GeneSymbolList), `herb:<slug>` (a plant MeSH does not cover), and
+PubTator3's `ncbigene:`, `dbsnp:`, `hgvs:`, `ncbitaxon:` and `cellosaurus:` ids (`pubtator3_mentions.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Literal, NamedTuple
 
 from bio_mcp.graph.bulk_rows import json_text
 
-EntityType = Literal["Disease", "Chemical", "Organism", "Anatomy", "Gene", "Trial", "Concept"]
-ENTITY_TYPES: tuple[EntityType, ...] = ("Disease", "Chemical", "Organism", "Anatomy", "Gene", "Trial", "Concept")
+EntityType = Literal["Disease", "Chemical", "Organism", "Anatomy", "Gene", "Variant", "CellLine", "Trial", "Concept"]
+ENTITY_TYPES: tuple[EntityType, ...] = (
+    "Disease", "Chemical", "Organism", "Anatomy", "Gene", "Variant", "CellLine", "Trial", "Concept"
+)
 
 
 @dataclass(frozen=True, slots=True)

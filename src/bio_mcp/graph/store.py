@@ -15,6 +15,7 @@ it was computed from (`mentions_version`) with the current one: one row upserted
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,6 +73,25 @@ class Neighbour:
     node_type: str | None
     node_title: str | None
     node_document_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MentionSample:
+    """One MENTIONS edge of an entity: the document (node id, source_uri), the section (node id,
+    title) and the edge's props (spans, linker, linkers)."""
+
+    document_id: str
+    source_uri: str | None
+    section_id: str
+    section_title: str | None
+    props: dict[str, Any]
+
+
+def props_of(value: Any) -> dict[str, Any]:
+    """Props as stored (JSON text on SQLite, already decoded on PostgreSQL) as a dict."""
+    if value is None:
+        return {}
+    return json.loads(value) if isinstance(value, str) else dict(value)
 
 
 @dataclass(frozen=True)
@@ -267,6 +287,13 @@ class SqlGraphStore:
             )
             self._renew_mentions_version()
 
+    def upsert_mentions(self, edges: Sequence[Edge]) -> None:
+        """Write MENTIONS edges: one already stored for its (section, entity) gets these weight and
+        props in place (its row id, hence its place among the entity's sections, is kept)."""
+        rows = {(edge.src, edge.dst): _mention_values(edge) for edge in edges}
+        self._rows.upsert("kg_mentions", _MENTION_ROW, ("src", "dst"), (), [rows[key] for key in sorted(rows)])
+        self._renew_mentions_version()
+
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
         """Every edge of a derived type (RELATED_TO); MENTIONS are replaced with their documents."""
         if edge_type == MENTIONS:
@@ -326,6 +353,17 @@ class SqlGraphStore:
         """The bookkeeping `set_meta` recorded under `key`, or None."""
         rows = self._select(sa.select(kg_meta.c.value).where(kg_meta.c.key == key))
         return dict(rows[0][0]) if rows else None
+
+    def mention_props(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+        """The props of the stored MENTIONS edges among (section, entity) `keys`."""
+        wanted = set(keys)
+        found: dict[tuple[str, str], Any] = {}
+        for batch in in_batches(sorted({src for src, _ in wanted})):
+            query = sa.select(kg_mentions.c.src, kg_mentions.c.dst, kg_mentions.c.props).where(kg_mentions.c.src.in_(batch))
+            for row in self._select(query):
+                if (row.src, row.dst) in wanted:
+                    found[row.src, row.dst] = row.props
+        return found
 
     def mentions_version(self) -> str | None:
         """The version the last write of MENTIONS left (None: none since this bookkeeping began)."""
@@ -414,6 +452,31 @@ class SqlGraphStore:
             )
             found.update(row[0] for row in self._read(sql, [*batch, *wanted]))
         return found
+
+    def entities_titled(self, titles: Sequence[str], types: Sequence[str]) -> list[str]:
+        """Entities of `types` whose name is one of `titles` exactly (the (type, title) index)."""
+        query = (
+            sa.select(kg_nodes.c.id)
+            .where(kg_nodes.c.label == "Entity", kg_nodes.c.type.in_(list(types)), kg_nodes.c.title.in_(list(titles)))
+            .order_by(kg_nodes.c.id)
+        )
+        return [row[0] for row in self._select(query)]
+
+    def mention_samples(self, entity_id: str, limit: int) -> list[MentionSample]:
+        """An entity's MENTIONS edges best first (as a traversal reads them), with their sections'
+        documents: where the graph says it is mentioned, and by which linker."""
+        section = kg_nodes.alias("section")
+        document = kg_nodes.alias("document")
+        query = (
+            sa.select(kg_mentions.c.src, kg_mentions.c.document_id, kg_mentions.c.props, section.c.title,
+                      document.c.source_uri)
+            .join(section, section.c.id == kg_mentions.c.src)
+            .join(document, document.c.id == kg_mentions.c.document_id)
+            .where(kg_mentions.c.dst == entity_id)
+            .order_by(kg_mentions.c.weight.desc(), kg_mentions.c.id.desc())
+            .limit(limit)
+        )
+        return [MentionSample(row[1], row[4], row[0], row[3], props_of(row[2])) for row in self._select(query)]
 
     def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
         """How many documents mention each entity (in any section)."""

@@ -79,7 +79,9 @@ class Runtime:
     @property
     def corpus(self) -> CorpusService:
         if self._corpus is None:
-            self._corpus = CorpusService(self.settings, self.eutils)
+            self._corpus = CorpusService(
+                self.settings, self.eutils, pubtator3=self.pubtator3 if self.settings.pubtator3_mentions else None
+            )
         return self._corpus
 
     @property

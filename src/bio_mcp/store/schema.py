@@ -279,7 +279,7 @@ kg_nodes = sa.Table(
     sa.Column("id", sa.String(80), primary_key=True),
     # Document, Section (also labelled Chunk) or Entity.
     sa.Column("label", sa.String(16), nullable=False),
-    # An Entity's type label: Disease, Chemical, Organism, Anatomy, Gene, Trial or Concept.
+    # An Entity's type label: Disease, Chemical, Organism, Anatomy, Gene, Variant, CellLine, Trial or Concept.
     sa.Column("type", sa.String(16)),
     # A Document's or Section's title; an Entity's preferred name.
     sa.Column("title", sa.Text),
@@ -369,6 +369,20 @@ kg_document_facts = sa.Table(
     sa.Column("pmid", sa.String(16), sa.ForeignKey("documents.pmid", ondelete="CASCADE"), primary_key=True),
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("facts", Json, nullable=False),
+)
+
+# Where each document stands with PubTator3's annotations (BIO_MCP_PUBTATOR3_MENTIONS): `annotated`
+# (its MENTIONS of linker pubtator3 are written, for document `version`), `absent` (PubTator3 held
+# no annotations of it when asked) or `pending` (PubTator3 could not be reached: a later sync fetches
+# them). A new version of a document replaces its row.
+kg_pubtator3 = sa.Table(
+    "kg_pubtator3",
+    metadata,
+    sa.Column("pmid", sa.String(16), sa.ForeignKey("documents.pmid", ondelete="CASCADE"), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Index("kg_pubtator3_status", "status", "pmid"),
 )
 
 # Bookkeeping of derived graph parts (e.g. when RELATED_TO was last computed, over how many sections).

@@ -9,11 +9,14 @@ column, a window of overlap stays within the calendar.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints
 
 from bio_mcp.models import NonBlank, ToolInput, ToolOutput
+
+if TYPE_CHECKING:
+    from bio_mcp.features.corpus.pubtator3_annotations import Pubtator3Tally
 
 DOC_ID_PATTERN = r"^pmid:[0-9]+$"
 DocId = Annotated[str, StringConstraints(pattern=DOC_ID_PATTERN)]
@@ -56,6 +59,24 @@ class SyncDeltaRequest(ToolInput):
     )
 
 
+class Pubtator3SyncReport(ContractOutput):
+    annotated: Count = Field(description="Documents whose PubTator3 mentions were written to the graph by this call")
+    filled: Count = Field(description="Of those, documents an earlier outage had left pending")
+    absent: Count = Field(description="Documents PubTator3 holds no annotations of")
+    mentions: Count = Field(description="MENTIONS edges (section, entity) written or extended with linker pubtator3")
+    mismatched: Count = Field(description="PubTator3 mentions skipped: their span did not line up with the stored text")
+    pending: Count = Field(
+        description="Documents of the corpus whose PubTator3 annotations are pending (PubTator3 could not be "
+        "reached); the next sync fetches them"
+    )
+    error: str | None = Field(default=None, description="Why PubTator3 could not be reached, when it could not")
+
+    @classmethod
+    def of(cls, tally: Pubtator3Tally) -> Pubtator3SyncReport:
+        return cls(annotated=tally.annotated, filled=tally.filled, absent=tally.absent, mentions=tally.mentions,
+                   mismatched=tally.counts.mismatched, pending=tally.pending, error=tally.error)
+
+
 class SyncDeltaResponse(ContractOutput):
     job_id: str = Field(description="Unique identifier for this sync job")
     inserted: Count = Field(description="Number of new records inserted")
@@ -66,6 +87,10 @@ class SyncDeltaResponse(ContractOutput):
     warnings: list[str] = Field(default_factory=list, description="Non-fatal warnings during sync")
     more_to_sync: bool = Field(
         default=False, description="True when the record cap stopped this call early: call again to continue"
+    )
+    pubtator3: Pubtator3SyncReport | None = Field(
+        default=None, description="Additive: PubTator3's annotations of the synced documents "
+        "(BIO_MCP_PUBTATOR3_MENTIONS on; null when off)"
     )
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from bio_mcp.features.corpus.pubtator3_annotations import Pubtator3Fetch
 from bio_mcp.graph.elements import StatedRelation
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.indexer import Annotations
@@ -37,6 +38,8 @@ class CorpusDocument:
     mentions: dict[str, list[EntityMentions]] = field(default_factory=dict)
     # chunk_id -> the relations its sentences state (filled in the annotate stage, after linking).
     relations: dict[str, list[StatedRelation]] = field(default_factory=dict)
+    # What PubTator3 said of the record (BIO_MCP_PUBTATOR3_MENTIONS; None: not asked).
+    pubtator3: Pubtator3Fetch | None = None
 
     def annotated(self, annotations: Annotations) -> CorpusDocument:
         """This document with the mentions and relations `GraphIndexer.annotate` found in its chunks."""

@@ -48,7 +48,8 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaRequest,
     SyncDeltaResponse,
 )
-from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.pubtator3_annotations import Pubtator3Run
+from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.related_refresher import RelatedRefresher
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
@@ -59,6 +60,7 @@ from bio_mcp.graph.kg_import import import_shipped_tables
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
+from bio_mcp.sources.pubtator3.client import Pubtator3Client
 from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.changelog import ChangeListener
 
@@ -96,9 +98,14 @@ class CorpusService:
         graph: GraphIndexer | None = None,
         refresh_related: bool | None = None,
         import_shipped_names: bool | None = None,
+        pubtator3: Pubtator3Client | None = None,
     ) -> None:
         self.settings = settings
         self.eutils = eutils
+        # With BIO_MCP_PUBTATOR3_MENTIONS on, the client PubTator3's annotations are fetched with:
+        # the caller's (one rate limit per process), else one of the service's own.
+        self._own_pubtator3 = pubtator3 is None and settings.pubtator3_mentions
+        self.pubtator3 = Pubtator3Client(settings) if self._own_pubtator3 else pubtator3
         self.sync_options = sync_options or sync_options_of(settings)
         self._embeddings = embeddings
         self._embed_in_background = embed_in_background
@@ -218,6 +225,9 @@ class CorpusService:
         if self._annotation_worker is not None:
             self._annotation_worker.close()
             self._annotation_worker = None
+        if self._own_pubtator3 and self.pubtator3 is not None:
+            await self.pubtator3.aclose()
+            self.pubtator3 = None
         if self._listener is not None:
             self._listener.close()
             self._listener = None
@@ -304,7 +314,7 @@ class CorpusService:
         try:
             return await sync_delta(
                 request, store=self.store, index=self.index, eutils=self.eutils, options=options or self.sync_options,
-                graph=self.graph, worker=self._annotation_worker,
+                graph=self.graph, worker=self._annotation_worker, pubtator3=self._pubtator3_run(),
             )
         finally:
             self._documents_written()
@@ -319,21 +329,38 @@ class CorpusService:
         if self._related is not None:
             self._related.wake()
 
+    def _pubtator3_run(self) -> Pubtator3Run | None:
+        """PubTator3's part of one write, when its mentions are on and the graph is written."""
+        if self.pubtator3 is None or not self.settings.pubtator3_mentions or self.graph is None:
+            return None
+        return Pubtator3Run(self.pubtator3)
+
     async def add_articles(self, articles: Sequence[Article]) -> None:
         """Store fetched articles the way a sync does (documents, chunks, linked graph, index, in one
-        transaction); their embeddings follow from the background writer (or `drain`)."""
+        transaction, with PubTator3's mentions when they are on: pending if PubTator3 is down);
+        their embeddings follow from the background writer (or `drain`)."""
         await self.open()
         today = datetime.now(UTC).date()
         graph = self.graph
+        pubtator3 = self._pubtator3_run()
 
-        def commit() -> None:
+        def annotate() -> list[CorpusDocument]:
             documents = [corpus_document(article, today) for article in articles]
             if graph is not None:
                 documents = [document.annotated(graph.annotate(document.chunks)) for document in documents]
-            commit_documents(self.index, documents, graph)
+            return documents
 
         try:
-            await asyncio.to_thread(commit)
+            documents = await asyncio.to_thread(annotate)
+            if pubtator3 is not None:
+                fetched = await pubtator3.fetch([document.record.pmid for document in documents])
+                documents = [replace(document, pubtator3=fetched[document.record.pmid]) for document in documents]
+            await asyncio.to_thread(
+                commit_documents, self.index, documents, graph, pubtator3.tally if pubtator3 else None
+            )
+            if pubtator3 is not None and pubtator3.tally.error is not None:
+                log.warning("PubTator3 could not be reached (%s): the annotations of PMIDs %s are pending",
+                            pubtator3.tally.error, ", ".join(d.record.pmid for d in documents))
         finally:
             self._documents_written()
 

@@ -29,14 +29,20 @@ import uuid
 from collections import deque
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 
 from pydantic import ValidationError
 
 from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.models import SyncDeltaRequest, SyncDeltaResponse
+from bio_mcp.features.corpus.models import Pubtator3SyncReport, SyncDeltaRequest, SyncDeltaResponse
+from bio_mcp.features.corpus.pubtator3_annotations import (
+    AnnotatedDocument,
+    Pubtator3Run,
+    Pubtator3Tally,
+    record_annotations,
+)
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.windows import (
     ALL_TIME_START,
@@ -173,10 +179,12 @@ def graph_sources(documents: dict[str, CorpusDocument], versions: dict[str, int]
 
 
 def commit_documents(
-    index: CorpusIndex, documents: Sequence[CorpusDocument], graph: GraphIndexer | None = None
+    index: CorpusIndex, documents: Sequence[CorpusDocument], graph: GraphIndexer | None = None,
+    pubtator3: Pubtator3Tally | None = None,
 ) -> BatchOutcome:
     """Upsert documents into the index's store and replace the chunks of the changed ones, and with
-    `graph` their knowledge graph, in one transaction, then index them.
+    `graph` their knowledge graph (with `pubtator3`, what PubTator3 said of them too, counted
+    there), in one transaction, then index them.
 
     Every path that fills the corpus (sync, BEIR evaluation) goes through here.
     """
@@ -191,6 +199,14 @@ def commit_documents(
             replaced = tx.chunks.replace_many(sets)
             if graph is not None:
                 graph.write(tx.connection, graph_sources(by_pmid, result.versions, result.changed_pmids()))
+                asked = [
+                    AnnotatedDocument(pmid, result.versions[pmid],
+                                      [(chunk.chunk_id, chunk.text) for chunk in document.chunks], document.pubtator3)
+                    for pmid, document in by_pmid.items()
+                    if document.pubtator3 is not None and pmid in result.versions
+                ]
+                if asked and pubtator3 is not None:
+                    record_annotations(tx.connection, graph, asked, pubtator3)
         index.apply(replaced.removed_uuids, replaced.to_index_uuids, replaced.change_id)
     return BatchOutcome(
         inserted=result.inserted,
@@ -246,7 +262,11 @@ async def _annotate(run: _Run, documents: list[CorpusDocument]) -> list[CorpusDo
     for annotated in found:
         run.tally.link_s += annotated.link_s
         run.tally.extract_s += annotated.extract_s
-    return [document.annotated(annotated) for document, annotated in zip(documents, found, strict=True)]
+    documents = [document.annotated(annotated) for document, annotated in zip(documents, found, strict=True)]
+    if run.pubtator3 is not None:
+        fetched = await run.pubtator3.fetch([document.record.pmid for document in documents])
+        documents = [replace(document, pubtator3=fetched[document.record.pmid]) for document in documents]
+    return documents
 
 
 @dataclass(frozen=True)
@@ -292,9 +312,13 @@ async def sync_delta(
     options: SyncOptions = DEFAULT_SYNC_OPTIONS,
     graph: GraphIndexer | None = None,
     worker: AnnotationWorker | None = None,
+    pubtator3: Pubtator3Run | None = None,
 ) -> SyncDeltaResponse:
     """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents
-    (linked and extracted by `worker` when the sync is large enough to start it)."""
+    (linked and extracted by `worker` when the sync is large enough to start it), and with
+    `pubtator3` PubTator3's mentions of them too, after those an earlier outage left pending."""
+    if graph is None:
+        pubtator3 = None
     now = datetime.now(UTC)
     job_id = new_job_id(now)
     with ExitStack() as stack:
@@ -323,6 +347,8 @@ async def sync_delta(
             )
         tally = SyncTally()
         try:
+            if pubtator3 is not None:
+                await pubtator3.fill_pending(store, graph)
             plan = await plan_windows(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                 max_count=cap,
@@ -340,10 +366,13 @@ async def sync_delta(
                 )
             if worker is not None and options.worker_min_records is not None and plan.total >= options.worker_min_records:
                 worker.start()
-            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker)
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker, pubtator3)
             stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
+            if pubtator3 is not None:
+                await asyncio.to_thread(pubtator3.count_pending, store)
+                warnings.extend(pubtator3.warnings())
             if widened:
                 warnings.insert(0, f"first sync of {request.query_key!r}: no record entered PubMed in the "
                                    f"{options.lookback_days} days before {end.isoformat()}, so this sync reaches back "
@@ -363,6 +392,7 @@ async def sync_delta(
             tx.jobs.finish(job_id, tally.job_counts(), warnings)
     return SyncDeltaResponse(
         job_id=job_id, max_edat_seen=tally.max_edat_seen, warnings=warnings, more_to_sync=stop is not None,
+        pubtator3=Pubtator3SyncReport.of(pubtator3.tally) if pubtator3 is not None else None,
         **tally.counts(),
     )
 
@@ -379,6 +409,7 @@ class _Run:
     tally: SyncTally
     graph: GraphIndexer | None
     worker: AnnotationWorker | None
+    pubtator3: Pubtator3Run | None = None
 
 
 async def _sync_windows(run: _Run, plan: WindowPlan, cap: int | None) -> CapStop | None:
@@ -479,7 +510,7 @@ async def _parse(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusDoc
 def _commit(run: _Run, documents: Sequence[CorpusDocument]) -> tuple[BatchOutcome, float]:
     """`commit_documents` and its wall time (the store stage's, measured in its own thread)."""
     started = time.perf_counter()
-    outcome = commit_documents(run.index, documents, run.graph)
+    outcome = commit_documents(run.index, documents, run.graph, run.pubtator3.tally if run.pubtator3 else None)
     return outcome, time.perf_counter() - started
 
 

@@ -15,14 +15,14 @@ documents whose sections mention the entity, from the graph's MENTIONS edges.
 from __future__ import annotations
 
 from bio_mcp.features.kb.language import english_query
-from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem
+from bio_mcp.features.kb.models import EntitiesRequest, EntitiesResponse, EntityItem, EntityMention
 from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.elements import Node
 from bio_mcp.graph.ids import resolve_alias, trial_entity_id
 from bio_mcp.graph.linking import CurrentIdLinker
 from bio_mcp.graph.names import entities_named, names_of
-from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.store import MentionSample, SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept
 from bio_mcp.store import MetadataStore
 from bio_mcp.thai_script import contains_thai
@@ -30,7 +30,14 @@ from bio_mcp.thai_script import contains_thai
 # The vocabulary's matches of the whole query as it stands (not a prefix, some words or a close spelling).
 EXACT_MATCHES = ("id", "name", "synonym")
 # Ids the vocabulary does not hold: entities that exist only as graph nodes.
-GRAPH_ONLY_PREFIXES = ("nct:", "gene:", "herb:", "formulation:")
+GRAPH_ONLY_PREFIXES = (
+    "nct:", "gene:", "herb:", "formulation:", "ncbigene:", "dbsnp:", "hgvs:", "ncbitaxon:", "cellosaurus:"
+)
+# Entity types the vocabulary does not name, found by the name the graph holds (a gene symbol,
+# a variant's HGVS name, a cell line as written): PubTator3's, and the records' GeneSymbolList.
+GRAPH_NAMED_TYPES = ("Gene", "Variant", "CellLine")
+# MENTIONS edges shown per entity, best first.
+MENTIONED_IN = 3
 
 
 def _graph_only_ids(query: str) -> list[str]:
@@ -49,9 +56,18 @@ def _promoted_id(linker: QueryLinker | None, query: str) -> str | None:
     return linker.current_ids.get(resolve_alias(query))
 
 
+def _mention(sample: MentionSample) -> EntityMention:
+    linker = sample.props.get("linker")
+    return EntityMention(
+        document_id=sample.document_id, source_uri=sample.source_uri, section_id=sample.section_id,
+        section=sample.section_title, spans=[(int(s[0]), int(s[1]), str(s[2])) for s in sample.props.get("spans", [])],
+        linker=linker, linkers=list(sample.props.get("linkers") or ([linker] if linker else [])),
+    )
+
+
 def _item(
     entity_id: str, node: Node | None, concept: Concept | None, catalog_name: str | None, names: list[str],
-    mentions: int, match: str, score: float,
+    mentions: int, match: str, score: float, mentioned_in: list[MentionSample],
 ) -> EntityItem:
     """An entity as the vocabulary describes it (a MeSH descriptor), else as the graph does (unless
     the graph knows it only by its id: a graph written before the catalog named it), else by the
@@ -62,7 +78,7 @@ def _item(
     return EntityItem(
         id=entity_id, name=name, type=concept.type if concept else (node.type if node and node.type else "Concept"),
         synonyms=synonyms, tree_numbers=list(concept.tree_numbers) if concept else [], mentions=mentions,
-        match=match, score=score,
+        match=match, score=score, mentioned_in=[_mention(sample) for sample in mentioned_in],
     )
 
 
@@ -93,6 +109,9 @@ def find_entities(
             found.setdefault(promoted, ("promoted", 1.0))
         for entity_id in entities_named(tx.connection, request.query):
             found.setdefault(entity_id, ("name", 1.0))
+        titles = list(dict.fromkeys((request.query.strip(), request.query.strip().upper())))
+        for entity_id in graph.entities_titled(titles, GRAPH_NAMED_TYPES):
+            found.setdefault(entity_id, ("name", 1.0))
         for entity_id in thai:
             found.setdefault(entity_id, ("thai", 1.0))
         for match in exact:
@@ -106,13 +125,21 @@ def find_entities(
         nodes = graph.nodes(wanted)
         names = names_of(tx.connection, wanted)
         mentions = graph.mention_counts(wanted)
+        samples = {entity_id: graph.mention_samples(entity_id, MENTIONED_IN) for entity_id in wanted if mentions.get(entity_id)}
     return EntitiesResponse(entities=[
         _item(
             entity_id, nodes.get(entity_id), vocabulary.get(entity_id) if vocabulary is not None else None,
-            catalog.name_of(entity_id), [n.name for n in names.get(entity_id, [])], mentions.get(entity_id, 0), *found[entity_id],
+            catalog.name_of(entity_id), [n.name for n in names.get(entity_id, [])], mentions.get(entity_id, 0),
+            *found[entity_id], samples.get(entity_id, []),
         )
         for entity_id in wanted
     ])
+
+
+def _where(mention: EntityMention) -> str:
+    spans = ", ".join(f"'{text}' at {start}-{end}" for start, end, text in mention.spans[:3])
+    return (f"{mention.source_uri or mention.document_id}, section {mention.section or mention.section_id[:12]}: "
+            f"{spans} ({', '.join(mention.linkers) or 'linker unknown'})")
 
 
 def summarize(response: EntitiesResponse) -> str:
@@ -125,6 +152,7 @@ def summarize(response: EntitiesResponse) -> str:
             f"- `{entity.id}` **{entity.name}** ({entity.type}; {entity.match} match {entity.score:.2f}; "
             f"mentioned in {entity.mentions} documents; tree {', '.join(entity.tree_numbers[:4]) or '-'})"
             + (f"\n  synonyms: {synonyms}" if synonyms else "")
+            + "".join(f"\n  mentioned in {_where(mention)}" for mention in entity.mentioned_in)
             + ("\n  the id asked for is a MeSH supplementary concept that MeSH 2024 files under this descriptor, "
                "the id the graph uses" if entity.match == "promoted" else "")
         )

@@ -327,6 +327,16 @@ class EntitiesRequest(ToolInput):
     limit: int = Field(default=10, ge=1, le=50, strict=True, description="Entities to return, best match first")
 
 
+class EntityMention(KbOutput):
+    document_id: str = Field(description="The Document node")
+    source_uri: str | None = Field(default=None, description="pubmed:<pmid> or the ingested file's URI")
+    section_id: str = Field(description="The Section (chunk) node whose text mentions the entity")
+    section: str | None = Field(default=None, description="The section's title")
+    spans: list[tuple[int, int, str]] = Field(description="[start, end, text] offsets into the section's text")
+    linker: str | None = Field(default=None, description="The linker of the most confident span (e.g. pubtator3)")
+    linkers: list[str] = Field(description="Every linker that found the entity in this section")
+
+
 class EntityItem(KbOutput):
     id: str
     name: str
@@ -340,6 +350,10 @@ class EntityItem(KbOutput):
         "Thai query names it, e.g. a drug name spelt in Thai)"
     )
     score: Score = Field(description="Additive: match strength in [0, 1]")
+    mentioned_in: list[EntityMention] = Field(
+        default_factory=list,
+        description="Additive: the entity's best MENTIONS edges (up to 3): document, section, spans and linker",
+    )
 
 
 class EntitiesResponse(KbOutput):

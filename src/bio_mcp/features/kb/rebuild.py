@@ -23,6 +23,7 @@ from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.ids import FILE_SOURCE_TYPE
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.kg_import import imported_edges, restore_imported
+from bio_mcp.graph.pubtator3_status import reopen_annotated
 from bio_mcp.graph.related import refresh_related
 from bio_mcp.graph.related_refresh import RelatedRefresh, refresh_related_if_stale, refresh_related_now
 from bio_mcp.graph.store import SqlGraphStore
@@ -58,6 +59,8 @@ def rebuild_graph(
         imported = imported_edges(tx.connection)
         SqlGraphStore(tx.connection).clear()
         SqlEvidenceStore(tx.connection).clear_documents()
+        # The rebuild links the stored chunks again; PubTator3's mentions come back with a sync.
+        reopen_annotated(tx.connection)
     done = 0
     after: str | None = None
     while True:

@@ -16,8 +16,8 @@ from cachetools import TTLCache
 from bio_mcp import __version__
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.sources.pubtator3.models import PublicationAnnotations
-from bio_mcp.sources.pubtator3.parse import parse_biocjson, unparsable_json
+from bio_mcp.sources.pubtator3.models import PublicationAnnotations, PublicationText
+from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts, unparsable_json
 from bio_mcp.sources.ratelimit import build_rate_limiter
 from bio_mcp.sources.upstream import UpstreamClient
 
@@ -53,13 +53,18 @@ class Pubtator3Client:
             translate_error=_translate_error,
             transport=transport,
         )
-        self.cache: TTLCache[str, PublicationAnnotations] | None = (
+        self.cache: TTLCache[str, PublicationText] | None = (
             TTLCache(CACHED_PMIDS, settings.pubtator3_cache_ttl_s) if settings.pubtator3_cache_ttl_s else None
         )
         self.urls: list[str] = []
 
     async def annotations(self, pmids: Sequence[str]) -> dict[str, PublicationAnnotations]:
         """The annotations of each PMID PubTator3 has, by PMID; a PMID it lacks is absent."""
+        return {pmid: text.annotations for pmid, text in (await self.texts(pmids)).items()}
+
+    async def texts(self, pmids: Sequence[str]) -> dict[str, PublicationText]:
+        """The annotations of each PMID PubTator3 has with its passage texts, by PMID; a PMID it
+        lacks is absent."""
         wanted = list(dict.fromkeys(p.strip() for p in pmids))
         bad = [p for p in wanted if not PMID.match(p)]
         if bad:
@@ -69,11 +74,12 @@ class Pubtator3Client:
         for start in range(0, len(missing), MAX_PMIDS_PER_REQUEST):
             batch = missing[start : start + MAX_PMIDS_PER_REQUEST]
             response = await self.http.request("publications/export/biocjson", {"pmids": ",".join(batch)})
-            for publication in parse_biocjson(response.body):
-                if publication.pmid in batch:
-                    found[publication.pmid] = publication
+            for publication in parse_biocjson_texts(response.body):
+                pmid = publication.annotations.pmid
+                if pmid in batch:
+                    found[pmid] = publication
                     if self.cache is not None:
-                        self.cache[publication.pmid] = publication
+                        self.cache[pmid] = publication
         return {p: found[p] for p in wanted if p in found}
 
     async def aclose(self) -> None:

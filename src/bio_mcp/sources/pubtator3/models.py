@@ -24,9 +24,25 @@ class Annotation(PubtatorModel):
     offset: int = Field(description="Character offset in the document (BioC: from the start of the title)")
     length: int
     section: str | None = Field(default=None, description="title, abstract or a full-text section")
+    gene: str | None = Field(default=None, description="A variant's gene (NCBI Gene id), as PubTator3 assigns it")
 
 
 class PublicationAnnotations(PubtatorModel):
     pmid: str
     pmcid: str | None = None
     annotations: list[Annotation]
+
+
+class Passage(PubtatorModel):
+    """A BioC passage's text and where it starts in the document (the annotations' offsets count from there)."""
+
+    offset: int
+    text: str
+
+
+class PublicationText(PubtatorModel):
+    """A publication's annotations with the passage texts they point into: what the knowledge graph
+    needs to place each mention in the stored text."""
+
+    annotations: PublicationAnnotations
+    passages: list[Passage]

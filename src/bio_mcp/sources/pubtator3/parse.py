@@ -11,7 +11,13 @@ import json
 from typing import Any, get_args
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.sources.pubtator3.models import Annotation, EntityType, PublicationAnnotations
+from bio_mcp.sources.pubtator3.models import (
+    Annotation,
+    EntityType,
+    Passage,
+    PublicationAnnotations,
+    PublicationText,
+)
 
 ENTITY_TYPES = frozenset(get_args(EntityType))
 
@@ -39,6 +45,11 @@ def _identifier(infons: dict[str, Any]) -> str | None:
     return str(value)
 
 
+def _gene(infons: dict[str, Any]) -> str | None:
+    gene = infons.get("gene_id") if infons.get("type") == "Variant" else None
+    return str(gene) if gene not in (None, "", "-") else None
+
+
 def _annotations(passage: dict[str, Any]) -> list[Annotation]:
     section = (passage.get("infons") or {}).get("section_type") or (passage.get("infons") or {}).get("type")
     found = []
@@ -56,12 +67,13 @@ def _annotations(passage: dict[str, Any]) -> list[Annotation]:
                     offset=int(location["offset"]),
                     length=int(location["length"]),
                     section=str(section).lower() if section else None,
+                    gene=_gene(infons),
                 )
             )
     return found
 
 
-def _publication(document: dict[str, Any]) -> PublicationAnnotations:
+def _publication(document: dict[str, Any]) -> PublicationText:
     pmid = document.get("pmid") or str(document.get("_id", "")).split("|")[0]
     if not pmid:
         raise BioMcpError(ErrorCode.UPSTREAM, "a PubTator3 document has no PMID")
@@ -72,15 +84,28 @@ def _publication(document: dict[str, Any]) -> PublicationAnnotations:
         for a in _annotations(passage)
     ]
     pmcid = document.get("pmcid")
-    return PublicationAnnotations(
-        pmid=str(pmid),
-        pmcid=f"PMC{pmcid}" if pmcid and not str(pmcid).startswith("PMC") else pmcid,
-        annotations=sorted(annotations, key=lambda a: (a.offset, a.length)),
+    passages = [
+        Passage(offset=int(passage.get("offset") or 0), text=str(passage.get("text") or ""))
+        for passage in document.get("passages") or []
+        if isinstance(passage, dict)
+    ]
+    return PublicationText(
+        annotations=PublicationAnnotations(
+            pmid=str(pmid),
+            pmcid=f"PMC{pmcid}" if pmcid and not str(pmcid).startswith("PMC") else pmcid,
+            annotations=sorted(annotations, key=lambda a: (a.offset, a.length)),
+        ),
+        passages=passages,
     )
 
 
 def parse_biocjson(body: bytes | str) -> list[PublicationAnnotations]:
     """Every document of an export; an export of unknown PMIDs holds none."""
+    return [text.annotations for text in parse_biocjson_texts(body)]
+
+
+def parse_biocjson_texts(body: bytes | str) -> list[PublicationText]:
+    """Every document of an export with its passages' texts."""
     try:
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:

@@ -1,0 +1,192 @@
+"""PubTator3's annotations of the records a sync or `add_articles` writes, into the knowledge graph
+(BIO_MCP_PUBTATOR3_MENTIONS): genes, variants, species and cell lines the MeSH linker does not
+cover, and chemicals and diseases on its own entities (`graph/pubtator3_mentions.py`).
+
+    run = Pubtator3Run(client)
+    await run.fill_pending(store, graph)            # what an earlier outage left pending
+    fetched = await run.fetch(pmids)                # per batch, before its transaction
+    ...commit_documents(..., pubtator3=run.tally)   # placed and written in the batch's transaction
+
+An outage never fails or loses a sync: the first failed request ends PubTator3's part of the run
+(later batches do not wait out the same outage), the documents it left out are marked pending in
+the store, and the next run fetches them; the sync's result says how many are pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy.engine import Connection
+
+from bio_mcp.errors import BioMcpError
+from bio_mcp.graph.ids import pubmed_source_uri
+from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.pubtator3_mentions import (
+    Placement,
+    PlacementCounts,
+    TaggedSpan,
+    TextPassage,
+    place_mentions,
+    write_placements,
+)
+from bio_mcp.graph.pubtator3_status import (
+    ABSENT,
+    ANNOTATED,
+    PENDING,
+    Status,
+    count_pending,
+    pending_pmids,
+    set_statuses,
+    statuses_of,
+)
+from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.sources.pubtator3.client import Pubtator3Client
+from bio_mcp.sources.pubtator3.models import PublicationText
+from bio_mcp.store import MetadataStore
+
+# Pending documents fetched per run, at most (ten requests of 100).
+FILL_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Pubtator3Fetch:
+    """What PubTator3 said of one record: its annotated text, or None when it holds none of it;
+    `reached` is False when PubTator3 could not be asked (the record goes pending)."""
+
+    reached: bool
+    text: PublicationText | None = None
+
+
+@dataclass
+class Pubtator3Tally:
+    """A run's PubTator3 work: records annotated (`filled` of them pending before), records
+    PubTator3 holds no annotations of, MENTIONS edges written, how the annotations lined up with
+    the stored text, records pending in the store after the run, and the outage that stopped it."""
+
+    annotated: int = 0
+    filled: int = 0
+    absent: int = 0
+    mentions: int = 0
+    counts: PlacementCounts = field(default_factory=PlacementCounts)
+    pending: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AnnotatedDocument:
+    """A stored document version, its chunks (chunk_id, text) and what PubTator3 said of it."""
+
+    pmid: str
+    version: int
+    chunks: Sequence[tuple[str, str]]
+    fetched: Pubtator3Fetch
+
+
+def _passages(text: PublicationText) -> list[TextPassage]:
+    return [TextPassage(p.offset, p.text) for p in text.passages]
+
+
+def _spans(text: PublicationText) -> list[TaggedSpan]:
+    return [TaggedSpan(a.offset, a.length, a.text, a.type, a.identifier, a.name, a.gene)
+            for a in text.annotations.annotations]
+
+
+def record_annotations(
+    connection: Connection, graph: GraphIndexer, documents: Sequence[AnnotatedDocument], tally: Pubtator3Tally
+) -> None:
+    """In the caller's transaction (after the documents' own graphs): each fetched document's
+    mentions placed and written, and every document's status (annotated, absent or pending). A
+    document whose mentions are written for its version already is left as it is."""
+    stored = statuses_of(connection, [document.pmid for document in documents])
+    statuses: dict[str, tuple[int, Status]] = {}
+    placements: dict[str, Placement] = {}
+    for document in documents:
+        before = stored.get(document.pmid)
+        if before == (document.version, ANNOTATED):
+            continue
+        was_pending = before is not None and before[1] == PENDING
+        if not document.fetched.reached:
+            statuses[document.pmid] = (document.version, PENDING)
+            continue
+        if was_pending:
+            tally.filled += 1
+        text = document.fetched.text
+        if text is None:
+            statuses[document.pmid] = (document.version, ABSENT)
+            tally.absent += 1
+            continue
+        placement = place_mentions(document.chunks, _passages(text), _spans(text), graph.current_ids)
+        placements[pubmed_source_uri(document.pmid)] = placement
+        statuses[document.pmid] = (document.version, ANNOTATED)
+        tally.annotated += 1
+        tally.counts.add(placement.counts)
+    tally.mentions += write_placements(SqlGraphStore(connection), graph.catalog, placements)
+    set_statuses(connection, statuses)
+
+
+class Pubtator3Run:
+    """One sync's (or `add_articles` call's) use of PubTator3."""
+
+    def __init__(self, client: Pubtator3Client) -> None:
+        self.client = client
+        self.tally = Pubtator3Tally()
+
+    async def fetch(self, pmids: Sequence[str]) -> dict[str, Pubtator3Fetch]:
+        """Each PMID's annotated text (None: PubTator3 has none); all unreached once PubTator3 failed."""
+        if self.tally.error is None:
+            try:
+                texts = await self.client.texts(pmids)
+            except BioMcpError as exc:
+                self.tally.error = exc.message
+            else:
+                return {pmid: Pubtator3Fetch(True, texts.get(pmid)) for pmid in pmids}
+        return {pmid: Pubtator3Fetch(False) for pmid in pmids}
+
+    async def fill_pending(self, store: MetadataStore, graph: GraphIndexer, limit: int = FILL_LIMIT) -> None:
+        """Fetch and write the annotations of documents an earlier outage left pending."""
+        with store.read() as tx:
+            pmids = pending_pmids(tx.connection, limit)
+        if not pmids:
+            return
+        fetched = await self.fetch(pmids)
+        if self.tally.error is not None:
+            return
+
+        def write() -> None:
+            with store.transaction() as tx:
+                still = statuses_of(tx.connection, pmids)
+                documents = []
+                for pmid in pmids:
+                    if still.get(pmid, (0, ANNOTATED))[1] != PENDING:
+                        continue
+                    chunks = tx.chunks.for_document(pmid)
+                    version = chunks[0].doc_version if chunks else still[pmid][0]
+                    documents.append(
+                        AnnotatedDocument(pmid, version, [(c.chunk_id, c.text) for c in chunks], fetched[pmid])
+                    )
+                record_annotations(tx.connection, graph, documents, self.tally)
+
+        await asyncio.to_thread(write)
+
+    def count_pending(self, store: MetadataStore) -> int:
+        with store.read() as tx:
+            self.tally.pending = count_pending(tx.connection)
+        return self.tally.pending
+
+    def warnings(self) -> list[str]:
+        tally = self.tally
+        found = []
+        if tally.pending:
+            cause = f" (PubTator3 could not be reached: {tally.error})" if tally.error else ""
+            found.append(
+                f"PubTator3 annotations of {tally.pending} documents are pending{cause}: their genes, variants and "
+                "other PubTator3 entities are not in the graph yet (which is not the same as having none); the next "
+                "sync fetches them"
+            )
+        if tally.counts.mismatched:
+            found.append(
+                f"{tally.counts.mismatched} PubTator3 mentions did not line up with the stored text and were skipped"
+            )
+        return found

@@ -1,0 +1,202 @@
+"""PubTator3's annotations joining the knowledge graph (BIO_MCP_PUBTATOR3_MENTIONS): a sync on the fake
+E-utilities over the real PubMed records and the fake PubTator3 over its real recorded exports (PMID
+22663011, trametinib in BRAF-mutated melanoma, is in both), the real MeSH linker; SQLite and PostgreSQL
+where the graph is written."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from bio_mcp.features.corpus.models import SyncDeltaRequest
+from bio_mcp.features.corpus.pubtator3_annotations import _passages, _spans
+from bio_mcp.features.corpus.records import corpus_document
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.corpus.sync import SyncOptions
+from bio_mcp.features.kb.entities import find_entities
+from bio_mcp.features.kb.models import EntitiesRequest
+from bio_mcp.features.kb.rebuild import rebuild_graph
+from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
+from bio_mcp.graph.pubtator3_mentions import place_mentions
+from bio_mcp.graph.store import SqlGraphStore, props_of
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.parsers import parse_requested
+from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
+from bio_mcp.store.schema import chunks, kg_mentions, kg_nodes
+from tests.corpus.conftest import SPREAD, UNTIL, corpus_settings
+from tests.graph.graph_sync_fixtures import (  # noqa: F401
+    database_url,
+    fakes,
+    fakes_app,
+    graph_indexer,
+    mesh_cache,
+)
+
+pytestmark = pytest.mark.anyio
+
+PMID = "22663011"
+# Records of the fake that match the term; only PMID 22663011 is among PubTator3's recorded exports.
+TERM = "melanoma"
+BRAF, V600E, MELANOMA = "ncbigene:673", "dbsnp:rs113488022", "mesh:D008545"
+
+
+@pytest.fixture
+async def make(bio_home: Path, fakes, graph_indexer):  # noqa: F811
+    opened: list[tuple[CorpusService, EutilsClient]] = []
+
+    def build(database_url: str | None = None, enabled: bool = True) -> CorpusService:  # noqa: F811
+        settings = corpus_settings(
+            bio_home, fakes, database_url, PUBTATOR3_BASE_URL=fakes.pubtator3_base_url,
+            PUBTATOR3_MAX_RETRIES=0, BIO_MCP_PUBTATOR3_MENTIONS=enabled,
+        )
+        eutils = EutilsClient(settings)
+        service = CorpusService(
+            settings, eutils, sync_options=SyncOptions(until=UNTIL, batch_size=100, since=SPREAD[0].date()),
+            embed_in_background=False, graph=graph_indexer,
+        )
+        opened.append((service, eutils))
+        return service
+
+    yield build
+    for service, eutils in opened:
+        await service.aclose()
+        await eutils.aclose()
+
+
+def pubtator3_mentions(connection) -> list[tuple[str, str, dict]]:
+    """(section id, entity id, props) of every MENTIONS edge a PubTator3 span went into."""
+    rows = connection.execute(sa.select(kg_mentions.c.src, kg_mentions.c.dst, kg_mentions.c.props))
+    return [(row.src, row.dst, props_of(row.props)) for row in rows if "pubtator3" in props_of(row.props).get("linkers", [])]
+
+
+def chunk_texts(connection, pmid: str) -> dict[str, str]:
+    uri = pubmed_source_uri(pmid)
+    rows = connection.execute(sa.select(chunks.c.chunk_id, chunks.c.text).where(chunks.c.pmid == pmid))
+    return {section_node_id(uri, row.chunk_id): row.text for row in rows}
+
+
+def entity_nodes(connection, prefix: str) -> dict[str, tuple[str, str]]:
+    rows = connection.execute(
+        sa.select(kg_nodes.c.id, kg_nodes.c.type, kg_nodes.c.title).where(kg_nodes.c.id.like(f"{prefix}%"))
+    )
+    return {row.id: (row.type, row.title) for row in rows}
+
+
+async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(make, fakes, database_url) -> None:  # noqa: F811
+    service = make(database_url)
+    response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    report = response.pubtator3
+    assert report is not None and report.error is None and report.pending == 0
+    assert report.annotated == 1 and report.absent == response.pmids_processed - 1 > 0
+    assert report.mismatched == 0 and report.mentions > 0
+    # One batch, one request: PubTator3's limit is per request.
+    assert [r.param("pmids").count(",") + 1 for r in fakes.pubtator3.requests] == [response.pmids_processed]
+    with service.store.read() as tx:
+        texts = chunk_texts(tx.connection, PMID)
+        found = pubtator3_mentions(tx.connection)
+        genes = entity_nodes(tx.connection, "ncbigene:")
+        variants = entity_nodes(tx.connection, "dbsnp:")
+        melanoma_nodes = tx.connection.execute(
+            sa.select(sa.func.count()).where(kg_nodes.c.label == "Entity", kg_nodes.c.title == "Melanoma")
+        ).scalar_one()
+    assert genes[BRAF] == ("Gene", "BRAF") and variants[V600E] == ("Variant", "p.V600E")
+    assert {src for src, _, _ in found} <= set(texts)
+    # Every span written is the stored text at its offsets.
+    for src, _, props in found:
+        for start, end, text in props["spans"]:
+            assert texts[src][start:end] == text
+    first = section_node_id(pubmed_source_uri(PMID), "0")
+    spans = {dst: props["spans"] for src, dst, props in found if src == first}
+    assert [510, 515, "V600E"] in spans[V600E] and [139, 143, "BRAF"] in spans[BRAF]
+    # Melanoma is the MeSH linker's own entity: one node, one edge per section, both linkers named.
+    melanoma = next(props for src, dst, props in found if src == first and dst == MELANOMA)
+    assert melanoma_nodes == 1 and len(melanoma["linkers"]) == 2 and "pubtator3" in melanoma["linkers"]
+    entities = find_entities(EntitiesRequest(query="BRAF"), service.store, service.graph.catalog)
+    braf = entities.entities[0]
+    assert (braf.id, braf.type, braf.match, braf.mentions) == (BRAF, "Gene", "name", 1)
+    assert braf.mentioned_in and all(
+        m.linker == "pubtator3" and m.source_uri == f"pubmed:{PMID}"
+        and m.document_id == document_node_id(pubmed_source_uri(PMID)) for m in braf.mentioned_in
+    )
+    assert any(span[2] == "BRAF" for m in braf.mentioned_in for span in m.spans)
+
+
+async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:  # noqa: F811
+    service = make(enabled=False)
+    response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert response.pubtator3 is None and response.pmids_processed > 0
+    assert fakes.pubtator3.requests == []
+    with service.store.read() as tx:
+        assert pubtator3_mentions(tx.connection) == []
+        assert entity_nodes(tx.connection, "ncbigene:") == entity_nodes(tx.connection, "dbsnp:") == {}
+
+
+async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, fakes) -> None:  # noqa: F811
+    service = make()
+    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    down = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    report = down.pubtator3
+    assert down.inserted == down.pmids_processed > 0
+    assert report is not None and report.error and report.annotated == report.absent == 0
+    assert report.pending == down.pmids_processed
+    assert any("pending" in warning and "not the same as having none" in warning for warning in down.warnings)
+    assert len(fakes.pubtator3.requests) == 1  # no retries configured, and one batch
+    with service.store.read() as tx:
+        assert pubtator3_mentions(tx.connection) == [] and entity_nodes(tx.connection, "ncbigene:") == {}
+    fakes.pubtator3.faults.reset()
+    again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert again.skipped == again.pmids_processed  # the records did not change: the pending list filled them
+    assert again.pubtator3 is not None and again.pubtator3.pending == 0
+    assert again.pubtator3.filled == down.pmids_processed and again.pubtator3.annotated == 1
+    assert not any("PubTator3" in warning for warning in again.warnings)
+    with service.store.read() as tx:
+        texts = chunk_texts(tx.connection, PMID)
+        found = pubtator3_mentions(tx.connection)
+        assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
+    assert found and all(texts[src][s:e] == t for src, _, props in found for s, e, t in props["spans"])
+
+
+async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, fakes, data_dir) -> None:  # noqa: F811
+    service = make()
+    body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
+    articles = parse_requested(body, {PMID}).records
+    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    await service.add_articles(articles)
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:") == {}
+    fakes.pubtator3.faults.reset()
+    response = await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
+    assert response.pubtator3 is not None and response.pubtator3.filled == 1 and response.pubtator3.pending == 0
+    with service.store.read() as tx:
+        assert BRAF in entity_nodes(tx.connection, "ncbigene:")
+        assert SqlGraphStore(tx.connection).mention_counts([BRAF, V600E]) == {BRAF: 1, V600E: 1}
+
+
+async def test_a_graph_rebuild_leaves_the_annotations_pending_for_the_next_sync(make) -> None:
+    service = make()
+    await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    rebuild_graph(service.store, service.graph)
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:") == {}
+    again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert again.pubtator3 is not None and again.pubtator3.filled == again.pubtator3.annotated == 1
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
+
+
+def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None:
+    body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
+    document = corpus_document(parse_requested(body, {PMID}).records[0], date(2025, 1, 15))
+    stored = [(chunk.chunk_id, chunk.text) for chunk in document.chunks]
+    exports = data_dir / "pubtator3"
+    [own] = parse_biocjson_texts((exports / f"export_biocjson_pmid{PMID}.json").read_bytes())
+    placed = place_mentions(stored, _passages(own), _spans(own))
+    assert placed.counts.placed == len(own.annotations.annotations) and placed.counts.mismatched == 0
+    # Another record's annotations (BRCA1, 20516115) against this record's stored text: none fits.
+    [other] = parse_biocjson_texts((exports / "export_biocjson_pmid20516115.json").read_bytes())
+    misplaced = place_mentions(stored, _passages(other), _spans(other))
+    assert misplaced.mentions == {} and misplaced.counts.placed == 0
+    assert misplaced.counts.mismatched + misplaced.counts.unnormalised == len(other.annotations.annotations)
