@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bio_mcp.config import CONCERNS, Settings, load_settings
@@ -53,3 +55,14 @@ def test_a_bad_value_names_its_variable(name: str, value: str, says: str) -> Non
     with pytest.raises(BioMcpError) as caught:
         load_settings(**{name: value})
     assert says in caught.value.message
+
+
+def test_the_readme_names_every_setting() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    unnamed = []
+    for info in Settings.model_fields.values():
+        alias = info.validation_alias
+        names = [alias] if isinstance(alias, str) else [c for c in getattr(alias, "choices", ()) if isinstance(c, str)]
+        if not any(f"`{name}`" in readme for name in names):
+            unnamed.append(names[0])
+    assert unnamed == []
