@@ -51,6 +51,8 @@ async def test_europepmc_answers_what_pmc_does_not_serve(gateway, fakes) -> None
     assert out["tried"] == ["PubMed Central: EFetch has no text for PMC8118396"]
     assert out["eFetchUrl"].endswith("/PMC8118396/fullTextXML") and len(out["sections"]) == 3
     assert "text from Europe PMC" in text and "## Abstract" in text
+    # The record gives no PMID: the line leaves it out rather than print "PMID ?".
+    assert out.get("pmid") is None and "PMID" not in text.splitlines()[1]
     assert routes(fakes) == ["eutils/efetch.fcgi", "PMC8118396/fullTextXML"]
 
 

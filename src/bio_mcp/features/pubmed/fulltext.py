@@ -235,7 +235,8 @@ def _wanted(section: JatsSection, words: list[str]) -> bool:
 def summarize(response: FullTextResponse) -> str:
     lines = [
         f"# {response.title}",
-        f"{response.pmcid} · PMID {response.pmid or '?'} · {response.journal or '?'}"
+        # A part the record does not give is left out: "PMID ?" read as if the paper had one nobody knew.
+        " · ".join(part for part in (response.pmcid, response.pmid and f"PMID {response.pmid}", response.journal) if part)
         + (f" · doi:{response.doi}" if response.doi else "")
         + (" · text from Europe PMC" if response.text_source == "europepmc" else ""),
         f"{len(response.sections)} of {response.section_count} sections; {response.reference_count} references.",
