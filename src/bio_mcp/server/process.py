@@ -32,6 +32,8 @@ from bio_mcp.collector import settle_collector
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.logs import get_logger, log_event
+from bio_mcp.pickle_cache import build_elsewhere
+from bio_mcp.server.cache_builder import ChildCacheBuilder
 
 if TYPE_CHECKING:
     import uvicorn
@@ -56,6 +58,9 @@ class _Stop:
 async def _serve(settings: Settings, stop: _Stop) -> None:
     from bio_mcp.server.runtime import Runtime
 
+    # The compiled vocabularies a fresh cache lacks are built by a child, not in this long-lived
+    # process (server/cache_builder.py).
+    build_elsewhere(ChildCacheBuilder(settings))
     async with Runtime(settings) as runtime:
         stop.runtime = runtime
         toolsets = runtime.toolsets()
