@@ -110,3 +110,13 @@ async def test_bio_mcp_serve_has_a_child_build_what_its_fresh_cache_lacks(bio_ho
     # The pubmed toolset reads the vocabulary alone: neither the linker nor the Thai words are built.
     assert [r["kinds"] for r in built] == [["Vocabulary"]], records
     assert [path.name.split("-")[:2] for path in cache.glob("*.pickle")] == [["mesh", "vocabulary"]]
+
+
+async def test_on_an_empty_cache_the_child_starts_before_anything_misses(bio_home: Path, tmp_path: Path) -> None:
+    """A first start: the child builds while the server imports and opens its store."""
+    settings = load_settings(BIO_MCP_CACHE_DIR=str(tmp_path / "fresh-cache"), BIO_MCP_TOOLSETS="pubmed")
+    ChildCacheBuilder(settings).start_on_a_fresh_cache()
+    with anyio.move_on_after(CHILD_EXITS_WITHIN_S):
+        while not list(settings.caches.glob("mesh-vocabulary-*.pickle")):
+            await anyio.sleep(0.2)
+    assert list(settings.caches.glob("mesh-vocabulary-*.pickle")), "nothing was built"

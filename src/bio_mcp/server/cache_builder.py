@@ -4,11 +4,12 @@ trained relation extractor), built by a short-lived child process rather than by
 Built in the server, parsing MeSH and compiling the linker grew its heap, and the heap stayed grown
 once the parse was freed (a fresh cache: 439 MB resident once warm, against 384 MB when the pickles
 were there already, bench/serve_footprint.py). `serve` names a `ChildCacheBuilder` to
-`pickle_cache.build_elsewhere`: the first pickle the server misses starts one child process
-(`python -m bio_mcp.server.cache_builder`) that builds every cache the server's toolsets read,
-under the same file locks as any build, then exits; the server reads each pickle back as soon as
-it is written. What the child could not build (a missing file, a failure it
-logged) the server builds itself as before, so a caller meets the same typed error.
+`pickle_cache.build_elsewhere`: the first pickle the server misses (or, on an empty cache folder,
+the server's start) starts one child process (`python -m bio_mcp.server.cache_builder`) that
+builds every cache the server's toolsets read, under the same file locks as any build, then exits;
+the server reads each pickle back as soon as it is written. What the child could not build (a
+missing file, a failure it logged) the server builds itself as before, so a caller meets the same
+typed error.
 """
 
 from __future__ import annotations
@@ -67,14 +68,24 @@ class ChildCacheBuilder:
         before = _installed(path)
         with self._lock:
             if kind.__name__ not in self._children:
-                wanted = kinds_read_by(self._settings) | {kind.__name__}
-                kinds = [name for name in BUILD_ORDER if name in wanted and name not in self._children]
-                if kinds:
-                    child = _Child(self._settings, kinds)
-                    self._children.update(dict.fromkeys(kinds, child))
+                self._start(kinds_read_by(self._settings) | {kind.__name__})
             child = self._children.get(kind.__name__)
         if child is not None:
             child.wait_for(path, before)
+
+    def start_on_a_fresh_cache(self) -> None:
+        """Start the child at once when the cache folder holds no pickle at all (a first start): it
+        builds while the server imports its modules and opens its store, seconds of its first corpus
+        answer on two cores. A folder with pickles mostly holds what the server reads: the child
+        waits for a miss."""
+        if not any(self._settings.caches.glob("*.pickle")):
+            with self._lock:
+                self._start(kinds_read_by(self._settings))
+
+    def _start(self, wanted: set[str]) -> None:
+        kinds = [name for name in BUILD_ORDER if name in wanted and name not in self._children]
+        if kinds:
+            self._children.update(dict.fromkeys(kinds, _Child(self._settings, kinds)))
 
 
 class _Child:

@@ -58,9 +58,6 @@ class _Stop:
 async def _serve(settings: Settings, stop: _Stop) -> None:
     from bio_mcp.server.runtime import Runtime
 
-    # The compiled vocabularies a fresh cache lacks are built by a child, not in this long-lived
-    # process (server/cache_builder.py).
-    build_elsewhere(ChildCacheBuilder(settings))
     async with Runtime(settings) as runtime:
         stop.runtime = runtime
         toolsets = runtime.toolsets()
@@ -170,6 +167,11 @@ async def _stop_on_signal(stop: _Stop, *, task_status: TaskStatus[None] = anyio.
 
 def run_server(settings: Settings) -> None:
     """Serves until the client leaves (stdio), or until the first SIGINT or SIGTERM."""
+    # The compiled vocabularies a fresh cache lacks are built by a child, not in this long-lived
+    # process (server/cache_builder.py).
+    builder = ChildCacheBuilder(settings)
+    build_elsewhere(builder)
+    builder.start_on_a_fresh_cache()
     stop = _Stop()
     failures: list[BioMcpError] = []
 
