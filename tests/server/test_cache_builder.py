@@ -20,6 +20,7 @@ from bio_mcp.config import load_settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.indications import load_mesh_index
 from bio_mcp.graph import linking, vocabulary
+from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.pickle_cache import build_elsewhere
 from bio_mcp.search import thai_english
 from bio_mcp.server.cache_builder import ChildCacheBuilder
@@ -120,3 +121,17 @@ async def test_on_an_empty_cache_the_child_starts_before_anything_misses(bio_hom
         while not list(settings.caches.glob("mesh-vocabulary-*.pickle")):
             await anyio.sleep(0.2)
     assert list(settings.caches.glob("mesh-vocabulary-*.pickle")), "nothing was built"
+
+
+def test_with_no_child_process_to_be_had_the_server_builds_them_itself(
+    bio_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, builds_apart, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = load_settings(BIO_MCP_CACHE_DIR=str(tmp_path / "fresh-cache"), BIO_MCP_TOOLSETS="pubmed")
+    builds_apart(settings)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python-here"))
+    load_mesh_index.cache_clear()
+    with caplog.at_level(logging.INFO, logger="bio_mcp"):
+        index = load_mesh_index(mesh_path_of(settings), settings.caches)
+    assert index.lookup("non-small cell lung cancer") == "Carcinoma, Non-Small-Cell Lung"
+    assert "could not start a child process" in caplog.text
+    assert list(settings.caches.glob("mesh-vocabulary-*.pickle"))

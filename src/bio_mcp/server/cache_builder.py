@@ -62,7 +62,8 @@ class ChildCacheBuilder:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._lock = threading.Lock()
-        self._children: dict[str, _Child] = {}
+        # kind -> the child building it (None: none could start)
+        self._children: dict[str, _Child | None] = {}
 
     def __call__(self, path: Path, kind: type) -> None:
         before = _installed(path)
@@ -84,8 +85,15 @@ class ChildCacheBuilder:
 
     def _start(self, wanted: set[str]) -> None:
         kinds = [name for name in BUILD_ORDER if name in wanted and name not in self._children]
-        if kinds:
-            self._children.update(dict.fromkeys(kinds, _Child(self._settings, kinds)))
+        if not kinds:
+            return
+        try:
+            child: _Child | None = _Child(self._settings, kinds)
+        except OSError as exc:  # no process to be had: this one builds them, as without a child
+            log_event(log, logging.WARNING, "could not start a child process to build the compiled caches",
+                      kinds=kinds, error=str(exc))
+            child = None
+        self._children.update(dict.fromkeys(kinds, child))
 
 
 class _Child:
