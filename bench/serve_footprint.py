@@ -12,7 +12,8 @@ measures from the spawn: the `initialize` answer, the first `tools/list`, the fi
 model), then waits
 for the server's "warmed up" log line and reads its resident memory (VmRSS) and peak (VmHWM) from
 /proc. The run's one cache of compiled vocabularies (BIO_MCP_CACHE_DIR) is fresh too unless
-`--warm-cache` names one, so the figures include building it. Prints one JSON line per figure.
+`--warm-cache` names one, so the figures include building it; `--runs 2 --warm-cache EMPTY_FOLDER`
+measures a user's first start (run 0) and the start after it (run 1). Prints one JSON line per figure.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ from bio_mcp.collector import settle_collector
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError
 from bio_mcp.logs import get_logger, log_event
+from bio_mcp.pickle_cache import build_elsewhere
+from bio_mcp.server.cache_builder import ChildCacheBuilder
 
 if TYPE_CHECKING:
     import uvicorn
@@ -166,6 +168,11 @@ async def _stop_on_signal(stop: _Stop, *, task_status: TaskStatus[None] = anyio.
 
 def run_server(settings: Settings) -> None:
     """Serves until the client leaves (stdio), or until the first SIGINT or SIGTERM."""
+    # The compiled vocabularies a fresh cache lacks are built by a child, not in this long-lived
+    # process (server/cache_builder.py).
+    builder = ChildCacheBuilder(settings)
+    build_elsewhere(builder)
+    builder.start_on_a_fresh_cache()
     stop = _Stop()
     failures: list[BioMcpError] = []
 
