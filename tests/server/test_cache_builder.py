@@ -24,6 +24,7 @@ from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.pickle_cache import build_elsewhere
 from bio_mcp.search import thai_english
 from bio_mcp.server.cache_builder import ChildCacheBuilder
+from bio_mcp.server.composition import build_toolsets
 from bio_mcp.server.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -63,7 +64,7 @@ async def test_a_first_start_reads_back_what_a_child_process_built(
     builds_apart(settings)
 
     async with Runtime(settings) as runtime:
-        await runtime.warm_up(runtime.toolsets(["pubmed", "corpus", "kb", "evidence", "analyst"]))
+        await runtime.warm_up(build_toolsets(runtime, ["pubmed", "corpus", "kb", "evidence", "analyst"]))
         graph = runtime.corpus.graph
         assert graph is not None and graph.linker is not None, "the corpus did not open"
         assert graph.catalog.vocabulary is not None
