@@ -1,11 +1,13 @@
 """Chunk vectors inside PostgreSQL (pgvector): the `chunk_vectors` table beside `chunks`.
 
-When a PostgreSQL store has the pgvector extension, every chunk's current vector also lives in
+When a PostgreSQL store has the pgvector extension, every chunk's current vector lives in
 `chunk_vectors` (one row per embedded chunk, `halfvec(dim)`, an HNSW index with cosine distance),
-so replicas search the store itself and hold no private copy. The table is written in the same
-transaction as the chunk rows (`ChunkRepository`): an embedding write upserts the row, a changed
-text or a model switch deletes it, and deleting a chunk deletes it through the foreign key, so a
-killed transaction leaves no vector without its chunk and none missing.
+so replicas search the store itself and hold no private copy. It is the only copy: the chunk row
+keeps `embed_model` (which model embedded it) and no blob, and readers of `ChunkRepository` get the
+vector from here (`vector_select`). The table is written in the same transaction as the chunk rows
+(`ChunkRepository`): an embedding write upserts the row, a changed text or a model switch deletes
+it, and deleting a chunk deletes it through the foreign key, so a killed transaction leaves no
+vector without its chunk and none missing.
 
 A side table rather than a column of `chunks`: every chunk row is rewritten by its index flags
 (`mark_indexed`) several times in its life, and a row with a vector in an HNSW-indexed column would
@@ -14,7 +16,8 @@ enter the graph again at each rewrite (wide chunk rows rarely get HOT updates). 
 filtered search reads this table alone.
 
 halfvec: half the size of `vector` (772 bytes a row at 384 dimensions) and graphs up to 4,000
-dimensions; its rounding (about 1e-3 relative) is far below the differences between neighbours.
+dimensions; its rounding (about 1e-3 relative) is far below the differences between neighbours,
+and is all a reader of a stored vector gets back on such a store.
 Filtered searches use pgvector 0.8's iterative index scans (`strict_order`, so hits come in
 distance order); a scan that still comes back short (more than `hnsw.max_scan_tuples` rows
 filtered out) is answered again exactly, so a filter never returns fewer hits than rows match.
@@ -179,12 +182,13 @@ def upsert(connection: Connection, vectors: Mapping[str, np.ndarray | Sequence[f
 
 
 def refresh(connection: Connection, uuids: Iterable[str]) -> None:
-    """Copies the chunks' attributes again and drops the vectors their chunk no longer has."""
+    """Copies the chunks' attributes again and drops the vectors their chunk no longer has (a chunk
+    without `embed_model`: a new text)."""
     wanted = sorted(set(uuids))
     for batch in in_batches(wanted):
         connection.execute(
             sa.text(
-                f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embedding IS NULL "
+                f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embed_model IS NULL "
                 "AND v.uuid = ANY(:uuids)"
             ),
             {"uuids": list(batch)},
@@ -203,22 +207,39 @@ def refresh(connection: Connection, uuids: Iterable[str]) -> None:
 def delete_unembedded(connection: Connection) -> None:
     """Drops every vector whose chunk lost its embedding (a model switch)."""
     connection.execute(
-        sa.text(f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embedding IS NULL")
+        sa.text(f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embed_model IS NULL")
     )
 
 
-def missing_uuids(connection: Connection, model_id: str, limit: int) -> list[str]:
-    """Chunks embedded by `model_id` whose vector is not in the table (a store that had vectors
-    before the table existed)."""
+def blob_uuids(connection: Connection, model_id: str, limit: int) -> list[str]:
+    """Chunks embedded by `model_id` that still hold their vector as a blob on the chunk row (written
+    before the table existed, or by a process that opened the store before it did): to be moved here."""
     return list(
         connection.execute(
             sa.text(
-                f"SELECT c.uuid FROM chunks c WHERE c.embed_model = :model AND c.embedding IS NOT NULL "
-                f"AND NOT EXISTS (SELECT 1 FROM {TABLE} v WHERE v.uuid = c.uuid) ORDER BY c.uuid LIMIT :limit"
+                "SELECT c.uuid FROM chunks c WHERE c.embed_model = :model AND c.embedding IS NOT NULL "
+                "ORDER BY c.uuid LIMIT :limit"
             ),
             {"model": model_id, "limit": limit},
         ).scalars()
     )
+
+
+def vector_select(connection: Connection, chunks: sa.Table) -> tuple[sa.FromClause, sa.ColumnElement[Any]]:
+    """`chunks` joined to this table, and a column of each chunk's vector in halfvec's binary form
+    (NULL without one), for `decode`: binary, so a page of vectors is read without parsing text."""
+    table = sa.table(TABLE, sa.column("uuid"), sa.column("embedding"))
+    joined = chunks.outerjoin(table, table.c.uuid == chunks.c.uuid)
+    column = sa.literal_column(f"{_pgvector(connection)}halfvec_send({TABLE}.embedding)", sa.LargeBinary)
+    return joined, column.label("stored_vector")
+
+
+def decode(payload: bytes) -> np.ndarray:
+    """A float32 vector from halfvec's binary form (int16 dimension, int16 unused, big-endian
+    halves), scaled back to unit length: halfvec's rounding leaves it about 1e-4 off."""
+    vector = np.frombuffer(payload, dtype=">f2", offset=4).astype(np.float32)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
 
 
 # ---- reads --------------------------------------------------------------------------------------

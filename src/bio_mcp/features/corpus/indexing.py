@@ -103,8 +103,16 @@ class CorpusIndex:
         self.cursor = 0
         self._own: set[int] = set()
 
+    @property
+    def _reads_vectors(self) -> bool:
+        """Whether this index keeps vectors of its own, read from the store with the chunks (shared
+        vectors stay in the store: reading them would only fill this process's memory)."""
+        return not self.hybrid.shares_vectors
+
     def _has_current_vector(self, chunk: StoredChunk) -> bool:
-        return chunk.embedding is not None and chunk.embed_model == self.model_id
+        if chunk.embed_model != self.model_id:
+            return False
+        return chunk.embedding is not None or not self._reads_vectors
 
     def _indexed(self, chunk: StoredChunk) -> IndexedChunk:
         return IndexedChunk(
@@ -141,7 +149,7 @@ class CorpusIndex:
             return
         with self.lock:
             with self.store.read() as tx:
-                chunks = list(tx.chunks.get_many(to_index).values())
+                chunks = list(tx.chunks.get_many(to_index, vectors=self._reads_vectors).values())
             self._write(chunks, removed)
 
     def _write(self, chunks: Sequence[StoredChunk], removed: Iterable[str] = ()) -> None:
@@ -177,7 +185,7 @@ class CorpusIndex:
         matrix = self.embeddings.embed_array([chunk.text for chunk in pending])
         with self.lock:
             with self.store.transaction() as tx:
-                current = tx.chunks.get_many([chunk.uuid for chunk in pending])
+                current = tx.chunks.get_many([chunk.uuid for chunk in pending], vectors=False)
                 # A chunk re-chunked with new text while we embedded keeps waiting for its new vector.
                 fresh = {
                     chunk.uuid: matrix[row]
@@ -234,7 +242,7 @@ class CorpusIndex:
         if not uuids:
             return
         with self.store.read() as tx:
-            present = tx.chunks.get_many(uuids)
+            present = tx.chunks.get_many(uuids, vectors=self._reads_vectors)
         self._write(list(present.values()), sorted(uuids - set(present)))
 
     def _load_cursor(self) -> int | None:
@@ -286,7 +294,7 @@ class CorpusIndex:
                 self._save_cursor(head)
             stale = self._drop_stale()
             with self.store.read() as tx:
-                needing = tx.chunks.needing_index()
+                needing = tx.chunks.needing_index(vectors=self._reads_vectors)
             if needing:
                 self._write(needing)
             with self.store.read() as tx:
@@ -324,7 +332,7 @@ class CorpusIndex:
             def from_store() -> Iterator[IndexedChunk]:
                 with self.store.read() as tx:
                     total = tx.chunks.state_counts(self.model_id).total if progress is not None else None
-                    for page in tx.chunks.iterate(RECONCILE_PAGE):
+                    for page in tx.chunks.iterate(RECONCILE_PAGE, vectors=self._reads_vectors):
                         for chunk in page:
                             (embedded if self._has_current_vector(chunk) else pending).append(chunk.uuid)
                             yield self._indexed(chunk)
