@@ -536,8 +536,11 @@ class ChunkRepository:
             yield page
             after = page[-1].uuid
 
-    def needing_index(self, limit: int | None = None, *, vectors: bool = True) -> list[StoredChunk]:
-        """Chunks missing from the BM25 index, or embedded but missing from the vector index."""
+    def needing_index(
+        self, limit: int | None = None, *, after: str | None = None, vectors: bool = True
+    ) -> list[StoredChunk]:
+        """Chunks missing from the BM25 index, or embedded but missing from the vector index, by
+        UUID (those after `after`: pages stay cheap at any depth)."""
         query = (
             self._select(vectors)
             .where(
@@ -548,6 +551,8 @@ class ChunkRepository:
             )
             .order_by(chunks.c.uuid)
         )
+        if after is not None:
+            query = query.where(chunks.c.uuid > after)
         if limit is not None:
             query = query.limit(limit)
         return [_stored_chunk(row) for row in self._connection.execute(query)]

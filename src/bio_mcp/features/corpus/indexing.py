@@ -42,6 +42,8 @@ from bio_mcp.store import MetadataStore, StoredChunk
 log = logging.getLogger("bio_mcp.corpus.indexing")
 
 RECONCILE_PAGE = 1000
+# Chunks indexed per write when `reconcile` finds them missing (one BM25 commit each).
+NEEDING_PAGE = 10_000
 # Change-log rows read per step of `follow`; the UUIDs of one step are applied in one index write.
 FOLLOW_PAGE = 200
 _CURSOR_FILE = "changes.json"
@@ -293,10 +295,7 @@ class CorpusIndex:
                 # Whatever changed before `head` is repaired below; the log is followed from there.
                 self._save_cursor(head)
             stale = self._drop_stale()
-            with self.store.read() as tx:
-                needing = tx.chunks.needing_index(vectors=self._reads_vectors)
-            if needing:
-                self._write(needing)
+            reindexed = self._write_needing()
             with self.store.read() as tx:
                 counts = tx.chunks.state_counts(self.model_id)
             # Shared vectors are the store's own: only this process's BM25 half can disagree.
@@ -308,8 +307,22 @@ class CorpusIndex:
                 log.warning("the derived index disagrees with the store's flags; rebuilding it")
                 self.rebuild()
         return ReconcileReport(
-            model_switch_reset=reset, stale_removed=stale, reindexed=len(needing), rebuilt=not consistent
+            model_switch_reset=reset, stale_removed=stale, reindexed=reindexed, rebuilt=not consistent
         )
+
+    def _write_needing(self) -> int:
+        """Indexes the chunks whose flags say they are missing, a page at a time: on a new home
+        that can be every chunk, and one write of them all would hold them all in memory."""
+        written = 0
+        after: str | None = None
+        while True:
+            with self.store.read() as tx:
+                page = tx.chunks.needing_index(NEEDING_PAGE, after=after, vectors=self._reads_vectors)
+            if not page:
+                return written
+            self._write(page)
+            written += len(page)
+            after = page[-1].uuid
 
     def _drop_stale(self) -> int:
         indexed = set(self.hybrid.uuids()) | set(self.hybrid.bm25_uuids())
