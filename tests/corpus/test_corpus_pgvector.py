@@ -225,7 +225,7 @@ async def test_filtered_searches_never_come_back_short(make_service, pgvector_ur
         # A walk that gives up after one tuple comes back short: the search answers exactly instead.
         # Every filter walks the graph here, however few rows it keeps, from a candidate list of
         # just the hits asked for (at the product's width this small corpus fits in one list).
-        monkeypatch.setattr(chunk_vectors, "EXACT_BELOW_FRACTION", 0.0)
+        monkeypatch.setattr(chunk_vectors, "EXACT_MAX_ROWS", 0)
         monkeypatch.setattr(chunk_vectors, "EF_PER_HIT", 1)
         monkeypatch.setattr(chunk_vectors, "FILTERED_EF_FACTOR", 1)
         for max_scan in (1, 20_000):
