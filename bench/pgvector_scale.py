@@ -213,7 +213,7 @@ def emit_recall(
 # ---- a fresh replica ----------------------------------------------------------------------------
 
 REPLICA = """
-import json, resource, sys, time
+import json, sys, time
 import psutil
 started = time.perf_counter()
 from pathlib import Path
@@ -248,7 +248,7 @@ rollup = dict(line.split(":", 1) for line in Path("/proc/self/smaps_rollup").rea
 anonymous_mb = int(rollup["Anonymous"].split()[0]) / 1024
 print(json.dumps({"index_mb": index_bytes / 2**20, "first_vector_s": first_vector, "first_hybrid_s": first_hybrid, "vector_hits": len(vector),
                   "rss_mb": psutil.Process().memory_info().rss / 2**20, "anonymous_mb": anonymous_mb,
-                  "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "timings": timings}))
+                  "timings": timings}))
 """
 
 
@@ -269,7 +269,6 @@ def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dic
     emit("replica_first_hybrid_answer", out["first_hybrid_s"], "s", {**params, "from": "process start"})
     emit("replica_rss", out["rss_mb"], "MB", {**params, "after": "the searches below"})
     emit("replica_rss_anonymous", out["anonymous_mb"], "MB", {**params, "after": "the searches below"})
-    emit("replica_max_rss", out["max_rss_mb"], "MB", {**params, "over": "the whole run"})
     emit("replica_index_folder", out["index_mb"], "MB", params)
     p95s = {}
     for name, samples in out["timings"].items():
