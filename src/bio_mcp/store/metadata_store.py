@@ -40,7 +40,7 @@ from bio_mcp.store.upstream_cache import UpstreamCache
 
 # Serialises schema creation when several processes start against one PostgreSQL at once.
 _SCHEMA_LOCK_KEY = advisory_key("bio-mcp:schema")
-# Stored vectors copied per transaction into a newly created pgvector table.
+# Vectors moved per transaction from chunk rows into the pgvector table.
 _VECTOR_COPY_BATCH = 1000
 
 
@@ -62,11 +62,11 @@ class StoreTransaction:
     ingest_jobs: IngestJobRepository
 
     @classmethod
-    def bind(cls, connection: Connection, vector_table: bool = False) -> StoreTransaction:
+    def bind(cls, connection: Connection, vector_dim: int | None = None) -> StoreTransaction:
         return cls(
             connection=connection,
             documents=DocumentRepository(connection),
-            chunks=ChunkRepository(connection, vector_table),
+            chunks=ChunkRepository(connection, vector_dim),
             checkpoints=CheckpointRepository(connection),
             jobs=SyncJobRepository(connection),
             upstream=UpstreamCache(connection),
@@ -144,36 +144,31 @@ class MetadataStore:
 
     def enable_vector_table(self, dim: int, model_id: str) -> int:
         """Keeps chunk vectors of `dim` dimensions in PostgreSQL (`store.chunk_vectors`) from now
-        on, creating the table (and the extension) when missing; copies in the vectors of `model_id`
-        the store already holds. Returns how many were copied."""
+        on, creating the table (and the extension) when missing; moves in the vectors of `model_id`
+        the chunk rows still hold as blobs, so each is stored once. Returns how many were moved."""
         with self._begin("creating the pgvector table", read_only=False) as connection:
             connection.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY})
             chunk_vectors.ensure_table(connection, dim)
         self.vector_dim = dim
-        copied = 0
+        moved = 0
         while True:
             with self.transaction() as tx:
-                uuids = chunk_vectors.missing_uuids(tx.connection, model_id, _VECTOR_COPY_BATCH)
+                uuids = chunk_vectors.blob_uuids(tx.connection, model_id, _VECTOR_COPY_BATCH)
                 if not uuids:
-                    return copied
-                stored = tx.chunks.get_many(uuids)
-                chunk_vectors.upsert(
-                    tx.connection,
-                    {uuid: chunk.embedding for uuid, chunk in stored.items() if chunk.embedding is not None},
-                )
-                copied += len(uuids)
+                    return moved
+                moved += tx.chunks.move_blobs_to_vector_table(uuids)
 
     @contextmanager
     def transaction(self) -> Iterator[StoreTransaction]:
         """A read-write unit of work; on SQLite it holds the write lock from its first statement."""
         with self._begin("writing", read_only=False) as connection:
-            yield StoreTransaction.bind(connection, self.vector_dim is not None)
+            yield StoreTransaction.bind(connection, self.vector_dim)
 
     @contextmanager
     def read(self) -> Iterator[StoreTransaction]:
         """A unit of work for reads only; on SQLite it does not block writers."""
         with self._begin("reading", read_only=True) as connection:
-            yield StoreTransaction.bind(connection, self.vector_dim is not None)
+            yield StoreTransaction.bind(connection, self.vector_dim)
 
     @contextmanager
     def snapshot(self) -> Iterator[StoreTransaction]:
@@ -183,7 +178,7 @@ class MetadataStore:
         statement its own snapshot, so this one runs at REPEATABLE READ. While it lasts, SQLite cannot
         checkpoint the WAL past it (the file grows) and PostgreSQL's vacuum keeps the rows it may see."""
         with self._begin("reading a snapshot", read_only=True, repeatable=True) as connection:
-            yield StoreTransaction.bind(connection, self.vector_dim is not None)
+            yield StoreTransaction.bind(connection, self.vector_dim)
 
     def sync_lock(self, query_key: str, timeout_s: float = 60.0) -> AbstractContextManager[None]:
         """Hold the lock of `query_key` so only one sync of it runs at once, in any process.

@@ -42,6 +42,8 @@ from bio_mcp.store import MetadataStore, StoredChunk
 log = logging.getLogger("bio_mcp.corpus.indexing")
 
 RECONCILE_PAGE = 1000
+# Chunks indexed per write when `reconcile` finds them missing (one BM25 commit each).
+NEEDING_PAGE = 10_000
 # Change-log rows read per step of `follow`; the UUIDs of one step are applied in one index write.
 FOLLOW_PAGE = 200
 _CURSOR_FILE = "changes.json"
@@ -103,8 +105,16 @@ class CorpusIndex:
         self.cursor = 0
         self._own: set[int] = set()
 
+    @property
+    def _reads_vectors(self) -> bool:
+        """Whether this index keeps vectors of its own, read from the store with the chunks (shared
+        vectors stay in the store: reading them would only fill this process's memory)."""
+        return not self.hybrid.shares_vectors
+
     def _has_current_vector(self, chunk: StoredChunk) -> bool:
-        return chunk.embedding is not None and chunk.embed_model == self.model_id
+        if chunk.embed_model != self.model_id:
+            return False
+        return chunk.embedding is not None or not self._reads_vectors
 
     def _indexed(self, chunk: StoredChunk) -> IndexedChunk:
         return IndexedChunk(
@@ -141,7 +151,7 @@ class CorpusIndex:
             return
         with self.lock:
             with self.store.read() as tx:
-                chunks = list(tx.chunks.get_many(to_index).values())
+                chunks = list(tx.chunks.get_many(to_index, vectors=self._reads_vectors).values())
             self._write(chunks, removed)
 
     def _write(self, chunks: Sequence[StoredChunk], removed: Iterable[str] = ()) -> None:
@@ -177,7 +187,7 @@ class CorpusIndex:
         matrix = self.embeddings.embed_array([chunk.text for chunk in pending])
         with self.lock:
             with self.store.transaction() as tx:
-                current = tx.chunks.get_many([chunk.uuid for chunk in pending])
+                current = tx.chunks.get_many([chunk.uuid for chunk in pending], vectors=False)
                 # A chunk re-chunked with new text while we embedded keeps waiting for its new vector.
                 fresh = {
                     chunk.uuid: matrix[row]
@@ -234,7 +244,7 @@ class CorpusIndex:
         if not uuids:
             return
         with self.store.read() as tx:
-            present = tx.chunks.get_many(uuids)
+            present = tx.chunks.get_many(uuids, vectors=self._reads_vectors)
         self._write(list(present.values()), sorted(uuids - set(present)))
 
     def _load_cursor(self) -> int | None:
@@ -285,10 +295,7 @@ class CorpusIndex:
                 # Whatever changed before `head` is repaired below; the log is followed from there.
                 self._save_cursor(head)
             stale = self._drop_stale()
-            with self.store.read() as tx:
-                needing = tx.chunks.needing_index()
-            if needing:
-                self._write(needing)
+            reindexed = self._write_needing()
             with self.store.read() as tx:
                 counts = tx.chunks.state_counts(self.model_id)
             # Shared vectors are the store's own: only this process's BM25 half can disagree.
@@ -300,8 +307,22 @@ class CorpusIndex:
                 log.warning("the derived index disagrees with the store's flags; rebuilding it")
                 self.rebuild()
         return ReconcileReport(
-            model_switch_reset=reset, stale_removed=stale, reindexed=len(needing), rebuilt=not consistent
+            model_switch_reset=reset, stale_removed=stale, reindexed=reindexed, rebuilt=not consistent
         )
+
+    def _write_needing(self) -> int:
+        """Indexes the chunks whose flags say they are missing, a page at a time: on a new home
+        that can be every chunk, and one write of them all would hold them all in memory."""
+        written = 0
+        after: str | None = None
+        while True:
+            with self.store.read() as tx:
+                page = tx.chunks.needing_index(NEEDING_PAGE, after=after, vectors=self._reads_vectors)
+            if not page:
+                return written
+            self._write(page)
+            written += len(page)
+            after = page[-1].uuid
 
     def _drop_stale(self) -> int:
         indexed = set(self.hybrid.uuids()) | set(self.hybrid.bm25_uuids())
@@ -324,7 +345,7 @@ class CorpusIndex:
             def from_store() -> Iterator[IndexedChunk]:
                 with self.store.read() as tx:
                     total = tx.chunks.state_counts(self.model_id).total if progress is not None else None
-                    for page in tx.chunks.iterate(RECONCILE_PAGE):
+                    for page in tx.chunks.iterate(RECONCILE_PAGE, vectors=self._reads_vectors):
                         for chunk in page:
                             (embedded if self._has_current_vector(chunk) else pending).append(chunk.uuid)
                             yield self._indexed(chunk)
