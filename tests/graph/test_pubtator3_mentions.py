@@ -5,14 +5,14 @@ where the graph is written."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from bio_mcp.features.corpus.models import SyncDeltaRequest
-from bio_mcp.features.corpus.pubtator3_annotations import _passages, _spans
+from bio_mcp.features.corpus.pubtator3_annotations import Pubtator3Run, _passages, _spans
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.corpus.sync import SyncOptions
@@ -25,7 +25,7 @@ from bio_mcp.graph.store import SqlGraphStore, props_of
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_requested
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
-from bio_mcp.store.schema import chunks, kg_mentions, kg_nodes
+from bio_mcp.store.schema import chunks, kg_mentions, kg_nodes, kg_pubtator3
 from tests.corpus.conftest import SPREAD, UNTIL, corpus_settings
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
     database_url,
@@ -185,6 +185,76 @@ async def test_a_graph_rebuild_leaves_the_annotations_pending_for_the_next_sync(
     assert again.pubtator3 is not None and again.pubtator3.filled == again.pubtator3.annotated == 1
     with service.store.read() as tx:
         assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
+
+
+def age_absent(connection, days: float) -> None:
+    """Every absent record as if PubTator3 had last been asked about it `days` ago."""
+    connection.execute(
+        sa.update(kg_pubtator3).where(kg_pubtator3.c.status == "absent")
+        .values(updated_at=datetime.now(UTC) - timedelta(days=days))
+    )
+
+
+def asked_pmids(fakes) -> list[set[str]]:  # noqa: F811
+    return [set(request.param("pmids").split(",")) for request in fakes.pubtator3.requests]
+
+
+async def test_an_absent_record_is_asked_again_once_it_has_been_absent_a_while(make, fakes, database_url, monkeypatch) -> None:  # noqa: F811
+    # PubTator3 has not annotated PMID 22663011 yet (as with a record of this week): absent.
+    recorded = fakes.pubtator3.abstracts[PMID]
+    monkeypatch.delitem(fakes.pubtator3.abstracts, PMID)
+    service = make(database_url)
+    first = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert first.pubtator3 is not None and first.pubtator3.annotated == 0
+    assert first.pubtator3.absent == first.pmids_processed > 1 and first.pubtator3.rechecked == 0
+    # A week later PubTator3's update holds it.
+    monkeypatch.setitem(fakes.pubtator3.abstracts, PMID, recorded)
+    soon = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert soon.pubtator3 is not None and soon.pubtator3.rechecked == soon.pubtator3.annotated == 0
+    # Absent for less than the recheck delay: only the record the sync's overlap window meets again is asked.
+    assert len(asked_pmids(fakes)) == 2 and PMID not in asked_pmids(fakes)[1]
+    with service.store.transaction() as tx:
+        age_absent(tx.connection, 8)
+    later = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    report = later.pubtator3
+    assert report is not None and later.skipped == later.pmids_processed
+    assert report.rechecked == first.pmids_processed and report.annotated == 1
+    assert report.absent == first.pmids_processed - 1 and report.filled == 0 and report.pending == 0
+    # One request: the record the sync meets again keeps the answer it was just given, counted once.
+    assert len(asked_pmids(fakes)) == 3 and asked_pmids(fakes)[-1] == asked_pmids(fakes)[0]
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
+        # Asked again now: the records still absent wait another week.
+        assert tx.connection.execute(
+            sa.select(sa.func.count()).where(kg_pubtator3.c.updated_at < datetime.now(UTC) - timedelta(days=1))
+        ).scalar_one() == 0
+    again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert again.pubtator3 is not None and again.pubtator3.rechecked == again.pubtator3.annotated == 0
+    assert len(asked_pmids(fakes)) == 4 and asked_pmids(fakes)[-1] == asked_pmids(fakes)[1]
+
+
+async def test_the_recheck_is_bounded_per_sync_pending_first(make, fakes) -> None:  # noqa: F811
+    service = make()
+    first = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert first.pubtator3 is not None and first.pubtator3.absent == 2
+    with service.store.transaction() as tx:
+        age_absent(tx.connection, 30)
+        pending, absent = sorted(tx.connection.execute(
+            sa.select(kg_pubtator3.c.pmid).where(kg_pubtator3.c.status == "absent")
+        ).scalars())
+        tx.connection.execute(sa.update(kg_pubtator3).where(kg_pubtator3.c.pmid == pending).values(status="pending"))
+    bounded = Pubtator3Run(service.pubtator3)
+    await bounded.ask_again(service.store, service.graph, limit=1)
+    assert (bounded.tally.filled, bounded.tally.rechecked, bounded.tally.absent) == (1, 0, 1)
+    assert asked_pmids(fakes)[-1] == {pending}
+    after = Pubtator3Run(service.pubtator3)
+    await after.ask_again(service.store, service.graph, limit=1)
+    assert (after.tally.filled, after.tally.rechecked, after.tally.absent) == (0, 1, 1)
+    assert asked_pmids(fakes)[-1] == {absent}
+    # Both asked now: a week to wait.
+    done = Pubtator3Run(service.pubtator3)
+    await done.ask_again(service.store, service.graph)
+    assert done.tally.rechecked == 0 and len(asked_pmids(fakes)) == 3
 
 
 def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None:
