@@ -19,9 +19,11 @@ from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.features.kb.entities import find_entities
 from bio_mcp.features.kb.models import EntitiesRequest
 from bio_mcp.features.kb.rebuild import rebuild_graph
+from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
-from bio_mcp.graph.pubtator3_mentions import place_mentions
+from bio_mcp.graph.pubtator3_mentions import graph_entities, place_mentions
 from bio_mcp.graph.store import SqlGraphStore, props_of
+from bio_mcp.graph.taxa import MESH_ORGANISM_OF_TAXON
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_requested
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
@@ -41,6 +43,7 @@ PMID = "22663011"
 # Records of the fake that match the term; only PMID 22663011 is among PubTator3's recorded exports.
 TERM = "melanoma"
 BRAF, V600E, MELANOMA = "ncbigene:673", "dbsnp:rs113488022", "mesh:D008545"
+HUMANS = "mesh:D006801"
 
 
 @pytest.fixture
@@ -99,6 +102,8 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
         found = pubtator3_mentions(tx.connection)
         genes = entity_nodes(tx.connection, "ncbigene:")
         variants = entity_nodes(tx.connection, "dbsnp:")
+        humans = entity_nodes(tx.connection, HUMANS)
+        taxa = entity_nodes(tx.connection, "ncbitaxon:")
         melanoma_nodes = tx.connection.execute(
             sa.select(sa.func.count()).where(kg_nodes.c.label == "Entity", kg_nodes.c.title == "Melanoma")
         ).scalar_one()
@@ -114,6 +119,9 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     # Melanoma is the MeSH linker's own entity: one node, one edge per section, both linkers named.
     melanoma = next(props for src, dst, props in found if src == first and dst == MELANOMA)
     assert melanoma_nodes == 1 and len(melanoma["linkers"]) == 2 and "pubtator3" in melanoma["linkers"]
+    # PubTator3's patients (NCBI Taxonomy 9606) are MeSH's Humans, the entity NLM's indexing names.
+    assert humans == {HUMANS: ("Organism", "Humans")} and taxa == {}
+    assert {text for src, dst, props in found if dst == HUMANS for _, _, text in props["spans"]} == {"patients", "Patients"}
     entities = find_entities(EntitiesRequest(query="BRAF"), service.store, service.graph.catalog)
     braf = entities.entities[0]
     assert (braf.id, braf.type, braf.match, braf.mentions) == (BRAF, "Gene", "name", 1)
@@ -270,3 +278,20 @@ def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None
     misplaced = place_mentions(stored, _passages(other), _spans(other))
     assert misplaced.mentions == {} and misplaced.counts.placed == 0
     assert misplaced.counts.mismatched + misplaced.counts.unnormalised == len(other.annotations.annotations)
+
+
+def test_common_taxa_are_their_mesh_organisms_the_rest_keep_their_id(data_dir, graph_indexer) -> None:  # noqa: F811
+    catalog = graph_indexer.catalog
+    # Every descriptor of the table is an organism of the shipped MeSH.
+    for taxon, ui in MESH_ORGANISM_OF_TAXON.items():
+        described = catalog.describe(f"mesh:{ui}")
+        assert described is not None and described[1] == "Organism", (taxon, ui)
+    # The full-text export of PMID 22429397 names human, mouse and Bacillus cereus.
+    [text] = parse_biocjson_texts((data_dir / "pubtator3" / "export_biocjson_pmid22429397_full_true.json").read_bytes())
+    species = {(entity.entity_id, span.text) for span in _spans(text) if span.type == "Species"
+               for entity in graph_entities(span, graph_indexer.current_ids)}
+    assert ("mesh:D006801", "human") in species and ("mesh:D051379", "mouse") in species
+    assert ("ncbitaxon:1396", "Bacillus cereus") in species
+    nodes, _ = entity_graph({entity_id for entity_id, _ in species}, catalog, {}, {})
+    titles = {node.id: (node.type, node.title) for node in nodes if node.id in {e for e, _ in species}}
+    assert titles["mesh:D006801"] == ("Organism", "Humans") and titles["mesh:D051379"] == ("Organism", "Mice")
