@@ -21,13 +21,14 @@ from bio_mcp.features.kb.models import EntitiesRequest
 from bio_mcp.features.kb.rebuild import rebuild_graph
 from bio_mcp.graph.build import entity_graph
 from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_id
+from bio_mcp.graph.listed_genes import gene_names, resolved_symbols
 from bio_mcp.graph.pubtator3_mentions import graph_entities, place_mentions
 from bio_mcp.graph.store import SqlGraphStore, props_of
 from bio_mcp.graph.taxa import MESH_ORGANISM_OF_TAXON
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_requested
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
-from bio_mcp.store.schema import chunks, kg_mentions, kg_nodes, kg_pubtator3
+from bio_mcp.store.schema import chunks, kg_edges, kg_mentions, kg_nodes, kg_pubtator3
 from tests.corpus.conftest import SPREAD, UNTIL, corpus_settings
 from tests.graph.graph_sync_fixtures import (  # noqa: F401
     database_url,
@@ -265,6 +266,53 @@ async def test_the_recheck_is_bounded_per_sync_pending_first(make, fakes) -> Non
     assert done.tally.rechecked == 0 and len(asked_pmids(fakes)) == 3
 
 
+def topic_edges(connection, pmid: str) -> dict[str, dict]:
+    doc_id = document_node_id(pubmed_source_uri(pmid))
+    rows = connection.execute(
+        sa.select(kg_edges.c.dst, kg_edges.c.props).where(kg_edges.c.src == doc_id, kg_edges.c.type == "HAS_TOPIC")
+    )
+    return {row.dst: props_of(row.props) for row in rows}
+
+
+async def test_a_listed_gene_symbol_is_the_gene_pubtator3_names_in_the_record(make, fakes, data_dir, database_url) -> None:  # noqa: F811
+    """MEDLINE kept GeneSymbolLists for 1991-1995 records only, and PubTator3's recorded exports are
+    of later ones, so the real 2012 record is given the list its genes would have had: BRAF (which
+    PubTator3 names, NCBI Gene 673) and NRAS (which it does not)."""
+    service = make(database_url)
+    body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
+    [article] = parse_requested(body, {PMID}).records
+    listed = article.model_copy(update={"gene_symbols": ["BRAF", "NRAS"]})
+    # PubTator3 down when the record is added: the listed symbols are genes by symbol only.
+    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    await service.add_articles([listed])
+    with service.store.read() as tx:
+        assert {"gene:BRAF", "gene:NRAS"} <= set(topic_edges(tx.connection, PMID))
+        assert BRAF not in entity_nodes(tx.connection, "ncbigene:")
+    fakes.pubtator3.faults.reset()
+    response = await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
+    assert response.pubtator3 is not None and response.pubtator3.filled == 1
+    with service.store.read() as tx:
+        topics = topic_edges(tx.connection, PMID)
+        genes = entity_nodes(tx.connection, "gene:")
+        mentions = SqlGraphStore(tx.connection).mention_counts([BRAF])
+    # The document's listed BRAF is NCBI Gene 673, where it came from kept; NRAS stays a symbol.
+    assert "gene:BRAF" not in topics and topics[BRAF] == {
+        "major": False, "source": "GeneSymbolList", "symbol": "BRAF", "resolved_by": "pubtator3"
+    }
+    assert topics["gene:NRAS"] == {"major": False, "source": "GeneSymbolList"}
+    assert set(genes) == {"gene:NRAS"} and mentions == {BRAF: 1}
+    found = find_entities(EntitiesRequest(query="BRAF"), service.store, service.graph.catalog).entities
+    assert [entity.id for entity in found if entity.type == "Gene"] == [BRAF]
+    # A rebuild lists the symbol again until the next sync resolves it again.
+    rebuild_graph(service.store, service.graph)
+    with service.store.read() as tx:
+        assert "gene:BRAF" in topic_edges(tx.connection, PMID)
+    await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
+    with service.store.read() as tx:
+        topics = topic_edges(tx.connection, PMID)
+        assert BRAF in topics and "gene:BRAF" not in topics and "gene:BRAF" not in entity_nodes(tx.connection, "gene:")
+
+
 def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None:
     body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
     document = corpus_document(parse_requested(body, {PMID}).records[0], date(2025, 1, 15))
@@ -295,3 +343,21 @@ def test_common_taxa_are_their_mesh_organisms_the_rest_keep_their_id(data_dir, g
     nodes, _ = entity_graph({entity_id for entity_id, _ in species}, catalog, {}, {})
     titles = {node.id: (node.type, node.title) for node in nodes if node.id in {e for e, _ in species}}
     assert titles["mesh:D006801"] == ("Organism", "Humans") and titles["mesh:D051379"] == ("Organism", "Mice")
+
+
+def record_gene_names(data_dir: Path, name: str) -> dict[str, set[str]]:
+    [text] = parse_biocjson_texts((data_dir / "pubtator3" / name).read_bytes())
+    return gene_names([
+        (entity.entity_id, value) for span in _spans(text) if span.type == "Gene"
+        for entity in graph_entities(span, {}) for value in (entity.name, span.text)
+    ])
+
+
+def test_a_listed_symbol_is_resolved_only_to_one_gene(data_dir) -> None:
+    own = record_gene_names(data_dir, f"export_biocjson_pmid{PMID}.json")
+    # By PubTator3's symbol or by a mention's text, case aside; a symbol it does not name stays.
+    assert resolved_symbols(["braf", "MEK", "NRAS"], own) == {"braf": BRAF, "MEK": "ncbigene:5609"}
+    # PMID 22429397's full text names human and mouse vimentin (NCBI Gene 7431 and 22352): a listed
+    # Vim could be either, so it stays a symbol.
+    both = record_gene_names(data_dir, "export_biocjson_pmid22429397_full_true.json")
+    assert both["vim"] == {"ncbigene:7431", "ncbigene:22352"} and resolved_symbols(["Vim"], both) == {}

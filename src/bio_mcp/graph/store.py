@@ -38,7 +38,9 @@ from bio_mcp.store.schema import (
     kg_edges,
     kg_mentions,
     kg_meta,
+    kg_names,
     kg_nodes,
+    kg_relation_evidence,
     utc_now,
 )
 
@@ -294,6 +296,34 @@ class SqlGraphStore:
         self._rows.upsert("kg_mentions", _MENTION_ROW, ("src", "dst"), (), [rows[key] for key in sorted(rows)])
         self._renew_mentions_version()
 
+    def delete_edges(self, keys: Iterable[tuple[str, str, str]]) -> None:
+        """Delete these (src, type, dst) edges of `kg_edges` (MENTIONS go with their documents)."""
+        for src, edge_type, dst in sorted(set(keys)):
+            self._connection.execute(
+                sa.delete(kg_edges).where(kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst)
+            )
+
+    def delete_unreferenced_entities(self, entity_ids: Iterable[str]) -> set[str]:
+        """Delete those of these Entity nodes no edge, MENTIONS, relation evidence or imported name
+        points to any more (an entity another id has replaced); returns the ids deleted."""
+        unreferenced: set[str] = set()
+        for batch in in_batches(sorted(set(entity_ids))):
+            referenced = set(self._connection.execute(
+                sa.union(
+                    sa.select(kg_edges.c.src).where(kg_edges.c.src.in_(batch)),
+                    sa.select(kg_edges.c.dst).where(kg_edges.c.dst.in_(batch)),
+                    sa.select(kg_mentions.c.dst).where(kg_mentions.c.dst.in_(batch)),
+                    sa.select(kg_relation_evidence.c.src).where(kg_relation_evidence.c.src.in_(batch)),
+                    sa.select(kg_relation_evidence.c.dst).where(kg_relation_evidence.c.dst.in_(batch)),
+                    sa.select(kg_names.c.entity_id).where(kg_names.c.entity_id.in_(batch)),
+                )
+            ).scalars())
+            gone = [entity_id for entity_id in batch if entity_id not in referenced]
+            if gone:
+                self._connection.execute(sa.delete(kg_nodes).where(kg_nodes.c.label == "Entity", kg_nodes.c.id.in_(gone)))
+                unreferenced.update(gone)
+        return unreferenced
+
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
         """Every edge of a derived type (RELATED_TO); MENTIONS are replaced with their documents."""
         if edge_type == MENTIONS:
@@ -353,6 +383,13 @@ class SqlGraphStore:
         """The bookkeeping `set_meta` recorded under `key`, or None."""
         rows = self._select(sa.select(kg_meta.c.value).where(kg_meta.c.key == key))
         return dict(rows[0][0]) if rows else None
+
+    def edge(self, src: str, edge_type: str, dst: str) -> Edge | None:
+        """The stored `kg_edges` edge (src, type, dst), its props decoded, or None."""
+        rows = self._select(sa.select(*(kg_edges.c[name] for name in _EDGE_ROW)).where(
+            kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst
+        ))
+        return Edge(*rows[0][:-1], props_of(rows[0][-1])) if rows else None
 
     def mention_props(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Any]:
         """The props of the stored MENTIONS edges among (section, entity) `keys`."""

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from bio_mcp.errors import BioMcpError
 from bio_mcp.graph.ids import pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer
+from bio_mcp.graph.listed_genes import gene_names, resolve_listed_genes
 from bio_mcp.graph.pubtator3_mentions import (
     Placement,
     PlacementCounts,
@@ -104,16 +105,26 @@ def _spans(text: PublicationText) -> list[TaggedSpan]:
             for a in text.annotations.annotations]
 
 
+def _gene_names(placement: Placement) -> dict[str, set[str]]:
+    """The genes PubTator3 placed in a document, by their names and their mentions' texts."""
+    return gene_names([
+        *((entity.entity_id, entity.name) for entity in placement.entities.values()),
+        *((mention.entity_id, mention.text) for mentions in placement.mentions.values() for mention in mentions),
+    ])
+
+
 def record_annotations(
     connection: Connection, graph: GraphIndexer, documents: Sequence[AnnotatedDocument], tally: Pubtator3Tally
 ) -> None:
     """In the caller's transaction (after the documents' own graphs): each fetched document's
-    mentions placed and written, and every document's status (annotated, absent or pending). A
+    mentions placed and written (with its GeneSymbolList resolved to PubTator3's genes,
+    `graph/listed_genes.py`), and every document's status (annotated, absent or pending). A
     document whose mentions are written for its version already, or whose status this run wrote
     for its version already (a sync's batch meeting a record asked again before it), is left as it is."""
     stored = statuses_of(connection, [document.pmid for document in documents])
     statuses: dict[str, tuple[int, Status]] = {}
     placements: dict[str, Placement] = {}
+    genes: dict[str, tuple[int, dict[str, set[str]]]] = {}
     for document in documents:
         before = stored.get(document.pmid)
         if before == (document.version, ANNOTATED):
@@ -133,10 +144,13 @@ def record_annotations(
             continue
         placement = place_mentions(document.chunks, _passages(text), _spans(text), graph.current_ids)
         placements[pubmed_source_uri(document.pmid)] = placement
+        genes[document.pmid] = (document.version, _gene_names(placement))
         statuses[document.pmid] = (document.version, ANNOTATED)
         tally.annotated += 1
         tally.counts.add(placement.counts)
-    tally.mentions += write_placements(SqlGraphStore(connection), graph.catalog, placements)
+    store = SqlGraphStore(connection)
+    tally.mentions += write_placements(store, graph.catalog, placements)
+    resolve_listed_genes(store, genes)
     set_statuses(connection, statuses)
     tally.recorded.update(statuses)
 
