@@ -71,3 +71,34 @@ def test_a_drug_name_spelt_in_thai_finds_its_descriptor(graph_store, real_graph_
         assert (best.id, best.name, best.match) == ("mesh:D000082", "Acetaminophen", "thai")
         assert best.mentions == documents_mentioning(graph_store, "mesh:D000082") > 0
     assert find_entities(EntitiesRequest(query="เด็กวัยเรียน"), graph_store, real_graph_indexer.catalog).entities == []
+
+
+def test_a_page_reads_its_mentions_in_one_statement(graph_store, real_graph_indexer) -> None:  # noqa: F811
+    statements: list[str] = []
+
+    def record(_conn, _cursor, statement: str, *_args) -> None:
+        statements.append(statement)
+
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", record)
+    try:
+        response = find_entities(EntitiesRequest(query="liver", limit=20), graph_store, real_graph_indexer.catalog)
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", record)
+    mentioned = [entity for entity in response.entities if entity.mentions]
+    assert len(mentioned) >= 3
+    # The mention counts, then the sections of every entity of the page: two statements, not one per entity.
+    assert len([s for s in statements if "kg_mentions" in s]) == 2, statements
+    for entity in mentioned:
+        assert 1 <= len(entity.mentioned_in) <= 3
+        shown = [(mention.document_id, mention.section_id) for mention in entity.mentioned_in]
+        assert shown == sorted_best_first(graph_store, entity.id)[:3]
+
+
+def sorted_best_first(store, entity_id: str) -> list:
+    """The entity's MENTIONS edges as a traversal reads them (weight, then newest first), as documents and sections."""
+    with store.read() as tx:
+        rows = tx.connection.execute(
+            sa.select(kg_mentions.c.document_id, kg_mentions.c.src).where(kg_mentions.c.dst == entity_id)
+            .order_by(kg_mentions.c.weight.desc(), kg_mentions.c.id.desc())
+        ).all()
+    return [(row.document_id, row.src) for row in rows]

@@ -45,6 +45,13 @@ class GraphSettings(BaseSettings):
         description="PubTator3's genes, variants, species, cell lines, chemicals and diseases of each synced or "
         "added record join the graph as MENTIONS of linker pubtator3.",
     )
+    # PubTator3 is updated weekly, so most records it lacks are only too new yet: a week's wait asks
+    # again once its next update could hold them (bounded per sync with the pending ones).
+    pubtator3_absent_recheck_days: float = Field(
+        default=7.0, ge=0.0, le=3650.0, validation_alias="BIO_MCP_PUBTATOR3_ABSENT_RECHECK_DAYS",
+        description="Days after which a record PubTator3 held no annotations of is asked again by a sync "
+        "(BIO_MCP_PUBTATOR3_MENTIONS on; 0: every sync), up to 1,000 records a sync with the pending ones first.",
+    )
     graph_max_rows: int = Field(
         default=100_000, ge=1, validation_alias="BIO_MCP_GRAPH_MAX_ROWS",
         description='Rows a graph traversal may read at most.',

@@ -13,7 +13,8 @@ sentence; their edges are derived from the evidence of all documents (`graph/evi
 
 HAS_TOPIC edges say where they come from in `props.source`: MeSH, DataBankList, ChemicalList (to a
 `mesh:` Chemical entity: a descriptor, or a supplementary concept `mesh:C...` named by the record)
-or GeneSymbolList (to a `gene:<symbol>` Gene entity).
+or GeneSymbolList (to a `gene:<symbol>` Gene entity; once PubTator3's annotations of the record name
+that gene, to its `ncbigene:<id>` entity instead: `graph/listed_genes.py`).
 """
 
 from __future__ import annotations

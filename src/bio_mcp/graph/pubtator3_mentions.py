@@ -10,8 +10,9 @@ stored text at the mapped offsets is exactly the annotated text: a mention that 
 counted and skipped, never written at a wrong offset.
 
 Entity ids: genes `ncbigene:<NCBI Gene id>`, variants `dbsnp:<rs id>` (else `hgvs:<gene id>:<HGVS>`
-as PubTator3 normalises it), species `ncbitaxon:<NCBI Taxonomy id>` (type Organism, as MeSH's
-organisms), cell lines `cellosaurus:CVCL_<id>`, chemicals and diseases `mesh:<UI>`: the same
+as PubTator3 normalises it), species the MeSH organism descriptor of the taxa literature names most
+(`graph/taxa.py`: 9606 is mesh:D006801 Humans), else `ncbitaxon:<NCBI Taxonomy id>` (type Organism,
+as MeSH's organisms), cell lines `cellosaurus:CVCL_<id>`, chemicals and diseases `mesh:<UI>`: the same
 entities the MeSH linker and NLM's indexing name (a supplementary concept the linker files under a
 descriptor is that descriptor here too), so no entity is made twice.
 """
@@ -29,6 +30,7 @@ from bio_mcp.graph.elements import MENTIONS, Edge
 from bio_mcp.graph.ids import document_node_id, mesh_entity_id, section_node_id
 from bio_mcp.graph.mentions import EntityMentions, EntityType, Mention, group_mentions
 from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.graph.taxa import MESH_ORGANISM_OF_TAXON
 
 LINKER = "pubtator3"
 # PubTator3 gives no score per mention. Its normalisers report F1 of about 0.9 on their benchmarks
@@ -114,8 +116,12 @@ def graph_entities(span: TaggedSpan, current: Mapping[str, str]) -> list[GraphEn
             scope = f"{span.gene}:" if span.gene else ""
             found = [GraphEntity(f"hgvs:{scope}{identifier}", "Variant", name)]
     elif span.type == "Species":
-        found = [GraphEntity(f"ncbitaxon:{value}", "Organism", f"NCBI Taxonomy {value}")
-                 for value in _ids(identifier) if value.isdigit()]
+        for value in _ids(identifier):
+            if value in MESH_ORGANISM_OF_TAXON:
+                entity_id = mesh_entity_id(MESH_ORGANISM_OF_TAXON[value])
+                found.append(GraphEntity(current.get(entity_id, entity_id), "Organism", span.text))
+            elif value.isdigit():
+                found.append(GraphEntity(f"ncbitaxon:{value}", "Organism", f"NCBI Taxonomy {value}"))
     elif span.type == "CellLine":
         for value in _ids(identifier):
             match = _CELLOSAURUS.match(value)

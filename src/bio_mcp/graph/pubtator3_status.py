@@ -1,10 +1,13 @@
 """Where each stored document stands with PubTator3's annotations (`kg_pubtator3`): annotated (at a
 version), absent from PubTator3, or pending because PubTator3 could not be reached, so a later sync
-fetches what an outage left out instead of the documents reading as having no entities."""
+fetches what an outage left out instead of the documents reading as having no entities. A record is
+mostly absent because PubTator3 (updated weekly) has not annotated it yet: `updated_at` says when it
+was last asked, so a later sync asks again once it has been absent for a while."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Literal
 
 import sqlalchemy as sa
@@ -50,6 +53,18 @@ def pending_pmids(connection: Connection, limit: int) -> list[str]:
     """Up to `limit` PMIDs waiting for PubTator3, in PMID order."""
     query = (
         sa.select(kg_pubtator3.c.pmid).where(kg_pubtator3.c.status == PENDING).order_by(kg_pubtator3.c.pmid).limit(limit)
+    )
+    return list(connection.execute(query).scalars())
+
+
+def absent_pmids(connection: Connection, asked_before: datetime, limit: int) -> list[str]:
+    """Up to `limit` PMIDs PubTator3 held no annotations of when last asked, before `asked_before`,
+    in PMID order (asking one again renews its `updated_at`, so the next sync takes the next ones)."""
+    query = (
+        sa.select(kg_pubtator3.c.pmid)
+        .where(kg_pubtator3.c.status == ABSENT, kg_pubtator3.c.updated_at < asked_before)
+        .order_by(kg_pubtator3.c.pmid)
+        .limit(limit)
     )
     return list(connection.execute(query).scalars())
 

@@ -38,7 +38,9 @@ from bio_mcp.store.schema import (
     kg_edges,
     kg_mentions,
     kg_meta,
+    kg_names,
     kg_nodes,
+    kg_relation_evidence,
     utc_now,
 )
 
@@ -294,6 +296,34 @@ class SqlGraphStore:
         self._rows.upsert("kg_mentions", _MENTION_ROW, ("src", "dst"), (), [rows[key] for key in sorted(rows)])
         self._renew_mentions_version()
 
+    def delete_edges(self, keys: Iterable[tuple[str, str, str]]) -> None:
+        """Delete these (src, type, dst) edges of `kg_edges` (MENTIONS go with their documents)."""
+        for src, edge_type, dst in sorted(set(keys)):
+            self._connection.execute(
+                sa.delete(kg_edges).where(kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst)
+            )
+
+    def delete_unreferenced_entities(self, entity_ids: Iterable[str]) -> set[str]:
+        """Delete those of these Entity nodes no edge, MENTIONS, relation evidence or imported name
+        points to any more (an entity another id has replaced); returns the ids deleted."""
+        unreferenced: set[str] = set()
+        for batch in in_batches(sorted(set(entity_ids))):
+            referenced = set(self._connection.execute(
+                sa.union(
+                    sa.select(kg_edges.c.src).where(kg_edges.c.src.in_(batch)),
+                    sa.select(kg_edges.c.dst).where(kg_edges.c.dst.in_(batch)),
+                    sa.select(kg_mentions.c.dst).where(kg_mentions.c.dst.in_(batch)),
+                    sa.select(kg_relation_evidence.c.src).where(kg_relation_evidence.c.src.in_(batch)),
+                    sa.select(kg_relation_evidence.c.dst).where(kg_relation_evidence.c.dst.in_(batch)),
+                    sa.select(kg_names.c.entity_id).where(kg_names.c.entity_id.in_(batch)),
+                )
+            ).scalars())
+            gone = [entity_id for entity_id in batch if entity_id not in referenced]
+            if gone:
+                self._connection.execute(sa.delete(kg_nodes).where(kg_nodes.c.label == "Entity", kg_nodes.c.id.in_(gone)))
+                unreferenced.update(gone)
+        return unreferenced
+
     def replace_edges_of_type(self, edge_type: str, edges: Iterable[Edge]) -> None:
         """Every edge of a derived type (RELATED_TO); MENTIONS are replaced with their documents."""
         if edge_type == MENTIONS:
@@ -353,6 +383,13 @@ class SqlGraphStore:
         """The bookkeeping `set_meta` recorded under `key`, or None."""
         rows = self._select(sa.select(kg_meta.c.value).where(kg_meta.c.key == key))
         return dict(rows[0][0]) if rows else None
+
+    def edge(self, src: str, edge_type: str, dst: str) -> Edge | None:
+        """The stored `kg_edges` edge (src, type, dst), its props decoded, or None."""
+        rows = self._select(sa.select(*(kg_edges.c[name] for name in _EDGE_ROW)).where(
+            kg_edges.c.src == src, kg_edges.c.type == edge_type, kg_edges.c.dst == dst
+        ))
+        return Edge(*rows[0][:-1], props_of(rows[0][-1])) if rows else None
 
     def mention_props(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Any]:
         """The props of the stored MENTIONS edges among (section, entity) `keys`."""
@@ -462,21 +499,34 @@ class SqlGraphStore:
         )
         return [row[0] for row in self._select(query)]
 
-    def mention_samples(self, entity_id: str, limit: int) -> list[MentionSample]:
-        """An entity's MENTIONS edges best first (as a traversal reads them), with their sections'
-        documents: where the graph says it is mentioned, and by which linker."""
+    def mention_samples(self, entity_ids: Sequence[str], limit: int) -> dict[str, list[MentionSample]]:
+        """Each entity's first `limit` MENTIONS edges best first (as a traversal reads them), with
+        their sections' documents: where the graph says it is mentioned, and by which linker. One
+        statement for a page of entities: a UNION ALL of one index range scan per entity, so an
+        entity mentioned everywhere costs `limit` rows, not its degree."""
         section = kg_nodes.alias("section")
         document = kg_nodes.alias("document")
-        query = (
-            sa.select(kg_mentions.c.src, kg_mentions.c.document_id, kg_mentions.c.props, section.c.title,
-                      document.c.source_uri)
-            .join(section, section.c.id == kg_mentions.c.src)
-            .join(document, document.c.id == kg_mentions.c.document_id)
-            .where(kg_mentions.c.dst == entity_id)
-            .order_by(kg_mentions.c.weight.desc(), kg_mentions.c.id.desc())
-            .limit(limit)
-        )
-        return [MentionSample(row[1], row[4], row[0], row[3], props_of(row[2])) for row in self._select(query)]
+        found: dict[str, list[tuple[float, int, MentionSample]]] = {}
+        wanted = sorted(set(entity_ids))
+        for start in range(0, len(wanted), _MAX_TERMS):
+            members = [
+                sa.select(
+                    sa.select(kg_mentions.c.dst, kg_mentions.c.weight, kg_mentions.c.id, kg_mentions.c.src,
+                              kg_mentions.c.document_id, kg_mentions.c.props, section.c.title, document.c.source_uri)
+                    .join(section, section.c.id == kg_mentions.c.src)
+                    .join(document, document.c.id == kg_mentions.c.document_id)
+                    .where(kg_mentions.c.dst == entity_id)
+                    .order_by(kg_mentions.c.weight.desc(), kg_mentions.c.id.desc())
+                    .limit(limit)
+                    .subquery()
+                )
+                for entity_id in wanted[start : start + _MAX_TERMS]
+            ]
+            for row in self._select(sa.union_all(*members)):
+                sample = MentionSample(row[4], row[7], row[3], row[6], props_of(row[5]))
+                found.setdefault(row[0], []).append((-float(row[1]), -int(row[2]), sample))
+        return {entity_id: [sample for *_, sample in sorted(rows, key=lambda r: (r[0], r[1]))]
+                for entity_id, rows in found.items()}
 
     def mention_counts(self, entity_ids: Iterable[str]) -> dict[str, int]:
         """How many documents mention each entity (in any section)."""

@@ -62,7 +62,15 @@ class SyncDeltaRequest(ToolInput):
 class Pubtator3SyncReport(ContractOutput):
     annotated: Count = Field(description="Documents whose PubTator3 mentions were written to the graph by this call")
     filled: Count = Field(description="Of those, documents an earlier outage had left pending")
-    absent: Count = Field(description="Documents PubTator3 holds no annotations of")
+    absent: Count = Field(
+        description="Documents PubTator3 was asked about by this call and holds no annotations of (rechecked ones "
+        "included)"
+    )
+    rechecked: Count = Field(
+        default=0, description="Additive: documents PubTator3 held no annotations of when last asked, asked again "
+        "now that they have been absent for BIO_MCP_PUBTATOR3_ABSENT_RECHECK_DAYS (each is also counted as annotated "
+        "or absent by the new answer)",
+    )
     mentions: Count = Field(description="MENTIONS edges (section, entity) written or extended with linker pubtator3")
     mismatched: Count = Field(description="PubTator3 mentions skipped: their span did not line up with the stored text")
     pending: Count = Field(
@@ -73,7 +81,8 @@ class Pubtator3SyncReport(ContractOutput):
 
     @classmethod
     def of(cls, tally: Pubtator3Tally) -> Pubtator3SyncReport:
-        return cls(annotated=tally.annotated, filled=tally.filled, absent=tally.absent, mentions=tally.mentions,
+        return cls(annotated=tally.annotated, filled=tally.filled, absent=tally.absent, rechecked=tally.rechecked,
+                   mentions=tally.mentions,
                    mismatched=tally.counts.mismatched, pending=tally.pending, error=tally.error)
 
 

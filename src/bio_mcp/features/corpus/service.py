@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -333,7 +333,7 @@ class CorpusService:
         """PubTator3's part of one write, when its mentions are on and the graph is written."""
         if self.pubtator3 is None or not self.settings.pubtator3_mentions or self.graph is None:
             return None
-        return Pubtator3Run(self.pubtator3)
+        return Pubtator3Run(self.pubtator3, timedelta(days=self.settings.pubtator3_absent_recheck_days))
 
     async def add_articles(self, articles: Sequence[Article]) -> None:
         """Store fetched articles the way a sync does (documents, chunks, linked graph, index, in one

@@ -316,7 +316,8 @@ async def sync_delta(
 ) -> SyncDeltaResponse:
     """One sync of `request`; with `graph`, each batch's knowledge graph commits with its documents
     (linked and extracted by `worker` when the sync is large enough to start it), and with
-    `pubtator3` PubTator3's mentions of them too, after those an earlier outage left pending."""
+    `pubtator3` PubTator3's mentions of them too, after those an earlier outage left pending and
+    those PubTator3 lacked a while ago (asked again)."""
     if graph is None:
         pubtator3 = None
     now = datetime.now(UTC)
@@ -348,7 +349,7 @@ async def sync_delta(
         tally = SyncTally()
         try:
             if pubtator3 is not None:
-                await pubtator3.fill_pending(store, graph)
+                await pubtator3.ask_again(store, graph)
             plan = await plan_windows(
                 eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                 max_count=cap,

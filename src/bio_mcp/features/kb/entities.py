@@ -125,7 +125,7 @@ def find_entities(
         nodes = graph.nodes(wanted)
         names = names_of(tx.connection, wanted)
         mentions = graph.mention_counts(wanted)
-        samples = {entity_id: graph.mention_samples(entity_id, MENTIONED_IN) for entity_id in wanted if mentions.get(entity_id)}
+        samples = graph.mention_samples([entity_id for entity_id in wanted if mentions.get(entity_id)], MENTIONED_IN)
     return EntitiesResponse(entities=[
         _item(
             entity_id, nodes.get(entity_id), vocabulary.get(entity_id) if vocabulary is not None else None,
