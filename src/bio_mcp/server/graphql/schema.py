@@ -29,7 +29,7 @@ from bio_mcp.features.evidence.herb_knowledge import HerbResource
 from bio_mcp.features.evidence.ingest_jobs import IngestJobView
 from bio_mcp.features.evidence.papers import Paper
 from bio_mcp.logs import get_logger
-from bio_mcp.server.graphql.types import SCALAR_MAP, TypeBuilder, argument_type, as_records
+from bio_mcp.server.graphql.types import SCALAR_MAP, TypeBuilder, as_arguments, as_records
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec, call_tool
 
 log = get_logger("graphql")
@@ -84,7 +84,7 @@ def _resolver(name: str, parameters: list[inspect.Parameter], returns: Any,
     (or null) are not sent, so the contract's defaults apply exactly as over MCP."""
 
     async def resolve(**arguments: Any) -> Any:
-        return await call({key: value for key, value in arguments.items() if value is not None})
+        return await call({key: as_arguments(value) for key, value in arguments.items() if value is not None})
 
     resolve.__name__ = name
     resolve.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
@@ -98,7 +98,7 @@ def _tool_field(surface: ToolSurface, spec: ToolSpec[Any, Any], types: TypeBuild
     required = set(schema.get("required", []))
     parameters = []
     for argument, argument_schema in schema.get("properties", {}).items():
-        annotation = argument_type(argument_schema)
+        annotation = types.argument_type(argument_schema, schema.get("$defs", {}), argument, surface.field.title())
         default = inspect.Parameter.empty if argument in required else None
         parameters.append(inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=annotation if argument in required else annotation | None))
