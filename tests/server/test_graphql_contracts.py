@@ -113,6 +113,7 @@ async def test_the_cited_answer_and_the_herb_say_something(server, types) -> Non
 RESOURCE_CASES = {
     "herb": ({"id": "garlic"}, "kg://herb/garlic"),
     "paper": ({"pmid": SEMAGLUTIDE}, f"paper://pmid/{SEMAGLUTIDE}"),
+    "syncProgress": ({"query_key": SYNC_KEY}, f"bio-mcp://sync/{SYNC_KEY}"),
 }
 
 
@@ -143,6 +144,22 @@ async def test_eval_run_and_its_report_match_mcp(server, types) -> None:
     report = response.json()["data"]["evalReport"]
     assert report.pop("audit")["in_hash"] == canonical_sha256({"id": report_id})
     assert report == expected and report["metrics"] == run["metrics"]
+
+
+async def test_a_sync_started_by_the_mutation_is_followed_by_sync_progress(server, types) -> None:
+    arguments = {"query_key": "graphql-sync", "term": "semaglutide"}
+    run = await ask(server, types, "syncDelta", arguments, root="Mutation")
+    assert run["inserted"] + run["skipped"] + run["updated"] == run["pmids_processed"] > 0
+    progress = await ask(server, types, "syncProgress", {"query_key": "graphql-sync"})
+    [job] = progress.pop("jobs")
+    assert job["job_id"] == run["job_id"] and job["status"] == "done" and job["term"] == "semaglutide"
+    assert job["planned"] == job["fetched"] == run["pmids_processed"] and job["finished_at"]
+    assert progress["last_edat"] == run["max_edat_seen"]
+    async with server.mcp() as client:
+        again = await client.call_tool("pubmed_sync_delta", arguments)
+        expected = json.loads((await client.read_resource("bio-mcp://sync/graphql-sync")).contents[0].text)
+    assert not again.is_error and [j["job_id"] for j in expected["jobs"]] == [again.structured_content["job_id"],
+                                                                              run["job_id"]]
 
 
 async def test_an_ingestion_job_reads_as_over_mcp(server, types) -> None:

@@ -310,7 +310,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
                          "bio-mcp://scratch/{scratch_id}", "bio-mcp://scratch/{scratch_id}/{page}",
                          "bio-mcp://tools/{name}/schema", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
                          "bio-mcp://jobs/{job_id}/log", "paper://pmid/{pmid}", "bio-mcp://eval/{report_id}",
-                         "bio-mcp://eval/{report_id}/json"}
+                         "bio-mcp://eval/{report_id}/json", "bio-mcp://sync/{query_key}"}
 
 
 def test_inspector_over_http_with_an_external_issuer(inspector, fakes, bio_home, tmp_path) -> None:

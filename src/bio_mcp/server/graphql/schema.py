@@ -25,6 +25,7 @@ from strawberry.schema.config import StrawberryConfig
 
 from bio_mcp.audit import Audit, audit_record
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.corpus.sync_progress import SyncProgress
 from bio_mcp.features.evidence.herb_knowledge import HerbResource
 from bio_mcp.features.evidence.ingest_jobs import IngestJobView
 from bio_mcp.features.evidence.papers import Paper
@@ -62,6 +63,8 @@ TOOL_SURFACES = (
     ToolSurface("traverse", "graph.traverse"),
     ToolSurface("entities", "graph.entities"),
     ToolSurface("syncWatermark", "corpus.checkpoint.get"),
+    # Starts a sync (a write, so a mutation) that `syncProgress` follows while it runs.
+    ToolSurface("syncDelta", "pubmed.sync_delta", mutation=True),
     # Runs an evaluation and stores its report: a write, so a mutation.
     ToolSurface("evalRun", "tool.eval.run", mutation=True),
 )
@@ -69,6 +72,7 @@ RESOURCE_SURFACES = (
     ResourceSurface("herb", "herb", "id", "id", HerbResource),
     ResourceSurface("paper", "paper", "pmid", "pmid", Paper),
     ResourceSurface("ingestJob", "ingestJob", "job_id", "job_id", IngestJobView),
+    ResourceSurface("syncProgress", "syncProgress", "query_key", "query_key", SyncProgress),
     ResourceSurface("evalReport", "evalReportJson", "id", "report_id", None),
 )
 
