@@ -18,6 +18,7 @@ import anyio
 import httpx2
 import pytest
 
+from bio_mcp.testing.faults import Fault
 from tests.server.evidence_server import SEMAGLUTIDE, SYNC_KEY, EvidenceServer, evidence_server
 
 CHROMIUM = os.environ.get("BIO_MCP_CHROMIUM", "/usr/bin/chromium")
@@ -25,6 +26,24 @@ CHROMIUM = os.environ.get("BIO_MCP_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
 QUESTION = "Does semaglutide reduce body weight?"
+REPO = Path(__file__).resolve().parents[2]
+# A real open-access abstract (PMID 24790635) saying garlic has a major interaction with warfarin.
+GARLIC_WARFARIN_RECORD = REPO / "tests" / "evidence" / "records" / "pmid_24790635.xml"
+GARLIC_SENTENCE = ("Among thirty-eight herbs, Cannabis, Chamomile, Cranberry, Garlic, Ginkgo, Grapefruit, Lycium, "
+                   "Red clover, and St. John's wort were evaluated to have major severity interaction with warfarin.")
+WARFARIN = "mesh:D014859"
+# A sync stores, links and extracts every record before it is done: minutes on a busy machine.
+SYNC_TIMEOUT_MS = 600_000
+# Every state of the sync panel the page draws, as the test reads them back.
+RECORD_SYNC_STATES = """() => {
+  window.syncStates = [];
+  const record = () => {
+    const job = document.querySelector('#sync-status [data-job]');
+    if (job) window.syncStates.push({ job: job.dataset.job, status: job.dataset.status,
+      fetched: Number(job.dataset.fetched), planned: job.dataset.planned === '' ? null : Number(job.dataset.planned) });
+  };
+  new MutationObserver(record).observe(document.querySelector('#sync-status'), { childList: true, subtree: true });
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -215,3 +234,61 @@ def test_an_evaluation_report_is_plotted(page, server, artefacts) -> None:
         "#eval-report svg[aria-label=metrics] .bar-row", "rs => rs.map(r => r.dataset.label)")
     shot(page, artefacts, "07-evaluation")
     (artefacts / "report.json").write_text(json.dumps(stored, indent=1), encoding="utf-8")
+
+
+def start_sync_on_the_page(page, query_key: str, term: str) -> None:  # type: ignore[no-untyped-def]
+    page.click("nav button[data-view=progress]")
+    page.fill("#sync-form input[name=query_key]", query_key)
+    page.fill("#sync-form input[name=term]", term)
+    page.click("#sync-start")
+
+
+def test_a_herb_cards_interaction_quotes_the_real_abstract_synced_on_the_page(page, server, running_fakes,
+                                                                           artefacts) -> None:
+    """A real abstract saying garlic interacts with warfarin, synced from the fake E-utilities by the page
+    itself (linked and its relations extracted as every sync does): garlic's card states the interaction
+    with the abstract's own sentence as its quote."""
+    eutils = running_fakes.app.eutils
+    [pmid] = eutils.add_record(GARLIC_WARFARIN_RECORD.read_bytes())
+    try:
+        assert GARLIC_SENTENCE in GARLIC_WARFARIN_RECORD.read_text(encoding="utf-8")
+        start_sync_on_the_page(page, "warfarin", f"{pmid}[uid]")
+        page.wait_for_selector("#sync-status [data-status=done]", timeout=SYNC_TIMEOUT_MS)
+        assert page.get_attribute("#sync-status [data-job]", "data-fetched") == "1"
+    finally:
+        eutils.remove(pmid)
+    page.click("nav button[data-view=herb]")
+    page.fill("#herb-form input[name=id]", "garlic")
+    page.click("#herb-form button")
+    finding = page.wait_for_selector(f"#herb-card .finding[data-target='{WARFARIN}']")
+    assert finding.get_attribute("data-relation") == "interaction" and finding.get_attribute("data-pmid") == pmid
+    assert "Interaction with Warfarin" in finding.query_selector("strong").inner_text()
+    assert finding.query_selector("blockquote").inner_text() == GARLIC_SENTENCE
+    assert finding.query_selector(".quote-check").inner_text() == "quote re-read in the stored text"
+    finding.scroll_into_view_if_needed()
+    shot(page, artefacts, "08-herb-interaction")
+
+
+def test_a_sync_started_on_the_page_shows_its_progress_until_it_ends(page, server, running_fakes, artefacts) -> None:
+    """The page starts a sync of every record the fake holds (466, three EFetch batches, each answered
+    a second late) and follows it: the records fetched advance batch by batch to the plan, then done."""
+    eutils = running_fakes.app.eutils
+    total = len(eutils.records)
+    page.evaluate(RECORD_SYNC_STATES)
+    eutils.inject(Fault.slow(1.0), times=None, path="efetch.fcgi")
+    try:
+        start_sync_on_the_page(page, "everything", "all[sb]")
+        page.wait_for_selector("#sync-status [data-status=running][data-fetched]:not([data-fetched='0'])")
+        shot(page, artefacts, "09-sync-running")
+        page.wait_for_selector("#sync-status [data-status=done]", timeout=SYNC_TIMEOUT_MS)
+    finally:
+        eutils.faults.clear()
+    states = page.evaluate("window.syncStates")
+    [job] = {state["job"] for state in states}
+    running = [state for state in states if state["status"] == "running" and state["planned"] == total]
+    fetched = [state["fetched"] for state in running]
+    assert fetched == sorted(fetched) and any(0 < done < total for done in fetched)  # part way, never back
+    assert states[-1] == {"job": job, "status": "done", "fetched": total, "planned": total}
+    assert f"{total} of {total} record(s) fetched" in page.inner_text("#sync-status")
+    assert "synced up to" in page.inner_text("#sync-status .sync")
+    shot(page, artefacts, "10-sync-done")

@@ -63,10 +63,12 @@ async def ask(server: EvidenceServer, types: dict[str, Any], field: str, argumen
 
 TOOL_CASES = {
     "queryKg": ("tool_query_kg", {"start": {"type": "herb", "id": "garlic"}, "max_depth": 2, "max_paths": 10}),
-    "hybridSearch": ("tool_hybrid_search", {"query": "semaglutide body weight", "top_k": 5}),
+    "hybridSearch": ("tool_hybrid_search", {"query": "semaglutide body weight", "top_k": 5,
+                                            "filters": {"types": ["paper", "chunk"], "year_from": 2000}}),
     "ragAnswer": ("tool_rag_answer", {"question": "Does semaglutide reduce body weight?"}),
     "findContraindications": ("tool_find_contraindications", {"herb_ids": ["garlic"], "formulation_ids": []}),
-    "traverse": ("graph_traverse", {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 2, "max_nodes": 20}),
+    "traverse": ("graph_traverse", {"seed_ids": [f"pmid:{SEMAGLUTIDE}"], "max_depth": 2, "max_nodes": 20,
+                                    "frontier": {"top_k": 8}}),
     "entities": ("graph_entities", {"query": "diabetes mellitus"}),
     "syncWatermark": ("corpus_checkpoint_get", {"query_key": SYNC_KEY}),
 }
@@ -111,6 +113,7 @@ async def test_the_cited_answer_and_the_herb_say_something(server, types) -> Non
 RESOURCE_CASES = {
     "herb": ({"id": "garlic"}, "kg://herb/garlic"),
     "paper": ({"pmid": SEMAGLUTIDE}, f"paper://pmid/{SEMAGLUTIDE}"),
+    "syncProgress": ({"query_key": SYNC_KEY}, f"bio-mcp://sync/{SYNC_KEY}"),
 }
 
 
@@ -143,6 +146,22 @@ async def test_eval_run_and_its_report_match_mcp(server, types) -> None:
     assert report == expected and report["metrics"] == run["metrics"]
 
 
+async def test_a_sync_started_by_the_mutation_is_followed_by_sync_progress(server, types) -> None:
+    arguments = {"query_key": "graphql-sync", "term": "semaglutide"}
+    run = await ask(server, types, "syncDelta", arguments, root="Mutation")
+    assert run["inserted"] + run["skipped"] + run["updated"] == run["pmids_processed"] > 0
+    progress = await ask(server, types, "syncProgress", {"query_key": "graphql-sync"})
+    [job] = progress.pop("jobs")
+    assert job["job_id"] == run["job_id"] and job["status"] == "done" and job["term"] == "semaglutide"
+    assert job["planned"] == job["fetched"] == run["pmids_processed"] and job["finished_at"]
+    assert progress["last_edat"] == run["max_edat_seen"]
+    async with server.mcp() as client:
+        again = await client.call_tool("pubmed_sync_delta", arguments)
+        expected = json.loads((await client.read_resource("bio-mcp://sync/graphql-sync")).contents[0].text)
+    assert not again.is_error and [j["job_id"] for j in expected["jobs"]] == [again.structured_content["job_id"],
+                                                                              run["job_id"]]
+
+
 async def test_an_ingestion_job_reads_as_over_mcp(server, types) -> None:
     async with server.mcp() as client:
         started = await client.call_tool("tool_ingest_run", {"batch": [{"uri": (server.home / "inbox" / "note.md").as_uri()}]})
@@ -169,6 +188,35 @@ async def test_errors_carry_the_envelopes_code_and_the_audit(server) -> None:
     assert missing.json()["errors"][0]["extensions"]["code"] == "NOT_FOUND"
     typo = await graphql(server, '{ hybridSearch(query: "x", top_k: "five") { hits { id } } }')
     assert typo.status_code in (200, 400) and typo.json()["errors"]
+
+
+INPUT_TYPE = """query($name: String!) { __type(name: $name) { kind inputFields { name type { ...ref } } } }
+fragment ref on __Type { kind name ofType { kind name ofType { kind name } } }"""
+
+
+async def test_object_arguments_are_input_types_of_the_tools_fields(server) -> None:
+    """Introspection shows an object argument's fields, typed as in the tool's input schema."""
+    retrieval = (await graphql(server, INPUT_TYPE, {"name": "AnswerRetrievalInput"})).json()["data"]["__type"]
+    assert retrieval["kind"] == "INPUT_OBJECT"
+    assert [(f["name"], f["type"]["name"]) for f in retrieval["inputFields"]] == [("top_k", "Int")]
+    start = (await graphql(server, INPUT_TYPE, {"name": "QueryStartInput"})).json()["data"]["__type"]
+    assert {f["name"]: f["type"]["kind"] for f in start["inputFields"]} == {"type": "NON_NULL", "id": "NON_NULL"}
+    filters = (await graphql(server, INPUT_TYPE, {"name": "SearchFiltersInput"})).json()["data"]["__type"]
+    assert {f["name"] for f in filters["inputFields"]} == {"types", "year_from", "year_to", "pub_types"}
+
+
+async def test_a_bad_field_of_an_object_argument_is_a_graphql_validation_error_naming_it(server) -> None:
+    inline = (await graphql(server, '{ ragAnswer(question: "semaglutide", retrieval: {top_n: 5}) { answer } }')).json()
+    assert inline.get("data") is None
+    [error] = inline["errors"]
+    # Refused by GraphQL's validation, before the tool runs: no envelope, no audit.
+    assert "top_n" in error["message"] and "AnswerRetrievalInput" in error["message"]
+    assert "code" not in (error.get("extensions") or {})
+    variables = (await graphql(server, "query($r: AnswerRetrievalInput) { ragAnswer(question: \"x\", retrieval: $r) "
+                                       "{ answer } }", {"r": {"top_k": "five"}})).json()
+    assert variables.get("data") is None and "top_k" in variables["errors"][0]["message"]
+    missing = (await graphql(server, '{ queryKg(start: {type: "herb"}) { __typename } }')).json()
+    assert missing.get("data") is None and "id" in missing["errors"][0]["message"]
 
 
 async def test_graphql_has_the_transports_token_and_origin_checks(server) -> None:

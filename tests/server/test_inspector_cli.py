@@ -275,6 +275,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
         "seed_paper": f"paper://pmid/{doc_id.removeprefix('pmid:')}",
         "eval_report": results["tool_eval_run"]["structuredContent"]["report_uri"],
         "checkpoint": f"analyst://checkpoint/{checkpoint_id}",
+        "sync": "bio-mcp://sync/inspector",
     }
     if "overflow" in details:
         reads["scratch"] = details["overflow"]["uri"]
@@ -293,6 +294,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
     assert json.loads(contents["checkpoint"]["text"])["blob_uris"]
     assert json.loads(contents["stats"]["text"])["databaseName"] == "pubmed"
     assert json.loads(contents["job"]["text"])["job_id"] == job_id
+    assert json.loads(contents["sync"]["text"])["jobs"][0]["job_id"] == sync["structuredContent"]["job_id"]
     assert "note.md" in contents["job_log"]["text"]
     if "scratch" in contents:
         # A long scratch text comes in pages, each naming the next (server/scratch_pages.py).
@@ -310,7 +312,7 @@ def test_inspector_over_http_calls_every_tool_and_reads_every_resource(http_insp
                          "bio-mcp://scratch/{scratch_id}", "bio-mcp://scratch/{scratch_id}/{page}",
                          "bio-mcp://tools/{name}/schema", "kg://herb/{id}", "bio-mcp://jobs/{job_id}",
                          "bio-mcp://jobs/{job_id}/log", "paper://pmid/{pmid}", "bio-mcp://eval/{report_id}",
-                         "bio-mcp://eval/{report_id}/json"}
+                         "bio-mcp://eval/{report_id}/json", "bio-mcp://sync/{query_key}"}
 
 
 def test_inspector_over_http_with_an_external_issuer(inspector, fakes, bio_home, tmp_path) -> None:

@@ -54,3 +54,21 @@ def test_a_job_ends_once(store: MetadataStore) -> None:
         with pytest.raises(BioMcpError) as caught:
             tx.jobs.start("job-b", "glp1", TERM, window_start="last week")
         assert caught.value.code is ErrorCode.VALIDATION
+
+
+def test_a_running_job_reports_progress_and_a_late_report_never_overwrites_its_end(store: MetadataStore) -> None:
+    with store.transaction() as tx:
+        tx.jobs.start("job-p", "glp1", TERM)
+        assert tx.jobs.progress("job-p", {"planned": 466, "fetched": 200, "inserted": 0})
+    with store.read() as tx:
+        running = tx.jobs.get("job-p")
+    assert running is not None and (running.status, running.counts) == ("running", {"planned": 466, "fetched": 200,
+                                                                                     "inserted": 0})
+    final = {"planned": 466, "fetched": 466, "inserted": 466}
+    with store.transaction() as tx:
+        tx.jobs.finish("job-p", final)
+        assert not tx.jobs.progress("job-p", {"planned": 466, "fetched": 400, "inserted": 200})
+        assert not tx.jobs.progress("no-such-job", final)
+    with store.read() as tx:
+        done = tx.jobs.get("job-p")
+    assert done is not None and (done.status, done.counts) == ("done", final)

@@ -93,6 +93,14 @@ class SyncJobRepository:
         self._connection.execute(sa.update(sync_jobs).where(sync_jobs.c.job_id == job_id)
                                  .values(window_start=require_iso_utc(window_start, "window_start")))
 
+    def progress(self, job_id: str, counts: Mapping[str, int]) -> bool:
+        """A running job's counts so far; False (nothing written) once the job has ended, so a late
+        report never overwrites how it ended."""
+        result = self._connection.execute(
+            sa.update(sync_jobs).where(sync_jobs.c.job_id == job_id, sync_jobs.c.status == "running")
+            .values(counts=dict(counts)))
+        return result.rowcount == 1
+
     def finish(self, job_id: str, counts: Mapping[str, int], warnings: Sequence[str] = ()) -> SyncJob:
         return self._end(job_id, "done", counts, warnings, error=None)
 

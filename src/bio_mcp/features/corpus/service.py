@@ -53,6 +53,7 @@ from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.related_refresher import RelatedRefresher
 from bio_mcp.features.corpus.search import search_corpus
 from bio_mcp.features.corpus.sync import DEFAULT_SYNC_OPTIONS, SyncOptions, commit_documents, sync_delta
+from bio_mcp.features.corpus.sync_progress import read_sync_progress
 from bio_mcp.features.progress import Progress
 from bio_mcp.graph.annotation_worker import AnnotationWorker
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
@@ -381,6 +382,11 @@ class CorpusService:
     async def checkpoint_get(self, request: CheckpointGetRequest) -> CheckpointGetResponse:
         await self.open()
         return await asyncio.to_thread(get_checkpoint, request, self.store)
+
+    async def sync_progress(self, query_key: str) -> str:
+        await self.open()
+        progress = await asyncio.to_thread(read_sync_progress, query_key, self.store)
+        return progress.model_dump_json(indent=2)
 
     async def checkpoint_set(self, request: CheckpointSetRequest) -> CheckpointSetResponse:
         await self.open()

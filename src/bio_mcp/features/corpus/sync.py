@@ -44,6 +44,7 @@ from bio_mcp.features.corpus.pubtator3_annotations import (
     record_annotations,
 )
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
+from bio_mcp.features.corpus.sync_progress import JobProgressWriter
 from bio_mcp.features.corpus.windows import (
     ALL_TIME_START,
     ESEARCH_CEILING,
@@ -124,8 +125,9 @@ class SyncTally:
     # Documents the annotation worker linked and extracted (the others were done in process).
     worker_documents: int = 0
     store_s: float = 0.0
-    # Ids sent to EFetch so far (the progress count; not persisted).
+    # Ids sent to EFetch so far, of the records the plan counted (None before it).
     requested: int = 0
+    planned: int | None = None
 
     def counts(self) -> dict[str, int]:
         return {
@@ -144,6 +146,8 @@ class SyncTally:
             "link_ms": round(self.link_s * 1000),
             "extract_ms": round(self.extract_s * 1000),
             "worker_documents": self.worker_documents,
+            "fetched": self.requested,
+            **({} if self.planned is None else {"planned": self.planned}),
             "store_ms": round(self.store_s * 1000),
         }
 
@@ -347,6 +351,7 @@ async def sync_delta(
                 window_end=format_iso_utc(datetime.combine(end, datetime.max.time(), UTC)),
             )
         tally = SyncTally()
+        progress_row = JobProgressWriter(store, job_id)
         try:
             if pubtator3 is not None:
                 await pubtator3.ask_again(store, graph)
@@ -365,9 +370,12 @@ async def sync_delta(
                     eutils, request.term, start, end, ceiling=options.ceiling, max_days=options.max_window_days,
                     max_count=cap,
                 )
+            tally.planned = plan.total
+            progress_row.report(tally.job_counts())
             if worker is not None and options.worker_min_records is not None and plan.total >= options.worker_min_records:
                 worker.start()
-            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker, pubtator3)
+            run = _Run(request, store, index, eutils, options, now.date(), job_id, tally, graph, worker, progress_row,
+                       pubtator3)
             stop = await _sync_windows(run, plan, cap)
             pending = index.pending_embeddings()
             warnings = _warnings(tally, plan.warnings, abandoned, pending)
@@ -384,8 +392,12 @@ async def sync_delta(
                                    "earlier date, and sync again)")
             if stop is not None:
                 warnings.append(stop.warning())
+            await progress_row.close()
         except BaseException as exc:
             message = exc.message if isinstance(exc, BioMcpError) else f"{type(exc).__name__}: {exc}"
+            # No await here: a cancelled sync must still mark its job failed. A progress write
+            # still in flight cannot undo that (it writes only a running job).
+            progress_row.stop()
             with store.transaction() as tx:
                 tx.jobs.fail(job_id, message, tally.job_counts())
             raise
@@ -410,6 +422,8 @@ class _Run:
     tally: SyncTally
     graph: GraphIndexer | None
     worker: AnnotationWorker | None
+    # The job row's live counts (read by `bio-mcp://sync/{query_key}`).
+    progress_row: JobProgressWriter
     pubtator3: Pubtator3Run | None = None
 
 
@@ -503,6 +517,7 @@ async def _parse(run: _Run, batch: Sequence[str], body: bytes) -> list[CorpusDoc
     tally.requested += len(batch)
     if run.options.progress is not None:
         run.options.progress("records", tally.requested, None)
+    run.progress_row.report(tally.job_counts())
     documents = await asyncio.to_thread(_documents, articles, run.today, tally)
     tally.parse_s += time.perf_counter() - started
     return documents

@@ -25,11 +25,12 @@ from strawberry.schema.config import StrawberryConfig
 
 from bio_mcp.audit import Audit, audit_record
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.features.corpus.sync_progress import SyncProgress
 from bio_mcp.features.evidence.herb_knowledge import HerbResource
 from bio_mcp.features.evidence.ingest_jobs import IngestJobView
 from bio_mcp.features.evidence.papers import Paper
 from bio_mcp.logs import get_logger
-from bio_mcp.server.graphql.types import SCALAR_MAP, TypeBuilder, argument_type, as_records
+from bio_mcp.server.graphql.types import SCALAR_MAP, TypeBuilder, as_arguments, as_records
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec, call_tool
 
 log = get_logger("graphql")
@@ -62,6 +63,8 @@ TOOL_SURFACES = (
     ToolSurface("traverse", "graph.traverse"),
     ToolSurface("entities", "graph.entities"),
     ToolSurface("syncWatermark", "corpus.checkpoint.get"),
+    # Starts a sync (a write, so a mutation) that `syncProgress` follows while it runs.
+    ToolSurface("syncDelta", "pubmed.sync_delta", mutation=True),
     # Runs an evaluation and stores its report: a write, so a mutation.
     ToolSurface("evalRun", "tool.eval.run", mutation=True),
 )
@@ -69,6 +72,7 @@ RESOURCE_SURFACES = (
     ResourceSurface("herb", "herb", "id", "id", HerbResource),
     ResourceSurface("paper", "paper", "pmid", "pmid", Paper),
     ResourceSurface("ingestJob", "ingestJob", "job_id", "job_id", IngestJobView),
+    ResourceSurface("syncProgress", "syncProgress", "query_key", "query_key", SyncProgress),
     ResourceSurface("evalReport", "evalReportJson", "id", "report_id", None),
 )
 
@@ -84,7 +88,7 @@ def _resolver(name: str, parameters: list[inspect.Parameter], returns: Any,
     (or null) are not sent, so the contract's defaults apply exactly as over MCP."""
 
     async def resolve(**arguments: Any) -> Any:
-        return await call({key: value for key, value in arguments.items() if value is not None})
+        return await call({key: as_arguments(value) for key, value in arguments.items() if value is not None})
 
     resolve.__name__ = name
     resolve.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
@@ -98,7 +102,7 @@ def _tool_field(surface: ToolSurface, spec: ToolSpec[Any, Any], types: TypeBuild
     required = set(schema.get("required", []))
     parameters = []
     for argument, argument_schema in schema.get("properties", {}).items():
-        annotation = argument_type(argument_schema)
+        annotation = types.argument_type(argument_schema, schema.get("$defs", {}), argument, surface.field.title())
         default = inspect.Parameter.empty if argument in required else None
         parameters.append(inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=annotation if argument in required else annotation | None))

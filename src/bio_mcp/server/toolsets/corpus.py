@@ -17,6 +17,7 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaResponse,
 )
 from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.corpus.sync_progress import SYNC_PROGRESS_URI
 from bio_mcp.server.runtime import Runtime
 from bio_mcp.server.toolset import ResourceSpec, Toolset, ToolSpec
 
@@ -33,6 +34,9 @@ def _sync_summary(response: SyncDeltaResponse) -> str:
 def build_corpus_toolset(service: CorpusService) -> Toolset:
     async def read_paper(pmid: str) -> str:
         return await service.read_paper(pmid)
+
+    async def read_sync_progress(query_key: str) -> str:
+        return await service.sync_progress(query_key)
 
     return Toolset(
         name="corpus",
@@ -84,6 +88,11 @@ def build_corpus_toolset(service: CorpusService) -> Toolset:
             ResourceSpec(
                 PAPER_RESOURCE_URI, "pubmedPaper",
                 "A corpus document's metadata and quality scores (the rag.get body)", "application/json", read_paper,
+            ),
+            ResourceSpec(
+                SYNC_PROGRESS_URI, "syncProgress",
+                "A sync query key's watermark and latest sync jobs, a running one with its records planned, fetched "
+                "and stored so far (JSON; the key percent-encoded)", "application/json", read_sync_progress,
             ),
         ],
     )

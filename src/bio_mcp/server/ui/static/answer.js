@@ -2,7 +2,7 @@
 import { busy, failure, h } from "./dom.js";
 import { gql } from "./graphql.js";
 
-const ANSWER = `query($question: String!, $retrieval: JSON) {
+const ANSWER = `query($question: String!, $retrieval: AnswerRetrievalInput) {
   ragAnswer(question: $question, retrieval: $retrieval) {
     answer withheld verdict reason { code message }
     scores { retrieval answer_conf }

@@ -12,7 +12,7 @@ const HERB = `query($id: String!) {
     coverage { documents_searched }
   }
   findContraindications(herb_ids: [$id]) {
-    results { relation contraindication evidence strength source pmid quote_checked }
+    results { relation contraindication target_id evidence strength source pmid quote_checked }
   }
 }`;
 const SHOWN = 90;
@@ -40,9 +40,13 @@ function card(herb, findings) {
       : h("p", { class: "muted" }, "No indication is stated in the corpus or a curated import."),
     h("h3", {}, "Interactions and contraindications"),
     findings.length
-      ? h("div", { class: "findings" }, findings.map((f) => h("div", {},
+      ? h("div", { class: "findings" }, findings.map((f) => h("div", { class: "finding", "data-target": f.target_id,
+        "data-relation": f.relation, "data-pmid": f.pmid || "" },
         h("strong", {}, `${f.relation}: ${f.contraindication}`), ` (${f.strength}; ${f.pmid ? `PMID ${f.pmid}` : f.source})`,
-        h("blockquote", {}, f.evidence))))
+        h("blockquote", {}, f.evidence),
+        // An imported fact has no quote to check (null); a quote not re-read at its span says so.
+        f.quote_checked === null ? null : h("p", { class: "muted quote-check" },
+          f.quote_checked ? "quote re-read in the stored text" : "quote not found at its place in the stored text"))))
       : h("p", { class: "muted" }, herb.safety || "None found; finding none is not evidence of safety."),
     herb.traditional_uses?.length ? [
       h("h3", {}, `Traditional uses (${herb.traditional_uses.length}) — recorded uses, not evidence`),

@@ -1,8 +1,18 @@
-// Sync and ingestion progress: a sync key's watermark, and an ingestion job followed until it ends.
+// Sync and ingestion progress: a sync key's watermark and latest jobs, a running sync followed live
+// (one started here, or by anyone else: the job rows are in the store), and an ingestion job
+// followed until it ends.
 import { busy, failure, h } from "./dom.js";
 import { gql } from "./graphql.js";
 
-const WATERMARK = `query($query_key: String!) { syncWatermark(query_key: $query_key) { query_key last_edat } }`;
+const SYNC_PROGRESS = `query($query_key: String!) {
+  syncProgress(query_key: $query_key) {
+    query_key last_edat
+    jobs { job_id status term planned fetched inserted updated skipped pmids_processed warnings error started_at finished_at }
+  }
+}`;
+const START_SYNC = `mutation($query_key: String!, $term: String!) {
+  syncDelta(query_key: $query_key, term: $term) { job_id inserted updated skipped more_to_sync }
+}`;
 const JOB = `query($job_id: String!) {
   ingestJob(job_id: $job_id) {
     job_id status dry_run error created_at updated_at finished_at
@@ -11,6 +21,28 @@ const JOB = `query($job_id: String!) {
   }
 }`;
 const POLL_MS = 1000;
+const SYNC_POLL_MS = 400;
+
+function syncJobPanel(job) {
+  const planned = job.planned ?? 0;
+  const of = job.planned === null ? "" : ` of ${planned}`;
+  return h("div", { class: "card sync-job", "data-job": job.job_id, "data-status": job.status,
+    "data-fetched": job.fetched, "data-planned": job.planned ?? "" },
+  h("p", {}, h("strong", {}, job.status), ` · ${job.term} · ${job.fetched}${of} record(s) fetched`),
+  h("progress", { max: Math.max(planned, job.fetched, 1), value: job.fetched }),
+  h("p", { class: "muted" }, `inserted ${job.inserted} · updated ${job.updated} · skipped ${job.skipped}`
+    + ` · started ${job.started_at}` + (job.finished_at ? ` · finished ${job.finished_at}` : "")),
+  job.error ? h("p", { class: "error" }, job.error) : null,
+  job.warnings.length ? h("ul", { class: "muted" }, job.warnings.map((w) => h("li", {}, w))) : null);
+}
+
+function syncPanel(progress, job) {
+  return [
+    h("p", { class: "sync", "data-edat": progress.last_edat || "" },
+      progress.last_edat ? `${progress.query_key}: synced up to ${progress.last_edat}` : `${progress.query_key}: never synced`),
+    job ? syncJobPanel(job) : h("p", { class: "muted" }, "No sync job yet."),
+  ];
+}
 
 function jobPanel(job) {
   const done = (job.counts.written || 0) + (job.counts.unchanged || 0) + (job.counts.failed || 0);
@@ -27,21 +59,59 @@ function jobPanel(job) {
     h("p", { class: "muted" }, `started ${job.created_at}`, job.finished_at ? ` · finished ${job.finished_at}` : ` · updated ${job.updated_at}`));
 }
 
-export function progressView() {
-  const syncForm = document.querySelector("#sync-form");
-  const syncTarget = document.querySelector("#sync-status");
-  syncForm.addEventListener("submit", async (event) => {
+function syncView() {
+  const form = document.querySelector("#sync-form");
+  const target = document.querySelector("#sync-status");
+  let following = 0;  // a newer follow (another Show or Start) ends the older one
+
+  const read = async (key) => (await gql(SYNC_PROGRESS, { query_key: key })).syncProgress;
+
+  // Shows the key's newest job (one not in `before`, when a sync was just started) until it has
+  // ended and `started` (the mutation, if any) has settled.
+  async function follow(key, before = new Set(), started = null) {
+    const mine = ++following;
+    let settled = started === null;
+    let startError = null;
+    started?.then(() => { settled = true; }, (error) => { settled = true; startError = error; });
+    for (;;) {
+      const progress = await read(key);
+      if (mine !== following) return;
+      const job = progress.jobs.find((j) => !before.has(j.job_id)) || null;
+      target.replaceChildren(...syncPanel(progress, job));
+      if (startError) throw startError;
+      if (settled && (!job || job.status !== "running")) return;
+      await new Promise((resolve) => { setTimeout(resolve, SYNC_POLL_MS); });
+    }
+  }
+
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    busy(syncTarget);
+    busy(target);
     try {
-      const { syncWatermark: mark } = await gql(WATERMARK, { query_key: syncForm.elements.query_key.value.trim() });
-      syncTarget.replaceChildren(h("p", { class: "sync", "data-edat": mark.last_edat || "" },
-        mark.last_edat ? `${mark.query_key}: synced up to ${mark.last_edat}` : `${mark.query_key}: never synced`));
+      await follow(form.elements.query_key.value.trim());
     } catch (error) {
-      failure(syncTarget, error);
+      failure(target, error);
     }
   });
+  document.querySelector("#sync-start").addEventListener("click", async () => {
+    if (!form.reportValidity()) return;
+    const key = form.elements.query_key.value.trim();
+    const term = form.elements.term.value.trim();
+    if (!term) {
+      failure(target, new Error("a PubMed term is needed to start a sync"));
+      return;
+    }
+    busy(target);
+    try {
+      const before = new Set((await read(key)).jobs.map((j) => j.job_id));
+      await follow(key, before, gql(START_SYNC, { query_key: key, term }));
+    } catch (error) {
+      failure(target, error);
+    }
+  });
+}
 
+function ingestionView() {
   const jobForm = document.querySelector("#job-form");
   const jobTarget = document.querySelector("#job-status");
   let timer = null;
@@ -60,4 +130,9 @@ export function progressView() {
     };
     follow();
   });
+}
+
+export function progressView() {
+  syncView();
+  ingestionView();
 }
