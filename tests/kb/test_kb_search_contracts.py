@@ -22,25 +22,18 @@ from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="session")
-def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
+def graph_indexer(data_dir, linker_cache) -> GraphIndexer:
     """The MeSH linker with the BC5CDR training pairs, as deployed: MeSH 2024 has no entry term
     "hepatotoxicity", the training set maps it to D056486."""
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
     training = data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
-    return GraphIndexer(load_catalog(mesh, mesh_cache), load_linker_from(mesh, training, mesh_cache))
+    return GraphIndexer(load_catalog(mesh, linker_cache), load_linker_from(mesh, training, linker_cache))
 
 LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
 SORAFENIB = "mesh:D000077157"  # MeSH 2024's descriptor
@@ -156,7 +149,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bo
     return False, result.structured_content, result.content[0].text
 
 
-async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     await service.drain()
     retrieval = KbRetrieval(service)
@@ -209,7 +202,7 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     assert all(edge["path"][-1] in (edge["src"], edge["dst"]) for edge in graph["graph"]["edges"])
 
 
-async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     retrieval = KbRetrieval(service)
     found = await retrieval.search(KbSearchRequest(query="drug-induced hepatotoxicity", top_k=3))
@@ -256,7 +249,7 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
         assert error and body["error"]["code"] == "VALIDATION"
 
 
-async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph_service) -> None:  # noqa: F811
+async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph_service) -> None:
     service = await synced(make_graph_service, None)
     title = "Optimizing antihypertensive therapy in patients with diabetes mellitus."  # PMID 36577847: no abstract
     found = await KbRetrieval(service).search(KbSearchRequest(query=title, top_k=3, verbosity="full"))
@@ -266,7 +259,7 @@ async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph
     assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
 
 
-async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_service) -> None:  # noqa: F811
+async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_service) -> None:
     # MeSH has no entry term "hepatotoxicity"; the linker reads it as D056486 through BC5CDR's
     # training pairs, and so kb.search does. graph.entities gave only unrelated close spellings.
     service = await synced(make_graph_service, None)
@@ -279,7 +272,7 @@ async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_s
 
 
 async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_one_entity(
-    make_graph_service,  # noqa: F811
+    make_graph_service,
 ) -> None:
     service = await synced(make_graph_service, None)
     with service.store.read() as tx:
@@ -302,7 +295,7 @@ async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_o
         CLOFIBRATE_ETHYL, "ethyl-alpha-p-chlorophenoxyisobutyrate", "linked")
 
 
-async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_service) -> None:  # noqa: F811
+async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_service) -> None:
     # The graph holds Sorafenib as mesh:D000077157 only; asked for BC5CDR's mesh:C471405 (what a
     # client may have from PubTator or an older graph), graph.entities found nothing.
     service = await synced(make_graph_service, None)
@@ -323,7 +316,7 @@ async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_servic
         assert not error and (body["entities"][0]["id"], body["entities"][0]["match"]) == (SORAFENIB, "id")
 
 
-async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811
+async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:
     service = await synced(make_graph_service, None)
     await service.drain()
     retrieval = KbRetrieval(service)
@@ -337,7 +330,7 @@ async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_gr
     assert real.note is None and real.evidence[0].metadata.score > max(item.metadata.score for item in nonsense.evidence)
 
 
-async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:  # noqa: F811
+async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:
     service = make_graph_service()
     async with Client(build_server([build_kb_toolset(KbRetrieval(service), service.settings)])) as client:
         error, body, text = await call(client, "kb.search", {"query": "aspirin"})
@@ -345,7 +338,7 @@ async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) ->
     assert "pubmed.sync_delta" in text
 
 
-async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:  # noqa: F811
+async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:
     service = make_graph_service()
     retrieval = KbRetrieval(service)
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:
