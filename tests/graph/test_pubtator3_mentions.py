@@ -26,14 +26,7 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_requested
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
 from bio_mcp.store.schema import chunks, kg_mentions, kg_nodes
-from tests.corpus.conftest import SPREAD, UNTIL, corpus_settings
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    mesh_cache,
-)
+from tests.corpus.corpus_fixtures import SPREAD, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -44,12 +37,12 @@ BRAF, V600E, MELANOMA = "ncbigene:673", "dbsnp:rs113488022", "mesh:D008545"
 
 
 @pytest.fixture
-async def make(bio_home: Path, fakes, graph_indexer):  # noqa: F811
+async def make(bio_home: Path, corpus_fakes, graph_indexer):
     opened: list[tuple[CorpusService, EutilsClient]] = []
 
-    def build(database_url: str | None = None, enabled: bool = True) -> CorpusService:  # noqa: F811
+    def build(database_url: str | None = None, enabled: bool = True) -> CorpusService:
         settings = corpus_settings(
-            bio_home, fakes, database_url, PUBTATOR3_BASE_URL=fakes.pubtator3_base_url,
+            bio_home, corpus_fakes, database_url, PUBTATOR3_BASE_URL=corpus_fakes.pubtator3_base_url,
             PUBTATOR3_MAX_RETRIES=0, BIO_MCP_PUBTATOR3_MENTIONS=enabled,
         )
         eutils = EutilsClient(settings)
@@ -85,7 +78,7 @@ def entity_nodes(connection, prefix: str) -> dict[str, tuple[str, str]]:
     return {row.id: (row.type, row.title) for row in rows}
 
 
-async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(make, fakes, database_url) -> None:  # noqa: F811
+async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(make, corpus_fakes, database_url) -> None:
     service = make(database_url)
     response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     report = response.pubtator3
@@ -93,7 +86,7 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     assert report.annotated == 1 and report.absent == response.pmids_processed - 1 > 0
     assert report.mismatched == 0 and report.mentions > 0
     # One batch, one request: PubTator3's limit is per request.
-    assert [r.param("pmids").count(",") + 1 for r in fakes.pubtator3.requests] == [response.pmids_processed]
+    assert [r.param("pmids").count(",") + 1 for r in corpus_fakes.pubtator3.requests] == [response.pmids_processed]
     with service.store.read() as tx:
         texts = chunk_texts(tx.connection, PMID)
         found = pubtator3_mentions(tx.connection)
@@ -124,29 +117,29 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     assert any(span[2] == "BRAF" for m in braf.mentioned_in for span in m.spans)
 
 
-async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:  # noqa: F811
+async def test_disabled_no_pubtator3_entity_and_no_request(make, corpus_fakes) -> None:
     service = make(enabled=False)
     response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert response.pubtator3 is None and response.pmids_processed > 0
-    assert fakes.pubtator3.requests == []
+    assert corpus_fakes.pubtator3.requests == []
     with service.store.read() as tx:
         assert pubtator3_mentions(tx.connection) == []
         assert entity_nodes(tx.connection, "ncbigene:") == entity_nodes(tx.connection, "dbsnp:") == {}
 
 
-async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, fakes) -> None:  # noqa: F811
+async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, corpus_fakes) -> None:
     service = make()
-    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)
     down = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     report = down.pubtator3
     assert down.inserted == down.pmids_processed > 0
     assert report is not None and report.error and report.annotated == report.absent == 0
     assert report.pending == down.pmids_processed
     assert any("pending" in warning and "not the same as having none" in warning for warning in down.warnings)
-    assert len(fakes.pubtator3.requests) == 1  # no retries configured, and one batch
+    assert len(corpus_fakes.pubtator3.requests) == 1  # no retries configured, and one batch
     with service.store.read() as tx:
         assert pubtator3_mentions(tx.connection) == [] and entity_nodes(tx.connection, "ncbigene:") == {}
-    fakes.pubtator3.faults.reset()
+    corpus_fakes.pubtator3.faults.reset()
     again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert again.skipped == again.pmids_processed  # the records did not change: the pending list filled them
     assert again.pubtator3 is not None and again.pubtator3.pending == 0
@@ -159,15 +152,15 @@ async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until
     assert found and all(texts[src][s:e] == t for src, _, props in found for s, e, t in props["spans"])
 
 
-async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, fakes, data_dir) -> None:  # noqa: F811
+async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, corpus_fakes, data_dir) -> None:
     service = make()
     body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
     articles = parse_requested(body, {PMID}).records
-    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)
     await service.add_articles(articles)
     with service.store.read() as tx:
         assert entity_nodes(tx.connection, "ncbigene:") == {}
-    fakes.pubtator3.faults.reset()
+    corpus_fakes.pubtator3.faults.reset()
     response = await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
     assert response.pubtator3 is not None and response.pubtator3.filled == 1 and response.pubtator3.pending == 0
     with service.store.read() as tx:
