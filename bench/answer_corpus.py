@@ -36,6 +36,7 @@ from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.graph.indexer import build_graph_indexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -100,7 +101,7 @@ def build(scratch: Path, data: Path, chunks: int | None = None) -> dict[str, obj
     scifact = scifact_documents(data / "bench" / "scifact" / "corpus.jsonl")
     documents = pubmedqa_documents(items) + scifact
     distinct = len(documents)
-    embeddings = build_embeddings(settings)
+    embeddings = build_embeddings(settings, model_api=ModelApi)
     batch_size = settings.embeddings_batch_size
     if chunks is not None:
         documents += copies(scifact, sum(len(doc.chunks) for doc in documents), chunks)
@@ -136,7 +137,7 @@ def open_context(scratch: Path) -> KbContext:
     """The built corpus as kb.search reads it, its index rebuilt in memory from the store."""
     settings = settings_for(scratch)
     store = open_metadata_store(settings)
-    index = CorpusIndex(store, None, build_embeddings(settings))
+    index = CorpusIndex(store, None, build_embeddings(settings, model_api=ModelApi))
     index.reconcile()
     graph = build_graph_indexer(settings)
     return KbContext(settings, store, index, ProviderRegistry(settings), graph.linker, graph.catalog)

@@ -24,6 +24,7 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.search.embeddings import build_embeddings
 from bio_mcp.search.fusion import DEFAULT_FUSION
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
 SPANS = (0.0, 0.2, 0.3, 0.4)
@@ -40,7 +41,7 @@ def main() -> None:
     settings = load_settings()
     dataset = load_beir(args.data, args.split, max_queries=args.max_queries, max_docs=args.max_docs)
     documents, beir_ids = _documents(dataset.corpus)
-    embedder = build_embeddings(settings)
+    embedder = build_embeddings(settings, model_api=ModelApi)
     with tempfile.TemporaryDirectory(prefix="bio-mcp-fusion-") as scratch:
         scratch_settings = settings.model_copy(update={"home": Path(scratch), "database_url": None})
         store = open_metadata_store(scratch_settings)

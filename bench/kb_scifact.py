@@ -36,6 +36,7 @@ from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.search.embeddings import build_embeddings
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
 # The product's pool (kb.search ranks CANDIDATE_POOL documents), and a deeper one for comparison.
@@ -70,7 +71,7 @@ def main() -> None:
     started = time.perf_counter()
     documents = [replace(document, mentions=graph.link(document.chunks)) for document in documents]
     link_s = time.perf_counter() - started
-    embedder = build_embeddings(settings)
+    embedder = build_embeddings(settings, model_api=ModelApi)
     with tempfile.TemporaryDirectory(prefix="kb-scifact-", dir=args.home) as scratch:
         scratch_settings = settings.model_copy(update={"home": Path(scratch), "database_url": None})
         store = open_metadata_store(scratch_settings)

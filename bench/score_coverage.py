@@ -27,6 +27,7 @@ from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.unmatched_terms import catalog_names, covered_score, query_terms, term_coverage
 from bio_mcp.search.embeddings import build_embeddings
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
 COMMIT_BATCH = 500
@@ -72,7 +73,7 @@ def main() -> None:
     cache = args.home / "cache"
     linker = load_linker_from(mesh, training if training.is_file() else None, cache)
     names = catalog_names(load_catalog(mesh, cache))
-    embedder = build_embeddings(settings)
+    embedder = build_embeddings(settings, model_api=ModelApi)
     ndcg: dict[float, list[float]] = {floor: [] for floor in floors}
     scored: dict[float, list[list[tuple[float, bool]]]] = {floor: [] for floor in floors}
     with tempfile.TemporaryDirectory(prefix="score-cov-", dir=args.home) as scratch:

@@ -22,6 +22,19 @@ STRICT = os.environ.get("BIO_MCP_STRICT") == "1"
 if "BIO_MCP_CACHE_DIR" not in os.environ:  # xdist's workers inherit the controller's
     os.environ["BIO_MCP_CACHE_DIR"] = tempfile.mkdtemp(prefix="bio-mcp-test-cache-")
 
+# Fixtures that tests in several folders use, registered once here (pytest reads `pytest_plugins` only
+# in the root conftest) so that a test asks for them by name and no module imports a fixture.
+pytest_plugins = [
+    "tests.corpus.corpus_fixtures",
+    "tests.evidence.answer_fixtures",
+    "tests.evidence.evidence_fixtures",
+    "tests.evidence.herb_fixtures",
+    "tests.graph.graph_store_fixtures",
+    "tests.graph.graph_sync_fixtures",
+    "tests.graph.relation_fixtures",
+    "tests.server.fakes_process",
+]
+
 
 # Modules that start processes, build the wheel or load whole data sets: each takes a minute or more of
 # the suite on two cores. `pytest -m "not slow"` leaves them out for a quick run; CI runs everything.
@@ -111,6 +124,22 @@ def postgres_schema_url(postgres_url: str):
     engine.dispose()
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store URL: a SQLite file, then a fresh schema of the real PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    return str(request.getfixturevalue("postgres_schema_url"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str | None:
+    """DATABASE_URL for a service: unset (the SQLite file in BIO_MCP_HOME), then a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return None
+    return str(request.getfixturevalue("postgres_schema_url"))
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -119,8 +148,9 @@ def redis_url() -> str:
     return url
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
+    """Session-wide, so module- and session-scoped async fixtures (a corpus built once) can use it."""
     return "asyncio"
 
 

@@ -22,6 +22,7 @@ from bio_mcp.data_files import MESH_DESCRIPTORS, MESH_PHARM_ACTIONS
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.service import mesh_path_of as analyst_mesh_path_of
 from bio_mcp.features.pubmed.resources import server_info
+from bio_mcp.graph.vocabulary import read_descriptors
 from bio_mcp.mesh_files import (
     MISSING_WARNING,
     PHARM_ACTIONS_NAME,
@@ -31,6 +32,8 @@ from bio_mcp.mesh_files import (
     mesh_status,
     pharm_actions_path,
     read_descriptor_xml,
+    read_mesh_descriptors,
+    validate_mesh_file,
 )
 from bio_mcp.sources.ncbi.client import EutilsClient
 
@@ -87,6 +90,27 @@ def test_missing_mesh_is_warned_in_the_log_and_in_server_info(bio_home, tmp_path
     assert MISSING_WARNING in caplog.text and "install-mesh" in caplog.text
     info = server_info(settings, EutilsClient(settings), protocol_version=None)
     assert info["mesh"] == {"path": None, "source": None, "warning": MISSING_WARNING}
+
+
+def test_the_vocabulary_and_the_install_check_read_the_same_descriptors(mesh_file) -> None:
+    descriptors = list(read_mesh_descriptors(mesh_file))
+    concepts = read_descriptors(mesh_file)
+    assert len(descriptors) == len(concepts) == validate_mesh_file(mesh_file) == 30764
+    acetaminophen = next(d for d in descriptors if d.ui == "D000082")
+    assert concepts["mesh:D000082"].name == acetaminophen.name == "Acetaminophen"
+    assert set(concepts["mesh:D000082"].synonyms) == set(acetaminophen.terms) - {"Acetaminophen"}
+
+
+@pytest.mark.parametrize("bad", [{"ui": "D000001", "name": "x", "terms": "not a list"},
+                                 {"ui": "D000001", "name": "x", "tree_numbers": [7]}, {"name": "no ui"}])
+def test_a_bad_descriptor_line_is_refused_by_line_wherever_it_is_read(mesh_file, tmp_path, bad) -> None:
+    path = tmp_path / "mesh_descriptors_bad.jsonl"
+    head = mesh_file.read_text(encoding="utf-8").splitlines()[:3]
+    path.write_text("\n".join([*head, json.dumps(bad)]) + "\n", encoding="utf-8")
+    for read in (read_descriptors, validate_mesh_file):
+        with pytest.raises(BioMcpError) as info:
+            read(path)
+        assert info.value.code is ErrorCode.VALIDATION and f"{path}:4 " in info.value.message
 
 
 def test_nlm_xml_is_read_from_the_right_elements() -> None:

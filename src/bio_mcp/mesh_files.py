@@ -6,6 +6,9 @@ Resolution order (`mesh_path_of`, the one function every part uses):
 2. the copy `bio-mcp data install-mesh FILE` put under `BIO_MCP_HOME/mesh/`;
 3. the MeSH 2024 descriptors shipped in the package (`bio_mcp/vocabularies/mesh/`, `data_files`).
 
+`read_mesh_descriptors` is the one reader of the descriptor file: the vocabulary, the linker's
+catalog, `install-mesh`'s check and the fake E-utilities' MeSH tree all read it through it.
+
 `install-mesh` takes our JSON lines (`{ui, name, terms, tree_numbers}`, plain, .gz or .xz) or NLM's
 own descriptor XML (`desc2025.xml`, gzipped or not), read as a stream; from the XML it also writes
 the pharmacological actions (`data_pharm_action.tsv`) beside the descriptors.
@@ -94,20 +97,57 @@ def pharm_actions_path(mesh_path: Path) -> Path | None:
     )
 
 
-# ---- NLM's descriptor XML ------------------------------------------------------------------------
+# ---- the descriptor file (JSON lines) -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class XmlDescriptor:
+@dataclass(frozen=True, slots=True)
+class MeshDescriptor:
     ui: str
     name: str
+    # The name and every entry term, in file order.
     terms: list[str]
     tree_numbers: list[str]
-    # (action UI, action name) of the PharmacologicalActionList.
-    actions: list[tuple[str, str]]
 
     def to_json(self) -> dict[str, object]:
         return {"ui": self.ui, "name": self.name, "terms": self.terms, "tree_numbers": self.tree_numbers}
+
+
+def _is_strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def read_mesh_descriptors(path: Path) -> Iterator[MeshDescriptor]:
+    """The descriptors of a `mesh_descriptors_*.jsonl` file (`{ui, name, terms, tree_numbers}` a line;
+    plain, .gz or .xz), one at a time. A file that is not one is a VALIDATION error naming the file
+    and, for a bad record, its line."""
+    try:
+        with open_text(path) as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                if not (
+                    isinstance(record, dict) and isinstance(record.get("ui"), str) and isinstance(record.get("name"), str)
+                    and _is_strings(record.get("terms", [])) and _is_strings(record.get("tree_numbers", []))
+                ):
+                    raise BioMcpError(
+                        ErrorCode.VALIDATION, f"{path}:{number} is not a MeSH descriptor {{ui, name, terms, tree_numbers}}",
+                        {"path": str(path), "line": number},
+                    )
+                yield MeshDescriptor(record["ui"], record["name"], record.get("terms", []), record.get("tree_numbers", []))
+    except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError, ValueError) as exc:
+        raise BioMcpError(
+            ErrorCode.VALIDATION, f"cannot read {path} as MeSH descriptors (JSON lines): {exc}", {"path": str(path)}
+        ) from None
+
+
+# ---- NLM's descriptor XML ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class XmlDescriptor(MeshDescriptor):
+    # (action UI, action name) of the PharmacologicalActionList.
+    actions: list[tuple[str, str]]
 
 
 def _text(element: etree._Element | None) -> str:
@@ -150,28 +190,7 @@ def _is_xml(path: Path) -> bool:
 def validate_mesh_file(path: Path) -> int:
     """The number of descriptors in a `mesh_descriptors_*.jsonl` file (plain, .gz or .xz);
     VALIDATION if it is not one."""
-    count = 0
-    try:
-        with open_text(path) as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                if not (
-                    isinstance(record, dict) and isinstance(record.get("ui"), str) and isinstance(record.get("name"), str)
-                    and isinstance(record.get("terms", []), list)
-                ):
-                    raise BioMcpError(
-                        ErrorCode.VALIDATION, f"{path}:{number} is not a MeSH descriptor {{ui, name, terms}}",
-                        {"path": str(path), "line": number},
-                    )
-                count += 1
-    except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError, ValueError) as exc:
-        if isinstance(exc, BioMcpError):
-            raise
-        raise BioMcpError(
-            ErrorCode.VALIDATION, f"cannot read {path} as MeSH descriptors (JSON lines): {exc}", {"path": str(path)}
-        ) from None
+    count = sum(1 for _ in read_mesh_descriptors(path))
     _enough(path, count)
     return count
 

@@ -187,7 +187,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bo
     return False, result.structured_content
 
 
-async def test_every_tool_through_mcp_matches_the_seed(make_service, fakes) -> None:
+async def test_every_tool_through_mcp_matches_the_seed(make_service, corpus_fakes) -> None:
     service = make_service()
     async with Client(build_server([build_corpus_toolset(service)])) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}

@@ -16,7 +16,7 @@ from bio_mcp.features.corpus.models import (
 )
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, snippet
 from bio_mcp.features.corpus.sync import SyncOptions
-from tests.corpus.conftest import SPREAD, TERM, UNTIL
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL
 
 pytestmark = pytest.mark.anyio
 
@@ -41,7 +41,7 @@ async def test_a_query_key_is_bound_to_its_term(make_service, database_url) -> N
     assert again.inserted == 0 and before is not None
 
 
-async def test_an_explicit_reset_rebinds_clears_the_watermark_and_is_audited(make_service, fakes, database_url) -> None:
+async def test_an_explicit_reset_rebinds_clears_the_watermark_and_is_audited(make_service, corpus_fakes, database_url) -> None:
     service = make_service(database_url)
     first = await service.sync_delta(SyncDeltaRequest(query_key="k", term="breast cancer"))
     reset = await service.sync_delta(SyncDeltaRequest(query_key="k", term="asthma", reset_term=True))
@@ -66,28 +66,28 @@ async def test_a_key_synced_before_binding_is_bound_to_its_last_jobs_term(make_s
     assert refused.value.details["bound_term"] == "asthma"
 
 
-async def test_a_first_sync_looks_back_a_bounded_time_not_to_the_beginning(make_service, fakes) -> None:
+async def test_a_first_sync_looks_back_a_bounded_time_not_to_the_beginning(make_service, corpus_fakes) -> None:
     # Half the records got EDATs long ago: a first sync with the default look-back must not reach them.
-    old = sorted(fakes.eutils.records, key=int)[::2]
-    fakes.eutils.spread_edats(datetime(1990, 1, 1), datetime(1995, 1, 1), old)
+    old = sorted(corpus_fakes.eutils.records, key=int)[::2]
+    corpus_fakes.eutils.spread_edats(datetime(1990, 1, 1), datetime(1995, 1, 1), old)
     service = make_service(sync_options=SyncOptions(until=UNTIL, batch_size=100, lookback_days=400))
     first = await service.sync_delta(SyncDeltaRequest(query_key="k", term=TERM))
-    assert first.pmids_processed == len(fakes.eutils.records) - len(old)
+    assert first.pmids_processed == len(corpus_fakes.eutils.records) - len(old)
     assert stored_pmids(service).isdisjoint(old)
     assert f"from EDAT {(UNTIL - timedelta(days=400)).isoformat()}" in first.warnings[0]
     esearch_floor = min(
-        request.param("mindate") for request in fakes.eutils.faults.log.to("esearch.fcgi") if request.param("mindate")
+        request.param("mindate") for request in corpus_fakes.eutils.faults.log.to("esearch.fcgi") if request.param("mindate")
     )
     assert esearch_floor == (UNTIL - timedelta(days=400)).strftime("%Y/%m/%d")
 
 
 async def test_the_record_cap_syncs_a_broad_term_across_calls_losing_and_doubling_nothing(
-    make_service, fakes, database_url
+    make_service, corpus_fakes, database_url
 ) -> None:
     options = SyncOptions(until=UNTIL, batch_size=100, since=SPREAD[0].date())
     service = make_service(database_url, sync_options=options)
     request = SyncDeltaRequest(query_key="capped", term=TERM, max_records=120, overlap_days=0)
-    edats = {pmid: record.entrez_date for pmid, record in fakes.eutils.records.items()}
+    edats = {pmid: record.entrez_date for pmid, record in corpus_fakes.eutils.records.items()}
     calls = []
     while True:
         response = await service.sync_delta(request)
@@ -130,7 +130,7 @@ async def test_search_on_an_empty_corpus_says_how_to_fill_it(make_service) -> No
     assert "pubmed.sync_delta" in response.note and "bio-mcp sync" in response.note
 
 
-async def test_search_results_carry_title_year_and_a_snippet(make_service, fakes, database_url) -> None:
+async def test_search_results_carry_title_year_and_a_snippet(make_service, corpus_fakes, database_url) -> None:
     service = make_service(database_url)
     await service.sync_delta(SyncDeltaRequest(query_key="all", term=TERM))
     response = await service.search(RagSearchRequest(query="tamoxifen breast cancer", top_k=5))
@@ -138,7 +138,7 @@ async def test_search_results_carry_title_year_and_a_snippet(make_service, fakes
     assert response.results and response.unmatched_terms == ["tamoxifen"]
     assert response.note == "No document mentions tamoxifen; the results below match only 'breast cancer'."
     for result in response.results:
-        record = fakes.eutils.record(result.doc_id.removeprefix("pmid:")).article
+        record = corpus_fakes.eutils.record(result.doc_id.removeprefix("pmid:")).article
         assert result.title and result.title.rstrip(".") in record.title
         assert result.year is not None and 1900 < result.year <= date.today().year
         assert result.snippet and len(result.snippet) <= 300

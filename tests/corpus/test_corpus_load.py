@@ -22,7 +22,7 @@ import pytest
 
 from bio_mcp.search.chunking import CHUNK_NAMESPACE
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings
+from tests.corpus.corpus_fixtures import TERM, UNTIL, corpus_settings
 from tests.corpus.test_corpus_multiprocess import (
     REPO,
     a_title,
@@ -93,10 +93,10 @@ LOAD_DRIVER = textwrap.dedent(
 )
 
 
-def test_concurrent_syncs_and_searches_from_three_processes_on_postgresql(fakes, tmp_path, postgres_schema_url) -> None:
-    settings = corpus_settings(tmp_path / "check", fakes, postgres_schema_url)
+def test_concurrent_syncs_and_searches_from_three_processes_on_postgresql(corpus_fakes, tmp_path, postgres_schema_url) -> None:
+    settings = corpus_settings(tmp_path / "check", corpus_fakes, postgres_schema_url)
     expected = {
-        pmid for pmid, record in fakes.eutils.records.items()
+        pmid for pmid, record in corpus_fakes.eutils.records.items()
         if record.entrez_date.date() >= SINCE
     }
     plans = [["own-a", "shared"], ["own-b", "shared"], ["shared", "own-c"]]
@@ -117,7 +117,7 @@ def test_concurrent_syncs_and_searches_from_three_processes_on_postgresql(fakes,
     store = open_metadata_store(settings)
     try:
         with store.read() as tx:
-            stored = tx.documents.get_many(sorted(expected | set(fakes.eutils.records)))
+            stored = tx.documents.get_many(sorted(expected | set(corpus_fakes.eutils.records)))
             jobs = tx.jobs.recent(limit=100)
         uuids, unindexed = chunk_uuids(store)
         with store.read() as tx:
@@ -143,17 +143,17 @@ def test_concurrent_syncs_and_searches_from_three_processes_on_postgresql(fakes,
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
-async def test_a_served_sync_survives_kill_9_of_the_server(request, fakes, bio_home, tmp_path, database) -> None:
+async def test_a_served_sync_survives_kill_9_of_the_server(request, corpus_fakes, bio_home, tmp_path, database) -> None:
     from tests.server.test_transports import free_port
 
     database_url = request.getfixturevalue("postgres_schema_url") if database == "postgresql" else None
-    settings = corpus_settings(bio_home, fakes, database_url)
+    settings = corpus_settings(bio_home, corpus_fakes, database_url)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     log_path = tmp_path / f"replica-{port}.log"
     server = start_replica(settings, bio_home, port, tmp_path)
     store = open_metadata_store(settings)
-    fakes.eutils.latency_s = 0.05
+    corpus_fakes.eutils.latency_s = 0.05
     try:
         wait_healthy(base, server, log_path)
 
@@ -175,17 +175,17 @@ async def test_a_served_sync_survives_kill_9_of_the_server(request, fakes, bio_h
                     await anyio.sleep(0.05)
             server.send_signal(signal.SIGKILL)
             server.wait(timeout=10)
-        fakes.eutils.latency_s = 0.0
+        corpus_fakes.eutils.latency_s = 0.0
         with store.read() as tx:
             killed_with = tx.documents.count()
             [job] = tx.jobs.recent(query_key="served")
-        assert job.status == "running" and 0 < killed_with < len(fakes.eutils.records)
+        assert job.status == "running" and 0 < killed_with < len(corpus_fakes.eutils.records)
 
         port = free_port()
         base, log_path = f"http://127.0.0.1:{port}", tmp_path / f"replica-{port}.log"
         server = start_replica(settings, bio_home, port, tmp_path)
         wait_healthy(base, server, log_path)
-        pmid, title = a_title(fakes)
+        pmid, title = a_title(corpus_fakes)
         async with mcp_client(base) as client:
             rerun = await client.call_tool("pubmed.sync_delta", {"query_key": "served", "term": TERM})
             assert not rerun.is_error, rerun.structured_content
@@ -200,11 +200,11 @@ async def test_a_served_sync_survives_kill_9_of_the_server(request, fakes, bio_h
             hits = {r["doc_id"]: r for r in found.structured_content["results"]}
             assert hits[f"pmid:{pmid}"]["sim"] is not None
         with store.read() as tx:
-            assert tx.documents.count() == len(fakes.eutils.records)
+            assert tx.documents.count() == len(corpus_fakes.eutils.records)
             statuses = sorted(job.status for job in tx.jobs.recent(query_key="served"))
         assert statuses == ["done", "failed"]
     finally:
-        fakes.eutils.latency_s = 0.0
+        corpus_fakes.eutils.latency_s = 0.0
         if server.poll() is None:
             server.terminate()
             try:

@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.server.auth import mint_token
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import TERM, corpus_settings
+from tests.corpus.corpus_fixtures import TERM, corpus_settings
 from tests.corpus.test_corpus_recovery import chunk_uuids
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,10 +81,10 @@ def process_env(settings, **extra: str) -> dict[str, str]:
     return env
 
 
-def a_title(fakes) -> tuple[str, str]:
+def a_title(corpus_fakes) -> tuple[str, str]:
     """A record and its title, as a query that should find it."""
-    pmid = next(p for p in sorted(fakes.eutils.records) if len(fakes.eutils.records[p].article.title or "") > 40)
-    return pmid, fakes.eutils.records[pmid].article.title
+    pmid = next(p for p in sorted(corpus_fakes.eutils.records) if len(corpus_fakes.eutils.records[p].article.title or "") > 40)
+    return pmid, corpus_fakes.eutils.records[pmid].article.title
 
 
 @pytest.mark.parametrize(
@@ -93,10 +93,10 @@ def a_title(fakes) -> tuple[str, str]:
     ids=["sqlite-one-home", "postgresql-one-home", "postgresql-two-homes"],
 )
 def test_a_sync_in_another_process_is_searchable_here_within_seconds(
-    request, fakes, bio_home, tmp_path, database, shared_home
+    request, corpus_fakes, bio_home, tmp_path, database, shared_home
 ) -> None:
     database_url = request.getfixturevalue("postgres_schema_url") if database == "postgresql" else None
-    settings = corpus_settings(bio_home, fakes, database_url)
+    settings = corpus_settings(bio_home, corpus_fakes, database_url)
     sync_home = bio_home if shared_home else tmp_path / "sync-home"
     # On PostgreSQL the poll is slowed to 30 s: only the change log's NOTIFY can be in time.
     interval = "30" if database == "postgresql" else "0.2"
@@ -113,14 +113,14 @@ def test_a_sync_in_another_process_is_searchable_here_within_seconds(
             driver.stdin.flush()
             return json.loads(driver.stdout.readline())
 
-        pmid, title = a_title(fakes)
+        pmid, title = a_title(corpus_fakes)
         assert ask(title)["hits"] == []
         synced = subprocess.run(
             [BIO_MCP, "sync", "mp", TERM, "--since", "2023-01-01"],
             env=process_env(settings, BIO_MCP_HOME=str(sync_home)), cwd=REPO, capture_output=True, text=True, timeout=300,
         )
         assert synced.returncode == 0, synced.stderr[-2000:]
-        assert json.loads(synced.stdout)["inserted"] == len(fakes.eutils.records)
+        assert json.loads(synced.stdout)["inserted"] == len(corpus_fakes.eutils.records)
         done = time.monotonic()
         uuids, _ = chunk_uuids(store)
         with store.read() as tx:
@@ -209,11 +209,11 @@ def mcp_client(base: str) -> Client:
 
 @pytest.mark.anyio
 async def test_two_http_replicas_on_one_postgresql_sync_through_one_search_through_the_other(
-    fakes, tmp_path, postgres_schema_url
+    corpus_fakes, tmp_path, postgres_schema_url
 ) -> None:
     from tests.server.test_transports import free_port
 
-    settings = corpus_settings(tmp_path / "a", fakes, postgres_schema_url)
+    settings = corpus_settings(tmp_path / "a", corpus_fakes, postgres_schema_url)
     replicas = []
     for name in ("a", "b"):
         port = free_port()
@@ -222,14 +222,14 @@ async def test_two_http_replicas_on_one_postgresql_sync_through_one_search_throu
         for base, process, port in replicas:
             wait_healthy(base, process, tmp_path / f"replica-{port}.log")
         (base_a, _, _), (base_b, _, _) = replicas
-        pmid, title = a_title(fakes)
+        pmid, title = a_title(corpus_fakes)
         async with mcp_client(base_b) as searcher:
             before = await searcher.call_tool("rag.search", {"query": title, "top_k": 5})
             assert not before.is_error and before.structured_content["results"] == []
             async with mcp_client(base_a) as syncer:
                 synced = await syncer.call_tool("pubmed.sync_delta", {"query_key": "replicas", "term": TERM})
             assert not synced.is_error, synced.content
-            assert synced.structured_content["inserted"] == len(fakes.eutils.records)
+            assert synced.structured_content["inserted"] == len(corpus_fakes.eutils.records)
             done = time.monotonic()
             while True:
                 found = await searcher.call_tool("rag.search", {"query": title, "top_k": 5})

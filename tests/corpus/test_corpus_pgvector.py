@@ -26,7 +26,7 @@ from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore, chunk_vectors, open_metadata_store
 from bio_mcp.store.chunk_vectors import VectorFilter
-from tests.corpus.conftest import TERM, corpus_settings
+from tests.corpus.corpus_fixtures import TERM, corpus_settings
 from tests.corpus.test_corpus_multiprocess import process_env
 from tests.corpus.test_corpus_recovery import SYNC_SCRIPT
 from tests.support.pgvector_server import embedded_pgvector_server, fresh_database
@@ -167,7 +167,7 @@ async def test_a_store_with_blob_vectors_moves_them_into_the_table(
 
 
 async def test_a_second_process_on_an_empty_home_finds_what_the_first_wrote(
-    make_service, fakes, pgvector_url, tmp_path
+    make_service, corpus_fakes, pgvector_url, tmp_path
 ) -> None:
     service = make_service(pgvector_url)
     await synced(service)
@@ -176,7 +176,7 @@ async def test_a_second_process_on_an_empty_home_finds_what_the_first_wrote(
     }
 
     empty = tmp_path / "replica-home"
-    settings = corpus_settings(empty, fakes, pgvector_url)
+    settings = corpus_settings(empty, corpus_fakes, pgvector_url)
     process = await anyio.run_process(
         [sys.executable, "-c", SEARCHER, json.dumps(QUERIES)], env=process_env(settings), cwd=REPO
     )
@@ -257,13 +257,13 @@ def orphans(store: MetadataStore) -> tuple[int, int]:
 
 
 async def test_a_sync_killed_mid_batch_leaves_no_vector_without_its_chunk(
-    make_service, fakes, pgvector_url, bio_home
+    make_service, corpus_fakes, pgvector_url, bio_home
 ) -> None:
     # The table exists before the sync, as on a server that has opened the corpus once.
     opener = make_service(pgvector_url)
     await opener.open()
     await opener.aclose()
-    settings = corpus_settings(bio_home, fakes, pgvector_url)
+    settings = corpus_settings(bio_home, corpus_fakes, pgvector_url)
     # Small embedding batches: many commits of vectors, so the kill lands between or inside them.
     env = process_env(settings, BIO_MCP_EMBEDDINGS_BATCH_SIZE="4")
     process = await anyio.open_process([sys.executable, "-c", SYNC_SCRIPT], env=env, cwd=REPO)

@@ -17,7 +17,7 @@ from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.hybrid import HybridIndex, IndexedChunk
 from bio_mcp.store import open_metadata_store
-from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -55,16 +55,16 @@ async def synced_chunk_uuids(service, query_key: str) -> set[str]:
     return uuids
 
 
-async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, fakes, bio_home) -> None:
-    settings = corpus_settings(bio_home, fakes)
+async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, corpus_fakes, bio_home) -> None:
+    settings = corpus_settings(bio_home, corpus_fakes)
     env = {
         **os.environ,
         "BIO_MCP_HOME": str(settings.home),
-        "NCBI_EUTILS_BASE_URL": fakes.eutils_base_url,
+        "NCBI_EUTILS_BASE_URL": corpus_fakes.eutils_base_url,
         "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
         "NCBI_API_KEY": "test-key",
     }
-    fakes.eutils.latency_s = 0.05
+    corpus_fakes.eutils.latency_s = 0.05
     process = await anyio.open_process([sys.executable, "-c", SYNC_SCRIPT], env=env, cwd=REPO)
     store = open_metadata_store(settings)
     try:
@@ -78,18 +78,18 @@ async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, fake
         process.send_signal(signal.SIGKILL)
         with anyio.fail_after(10):
             await process.wait()
-        fakes.eutils.latency_s = 0.0
+        corpus_fakes.eutils.latency_s = 0.0
 
         with store.read() as tx:
             stored = tx.documents.count()
             watermark = tx.checkpoints.get("killed")
             [job] = tx.jobs.recent(query_key="killed")
-            stored_pmids = set(tx.documents.get_many(fakes.eutils.records))
+            stored_pmids = set(tx.documents.get_many(corpus_fakes.eutils.records))
         assert job.status == "running"
-        assert 0 < stored < len(fakes.eutils.records)
+        assert 0 < stored < len(corpus_fakes.eutils.records)
         # The watermark is never ahead of the data: every record at or below it is stored.
         assert watermark is not None
-        covered = {p for p, r in fakes.eutils.records.items() if r.entrez_date.strftime("%Y-%m-%dT%H:%M:%SZ") <= watermark}
+        covered = {p for p, r in corpus_fakes.eutils.records.items() if r.entrez_date.strftime("%Y-%m-%dT%H:%M:%SZ") <= watermark}
         assert covered <= stored_pmids
 
         service = make_service()
@@ -97,7 +97,7 @@ async def test_a_sync_killed_mid_run_is_repaired_by_the_rerun(make_service, fake
         assert any("did not finish" in warning for warning in rerun.warnings)
         await service.drain()
         with service.store.read() as tx:
-            assert tx.documents.count() == len(fakes.eutils.records)
+            assert tx.documents.count() == len(corpus_fakes.eutils.records)
             statuses = sorted(job.status for job in tx.jobs.recent(query_key="killed"))
         assert statuses == ["done", "failed"]
         uuids, unindexed = chunk_uuids(service.store)
@@ -177,15 +177,15 @@ EMBED_KILL_SCRIPT = textwrap.dedent(
 
 
 async def test_a_sync_killed_while_embedding_with_onnx_leaves_store_and_indexes_agreeing(
-    make_service, fakes, bio_home, database_url
+    make_service, corpus_fakes, bio_home, database_url
 ) -> None:
     from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings
 
-    settings = corpus_settings(bio_home, fakes, database_url)
+    settings = corpus_settings(bio_home, corpus_fakes, database_url)
     env = {
         **os.environ,
         "BIO_MCP_HOME": str(settings.home),
-        "NCBI_EUTILS_BASE_URL": fakes.eutils_base_url,
+        "NCBI_EUTILS_BASE_URL": corpus_fakes.eutils_base_url,
         "BIO_MCP_EMBEDDINGS_PROVIDER": "onnx",
         # Small embedding batches: many commits, so the kill lands between two of them.
         "BIO_MCP_EMBEDDINGS_BATCH_SIZE": "4",

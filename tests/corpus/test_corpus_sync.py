@@ -14,7 +14,7 @@ from bio_mcp.features.corpus.models import (
     SyncDeltaRequest,
 )
 from bio_mcp.store.timestamps import parse_iso_utc
-from tests.corpus.conftest import SPREAD, TERM
+from tests.corpus.corpus_fixtures import SPREAD, TERM
 
 pytestmark = pytest.mark.anyio
 
@@ -37,10 +37,10 @@ def shorten_abstract(xml: str, pmid: str) -> bytes:
     return etree.tostring(element)
 
 
-async def test_first_sync_inserts_replay_skips_and_revisions_update(make_service, fakes, database_url) -> None:
+async def test_first_sync_inserts_replay_skips_and_revisions_update(make_service, corpus_fakes, database_url) -> None:
     service = make_service(database_url)
     request = SyncDeltaRequest(query_key="all", term=TERM)
-    total = len(fakes.eutils.records)
+    total = len(corpus_fakes.eutils.records)
 
     first = await service.sync_delta(request)
     assert (first.inserted, first.updated, first.skipped, first.pmids_processed) == (total, 0, 0, total)
@@ -64,7 +64,7 @@ async def test_first_sync_inserts_replay_skips_and_revisions_update(make_service
         tx.checkpoints.advance("all", first.max_edat_seen, "test")
     overlap = await service.sync_delta(request)
     last = parse_iso_utc(first.max_edat_seen)
-    expected = [r for r in fakes.eutils.records.values() if (last.date() - r.entrez_date.date()).days <= 5]
+    expected = [r for r in corpus_fakes.eutils.records.values() if (last.date() - r.entrez_date.date()).days <= 5]
     assert overlap.pmids_processed == len(expected) > 0
     assert overlap.skipped == overlap.pmids_processed and overlap.inserted == 0
     with service.store.read() as tx:
@@ -73,13 +73,13 @@ async def test_first_sync_inserts_replay_skips_and_revisions_update(make_service
     # A revision (LR advanced, text changed) bumps the version and replaces the chunks everywhere.
     with service.store.read() as tx:
         multi = next(
-            pmid for pmid in sorted(fakes.eutils.records, key=int)
+            pmid for pmid in sorted(corpus_fakes.eutils.records, key=int)
             if len(tx.chunks.for_document(pmid)) >= 3
         )
         old_uuids = {chunk.uuid for chunk in tx.chunks.for_document(multi)}
-    titled = max(fakes.eutils.records, key=int)
-    fakes.eutils.revise(titled, lr=date(2025, 1, 10))
-    fakes.eutils.add_record(shorten_abstract(fakes.eutils.record(multi).xml(), multi))
+    titled = max(corpus_fakes.eutils.records, key=int)
+    corpus_fakes.eutils.revise(titled, lr=date(2025, 1, 10))
+    corpus_fakes.eutils.add_record(shorten_abstract(corpus_fakes.eutils.record(multi).xml(), multi))
     with service.store.transaction() as tx:
         tx.checkpoints.set("all", "2024-01-01T00:00:00Z", actor="test", reason="backfill")
     revised = await service.sync_delta(request)
@@ -122,9 +122,9 @@ async def test_quality_bias_weights_scores_by_quality_within_0_1(make_service, d
     assert all(r.quality is not None for r in biased.results)
 
 
-async def test_windows_advance_the_watermark_in_steps(make_service, fakes) -> None:
+async def test_windows_advance_the_watermark_in_steps(make_service, corpus_fakes) -> None:
     from bio_mcp.features.corpus.sync import SyncOptions
-    from tests.corpus.conftest import UNTIL
+    from tests.corpus.corpus_fixtures import UNTIL
 
     service = make_service(sync_options=SyncOptions(until=UNTIL, batch_size=50, max_window_days=31, since=SPREAD[0].date()))
     response = await service.sync_delta(SyncDeltaRequest(query_key="steps", term=TERM))

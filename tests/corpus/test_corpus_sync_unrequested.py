@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 
 from bio_mcp.features.corpus.models import SyncDeltaRequest
-from tests.corpus.conftest import TERM
+from tests.corpus.corpus_fixtures import TERM
 
 pytestmark = pytest.mark.anyio
 
 FIRST_EXTRA = 90_000_000
 
 
-async def test_records_nobody_asked_for_are_not_stored(make_service, fakes, database_url) -> None:
+async def test_records_nobody_asked_for_are_not_stored(make_service, corpus_fakes, database_url) -> None:
     service = make_service(database_url)
-    total = len(fakes.eutils.records)
-    fakes.eutils.inject(fakes.eutils.extra_records(25, first_pmid=FIRST_EXTRA), path="efetch.fcgi")
+    total = len(corpus_fakes.eutils.records)
+    corpus_fakes.eutils.inject(corpus_fakes.eutils.extra_records(25, first_pmid=FIRST_EXTRA), path="efetch.fcgi")
     response = await service.sync_delta(SyncDeltaRequest(query_key="all", term=TERM))
     assert response.inserted == total
     with service.store.read() as tx:

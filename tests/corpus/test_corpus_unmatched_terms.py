@@ -30,7 +30,7 @@ from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.server.toolsets.kb import build_kb_toolset
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.testing import FakesApp, run_fakes
-from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 

@@ -15,14 +15,14 @@ from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.server.app import build_server
 from bio_mcp.server.composition import build_toolsets, server_options
 from bio_mcp.server.runtime import Runtime
-from tests.corpus.conftest import TERM
+from tests.corpus.corpus_fixtures import TERM
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def corpus(fakes, bio_home):
-    settings = load_settings(NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, CTGOV_BASE_URL=fakes.ctgov_base_url)
+async def corpus(corpus_fakes, bio_home):
+    settings = load_settings(NCBI_EUTILS_BASE_URL=corpus_fakes.eutils_base_url, CTGOV_BASE_URL=corpus_fakes.ctgov_base_url)
     async with Runtime(settings) as runtime, \
             Client(build_server(build_toolsets(runtime, ["corpus"]), options=server_options(runtime))) as client:
         yield client

@@ -13,7 +13,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.testing.faults import Fault
-from tests.corpus.conftest import SPREAD, TERM, UNTIL
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL
 
 pytestmark = pytest.mark.anyio
 
@@ -22,12 +22,12 @@ BATCH = 100
 EFETCH_DELAY_S = 1.0
 
 
-async def test_a_running_sync_shows_its_records_planned_fetched_and_stored(make_service, fakes, database_url) -> None:
+async def test_a_running_sync_shows_its_records_planned_fetched_and_stored(make_service, corpus_fakes, database_url) -> None:
     service = make_service(database_url, sync_options=SyncOptions(until=UNTIL, batch_size=BATCH,
                                                                   since=SPREAD[0].date()))
-    total = len(fakes.eutils.records)
+    total = len(corpus_fakes.eutils.records)
     assert total > 2 * BATCH
-    fakes.eutils.inject(Fault.slow(EFETCH_DELAY_S), times=None, path="efetch.fcgi")
+    corpus_fakes.eutils.inject(Fault.slow(EFETCH_DELAY_S), times=None, path="efetch.fcgi")
     seen: list[dict] = []
     async with anyio.create_task_group() as tasks:
         done = anyio.Event()
@@ -61,15 +61,15 @@ async def test_a_key_never_synced_has_no_jobs(make_service) -> None:
     assert progress == {"query_key": "never", "last_edat": None, "jobs": []}
 
 
-async def test_a_sync_that_fails_part_way_ends_failed_with_what_it_had_done(make_service, fakes) -> None:
+async def test_a_sync_that_fails_part_way_ends_failed_with_what_it_had_done(make_service, corpus_fakes) -> None:
     service = make_service(sync_options=SyncOptions(until=UNTIL, batch_size=BATCH, since=SPREAD[0].date()))
     efetches = itertools.count()
     # The first EFetch is answered; every later one fails, retries included.
-    fakes.eutils.inject(fakes.eutils.server_error(503), times=None, path="efetch.fcgi",
+    corpus_fakes.eutils.inject(corpus_fakes.eutils.server_error(503), times=None, path="efetch.fcgi",
                         when=lambda request: next(efetches) > 0)
     with pytest.raises(BioMcpError) as raised:
         await service.sync_delta(SyncDeltaRequest(query_key="broken", term=TERM))
     assert raised.value.code == ErrorCode.UPSTREAM
     [job] = json.loads(await service.sync_progress("broken"))["jobs"]
     assert job["status"] == "failed" and job["error"] and job["finished_at"] is not None
-    assert (job["planned"], job["fetched"]) == (len(fakes.eutils.records), BATCH)
+    assert (job["planned"], job["fetched"]) == (len(corpus_fakes.eutils.records), BATCH)

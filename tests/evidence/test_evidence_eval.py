@@ -25,7 +25,7 @@ from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import open_metadata_store
-from tests.evidence.conftest import evidence_settings
+from tests.evidence.evidence_fixtures import evidence_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -71,11 +71,11 @@ async def test_smoke_scores_known_item_queries_on_the_local_corpus(herbal_corpus
 
 
 @pytest.fixture
-async def eval_corpus(tmp_path: Path, data_dir: Path, herb_graph) -> AsyncIterator[CorpusService]:  # type: ignore[no-untyped-def]
+async def eval_corpus(tmp_path: Path, data_dir: Path, graph_indexer) -> AsyncIterator[CorpusService]:  # type: ignore[no-untyped-def]
     """An empty corpus whose settings name the real benchmark folder as BIO_MCP_EVAL_DATA."""
     settings = evidence_settings(tmp_path / "home", BIO_MCP_EVAL_DATA=str(data_dir / "bench"))
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     yield service
     await service.aclose()
     await eutils.aclose()
@@ -248,7 +248,7 @@ def test_the_cli_runs_the_smoke_set_and_prints_the_report(tmp_path: Path, data_d
         "from bio_mcp.features.corpus.service import index_folder\n"
         "from bio_mcp.search.embeddings import build_embeddings\n"
         "from bio_mcp.store import open_metadata_store\n"
-        "from tests.evidence.conftest import ppr_documents\n"
+        "from tests.evidence.evidence_fixtures import ppr_documents\n"
         "from pathlib import Path\n"
         "s = load_settings(); store = open_metadata_store(s)\n"
         f"fill_scratch_corpus(CorpusIndex(store, index_folder(s), build_embeddings(s)), ppr_documents(Path({data!r}))[:30], 64)\n"

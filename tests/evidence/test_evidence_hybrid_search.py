@@ -15,7 +15,7 @@ from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.conftest import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, evidence_settings, herb_names
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, evidence_settings, herb_names
 
 pytestmark = pytest.mark.anyio
 
@@ -237,10 +237,10 @@ async def test_bad_arguments_are_validation_errors_naming_the_field(
     assert field in json.dumps(body["error"], ensure_ascii=False)
 
 
-async def test_an_empty_corpus_says_so_and_how_to_fill_it(tmp_path, herb_graph) -> None:
+async def test_an_empty_corpus_says_so_and_how_to_fill_it(tmp_path, graph_indexer) -> None:
     settings = evidence_settings(tmp_path)
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     await service.open()
     try:
         failed, body = await _search(KbRetrieval(service), {"query": "aspirin stroke"})

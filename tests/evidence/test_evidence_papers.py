@@ -21,8 +21,7 @@ from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.corpus.conftest import fakes, fakes_app  # noqa: F401
-from tests.evidence.conftest import ANDROGRAPHIS_PAPER, evidence_settings, ppr_documents
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS_PAPER, evidence_settings, ppr_documents
 
 pytestmark = pytest.mark.anyio
 
@@ -40,17 +39,17 @@ Factory = Callable[..., CorpusService]
 
 @pytest.fixture
 async def make_corpus(
-    tmp_path: Path, fakes, data_dir: Path, herb_graph  # noqa: F811
+    tmp_path: Path, corpus_fakes, data_dir: Path, graph_indexer
 ) -> AsyncIterator[Factory]:
     opened: list[tuple[CorpusService, EutilsClient]] = []
 
     def make(fetch: bool) -> CorpusService:
         settings = evidence_settings(
-            tmp_path / f"home-{len(opened)}", NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_API_KEY="test-key",
+            tmp_path / f"home-{len(opened)}", NCBI_EUTILS_BASE_URL=corpus_fakes.eutils_base_url, NCBI_API_KEY="test-key",
             NCBI_MAX_RETRIES=1, BIO_MCP_PAPER_FETCH=fetch,
         )
         eutils = EutilsClient(settings)
-        service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+        service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
         opened.append((service, eutils))
         return service
 
@@ -75,11 +74,11 @@ async def _read_resource(service: CorpusService, pmid: str) -> dict[str, Any]:
     return json.loads(await resource.read(pmid=pmid))
 
 
-def _eutils_calls(fakes) -> int:  # noqa: F811
-    return sum(1 for arrival in fakes.app.eutils.requests if "efetch" in arrival.path)
+def _eutils_calls(corpus_fakes) -> int:
+    return sum(1 for arrival in corpus_fakes.app.eutils.requests if "efetch" in arrival.path)
 
 
-async def test_a_stored_paper_is_served_from_the_corpus_without_the_network(make_corpus, data_dir, fakes) -> None:  # noqa: F811
+async def test_a_stored_paper_is_served_from_the_corpus_without_the_network(make_corpus, data_dir, corpus_fakes) -> None:
     service = await _with_ppr(make_corpus(fetch=False), data_dir)
     paper = await _read_resource(service, ANDROGRAPHIS_PAPER)
     assert {"pmid", "title", "abstract", "authors", "journal", "year", "links"} <= set(paper)
@@ -88,10 +87,10 @@ async def test_a_stored_paper_is_served_from_the_corpus_without_the_network(make
     assert paper["links"] == [f"https://pubmed.ncbi.nlm.nih.gov/{ANDROGRAPHIS_PAPER}/"]
     # PPR keeps no authors and fetching is off: said, not invented.
     assert paper["authors"] == [] and paper["complete"] is False and paper["source"] == "corpus"
-    assert _eutils_calls(fakes) == 0
+    assert _eutils_calls(corpus_fakes) == 0
 
 
-async def test_an_absent_paper_with_fetching_off_is_not_found(make_corpus, data_dir, fakes) -> None:  # noqa: F811
+async def test_an_absent_paper_with_fetching_off_is_not_found(make_corpus, data_dir, corpus_fakes) -> None:
     service = await _with_ppr(make_corpus(fetch=False), data_dir)
     library = PaperLibrary(service)
     with pytest.raises(BioMcpError) as raised:
@@ -100,12 +99,12 @@ async def test_an_absent_paper_with_fetching_off_is_not_found(make_corpus, data_
     with pytest.raises(BioMcpError) as raised:
         await library.read("12ab")
     assert raised.value.code is ErrorCode.VALIDATION
-    assert _eutils_calls(fakes) == 0
+    assert _eutils_calls(corpus_fakes) == 0
     with service.store.read() as tx:
         assert tx.documents.get(RECORDED) is None
 
 
-async def test_an_absent_paper_is_fetched_stored_and_then_searchable(make_corpus, data_dir, fakes) -> None:  # noqa: F811
+async def test_an_absent_paper_is_fetched_stored_and_then_searchable(make_corpus, data_dir, corpus_fakes) -> None:
     service = await _with_ppr(make_corpus(fetch=True), data_dir)
     record = _recorded_article(data_dir, RECORDED)
     title = "".join(record.find(".//ArticleTitle").itertext())
@@ -117,16 +116,16 @@ async def test_an_absent_paper_is_fetched_stored_and_then_searchable(make_corpus
     assert [name.split(" ")[0] for name in paper["authors"]][: len(last_names)] == last_names
     assert paper["year"] == int(record.findtext(".//PubDate/Year") or paper["year"])
     assert paper["links"][0] == f"https://pubmed.ncbi.nlm.nih.gov/{RECORDED}/"
-    assert _eutils_calls(fakes) == 1
+    assert _eutils_calls(corpus_fakes) == 1
 
     again = await _read_resource(service, RECORDED)
-    assert again["source"] == "corpus" and again["authors"] == paper["authors"] and _eutils_calls(fakes) == 1
+    assert again["source"] == "corpus" and again["authors"] == paper["authors"] and _eutils_calls(corpus_fakes) == 1
     # Stored through the corpus's write path: the tool's search finds it by its title.
     found = await HybridSearch(KbRetrieval(service)).search(HybridSearchRequest(query=title, lang="en", top_k=3))
     assert next(hit.pmid for hit in found.hits if hit.type == "paper") == RECORDED
 
 
-async def test_a_paper_pubmed_does_not_know_is_not_found(make_corpus, data_dir, fakes) -> None:  # noqa: F811
+async def test_a_paper_pubmed_does_not_know_is_not_found(make_corpus, data_dir, corpus_fakes) -> None:
     service = await _with_ppr(make_corpus(fetch=True), data_dir)
     with pytest.raises(BioMcpError) as raised:
         await PaperLibrary(service).read("99999999")  # not among the recorded records (MANIFEST.tsv)

@@ -18,7 +18,7 @@ from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.names import write_names
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.conftest import ANDROGRAPHIS_PAPER, evidence_settings, herb_names, ppr_documents
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS_PAPER, evidence_settings, herb_names, ppr_documents
 
 pytestmark = pytest.mark.anyio
 GARLIC_PAPER = "11010950"  # PPR dev: "Garlic consumption and cancer prevention: meta-analyses ..."
@@ -26,15 +26,15 @@ GARLIC_PAPER = "11010950"  # PPR dev: "Garlic consumption and cancer prevention:
 
 @pytest.fixture(scope="module")
 async def two_papers(
-    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, graph_indexer: GraphIndexer
 ) -> AsyncIterator[KbRetrieval]:
     settings = evidence_settings(tmp_path_factory.mktemp("two-papers"))
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     await service.open()
     documents = [d for d in ppr_documents(data_dir) if d.record.pmid in (ANDROGRAPHIS_PAPER, GARLIC_PAPER)]
     assert len(documents) == 2
-    fill_scratch_corpus(service.index, documents, settings.embeddings_batch_size, graph=herb_graph)
+    fill_scratch_corpus(service.index, documents, settings.embeddings_batch_size, graph=graph_indexer)
     with service.store.transaction() as tx:
         write_names(tx.connection, herb_names(data_dir))
     yield KbRetrieval(service)

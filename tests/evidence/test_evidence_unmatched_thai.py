@@ -13,7 +13,7 @@ from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.hybrid_search import HybridSearch, HybridSearchRequest, summarize
 from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from tests.evidence.conftest import ANDROGRAPHIS_PAPER
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS_PAPER
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,6 @@ from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.server.app import build_server, portable_name
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
-from tests.evidence.herb_fixtures import herb_graph, mesh_catalog  # noqa: F401
 from tests.server.grpc_harness import (
     AUDIT_METADATA,
     SECRET,
@@ -58,7 +57,7 @@ TOOL_CALLS: list[tuple[str, str, type, dict[str, Any]]] = [
 ]
 
 
-async def test_each_surface_answers_the_json_of_the_mcp_tool_for_the_same_input(herb_graph, tmp_path) -> None:  # noqa: F811
+async def test_each_surface_answers_the_json_of_the_mcp_tool_for_the_same_input(herb_graph, tmp_path) -> None:
     toolset = herb_toolset(herb_graph)
     async with Client(build_server([toolset])) as client, evidence_over_grpc(toolset, tmp_path) as (stub, token):
         for herb in (TURMERIC, "garlic", "herb:zingiber-montanum", "ไพล"):
@@ -94,7 +93,7 @@ def _error(raised: grpc.aio.AioRpcError) -> dict[str, Any]:
     return body
 
 
-async def test_errors_are_grpc_statuses_carrying_the_mcp_error_text(herb_graph, tmp_path) -> None:  # noqa: F811
+async def test_errors_are_grpc_statuses_carrying_the_mcp_error_text(herb_graph, tmp_path) -> None:
     toolset = herb_toolset(herb_graph)
     async with Client(build_server([toolset])) as client, evidence_over_grpc(toolset, tmp_path) as (stub, token):
         cases = [
@@ -134,7 +133,7 @@ def _token(**claims: Any) -> str:
                       algorithm="HS256")
 
 
-async def test_bearer_tokens_are_checked_as_on_the_http_transport(herb_graph, tmp_path) -> None:  # noqa: F811
+async def test_bearer_tokens_are_checked_as_on_the_http_transport(herb_graph, tmp_path) -> None:
     request = pb.FindContraindicationsRequest(herb_ids=[GARLIC])
     async with evidence_over_grpc(herb_toolset(herb_graph), tmp_path) as (stub, token):
         assert (await stub.FindContraindications(request, metadata=token)).results

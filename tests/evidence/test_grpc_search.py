@@ -23,7 +23,7 @@ from bio_mcp.server.app import build_server, portable_name
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import answer_tools, search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.conftest import (
+from tests.evidence.evidence_fixtures import (
     ANDROGRAPHIS,
     ANDROGRAPHIS_PAPER,
     evidence_settings,
@@ -47,18 +47,18 @@ RECORDED = "20412080"  # a real record the fake E-utilities serves (pubmed/MANIF
 
 @pytest.fixture(scope="module")
 async def corpus(
-    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer, running_fakes: Any
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, graph_indexer: GraphIndexer, running_fakes: Any
 ) -> AsyncIterator[CorpusService]:
     settings = evidence_settings(
         tmp_path_factory.mktemp("grpc-search-home"), NCBI_EUTILS_BASE_URL=running_fakes.eutils_base_url,
         NCBI_API_KEY="test-key", NCBI_MAX_RETRIES=1,
     )
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     await service.open()
     documents = ppr_documents(data_dir)
     chosen = documents[:60] + [d for d in documents[60:] if d.record.pmid == ANDROGRAPHIS_PAPER]
-    fill_scratch_corpus(service.index, chosen, 64, graph=herb_graph)
+    fill_scratch_corpus(service.index, chosen, 64, graph=graph_indexer)
     with service.store.transaction() as tx:
         write_names(tx.connection, herb_names(data_dir))
     yield service

@@ -25,7 +25,7 @@ from bio_mcp.server.app import build_server
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.herb_fixtures import EXAMPLES, mesh_catalog, real_articles, write_relations_tsv  # noqa: F401
+from tests.evidence.herb_fixtures import EXAMPLES, real_articles, write_relations_tsv
 from tests.evidence.test_kg_cli import _run
 
 pytestmark = pytest.mark.anyio
@@ -59,7 +59,7 @@ async def _herb(client: Client, name: str) -> dict[str, Any]:
 
 
 async def test_readme_steps_give_garlic_and_turmeric_constituents_and_traditional_uses(
-    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog,  # noqa: F811
+    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog,
 ) -> None:
     done = _run(bio_home, data_dir, "kg", "import", str(EXAMPLES / "thai_herb_names.tsv"), str(EXAMPLES / "thai_formulations.tsv"))
     assert done.returncode == 0, done.stderr[-2000:]
@@ -121,7 +121,7 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture
 async def duke_graph(
-    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog, tmp_path: Path, database_url: str | None,  # noqa: F811
+    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog, tmp_path: Path, database_url: str | None,
 ) -> AsyncIterator[CorpusService]:
     """Thai tables, the herb catalog with Duke's constituents (written twice: the second run adds
     nothing), and two facts about chemicals from real titles: curcumin against hepatocellular
@@ -194,7 +194,7 @@ def test_a_herbs_binomial_finds_the_traditional_uses_duke_records_under_its_vari
 
 
 async def test_on_a_fresh_home_a_herb_says_no_indication_is_stated_and_names_its_traditional_uses_apart(
-    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog,  # noqa: F811
+    bio_home: Path, data_dir: Path, mesh_catalog: MeshCatalog,
 ) -> None:
     # Nothing imported, nothing synced: no curated source states an indication, and none is faked.
     garlic, turmeric = await _read_herbs(bio_home, data_dir, mesh_catalog, "garlic", "turmeric")

@@ -19,7 +19,7 @@ from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
-from tests.evidence.herb_fixtures import CORPUS_PMIDS, herb_graph, mesh_catalog, store_corpus_records  # noqa: F401
+from tests.evidence.herb_fixtures import CORPUS_PMIDS, store_corpus_records
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +78,7 @@ def server(graph) -> Any:
     return build_server([Toolset(name="evidence", tools=tools, resources=resources)])
 
 
-async def test_turmeric_resource_has_names_parts_constituents_and_coded_indications(herb_graph, mesh_catalog) -> None:  # noqa: F811
+async def test_turmeric_resource_has_names_parts_constituents_and_coded_indications(herb_graph, mesh_catalog) -> None:
     with herb_graph.store.transaction() as tx:
         SqlGraphStore(tx.connection).insert(*entity_graph(["mesh:D004926"], mesh_catalog, {}))  # E. coli, an Organism
     async with Client(server(herb_graph)) as client:
@@ -114,7 +114,7 @@ async def test_turmeric_resource_has_names_parts_constituents_and_coded_indicati
                 await client.read_resource(missing)
 
 
-async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_graph) -> None:  # noqa: F811
+async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_graph) -> None:
     arguments = {"start": {"type": "herb", "id": "mesh:D030024"}, "max_depth": 3}
     async with Client(server(herb_graph)) as client:
         error, body, text = await call(client, "tool.query_kg", arguments)
@@ -170,7 +170,7 @@ async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_gra
         assert error and body["error"]["code"] == "NOT_FOUND"
 
 
-async def test_query_kg_takes_a_formulation_by_name_as_find_contraindications_does(herb_graph) -> None:  # noqa: F811
+async def test_query_kg_takes_a_formulation_by_name_as_find_contraindications_does(herb_graph) -> None:
     # 'triphala' and its Thai name ตรีผลา were NOT_FOUND as a query_kg start, though
     # tool.find_contraindications takes both.
     async with Client(server(herb_graph)) as client:
@@ -186,7 +186,7 @@ async def test_query_kg_takes_a_formulation_by_name_as_find_contraindications_do
         assert error and body["error"]["code"] == "NOT_FOUND" and body["error"]["details"]["field"] == "start.id"
 
 
-async def test_strength_reads_the_quality_of_corpus_records(herb_graph, data_dir) -> None:  # noqa: F811
+async def test_strength_reads_the_quality_of_corpus_records(herb_graph, data_dir) -> None:
     arguments = {"start": {"type": "constituent", "id": "mesh:D001241"}, "max_depth": 1}
     async with Client(server(herb_graph)) as client:
         _, before, _ = await call(client, "tool.query_kg", arguments)
@@ -197,7 +197,7 @@ async def test_strength_reads_the_quality_of_corpus_records(herb_graph, data_dir
     assert [e[0]["strength"] for e in after["edges"]] == ["moderate"] and "23121403" in CORPUS_PMIDS
 
 
-async def test_find_contraindications_of_herbs_and_formulations(herb_graph) -> None:  # noqa: F811
+async def test_find_contraindications_of_herbs_and_formulations(herb_graph) -> None:
     async with Client(server(herb_graph)) as client:
         error, body, text = await call(client, "tool.find_contraindications", {"herb_ids": ["mesh:D005737"], "formulation_ids": []})
         assert not error
@@ -232,7 +232,7 @@ async def test_find_contraindications_of_herbs_and_formulations(herb_graph) -> N
         assert error and body["error"]["code"] == "VALIDATION"
 
 
-async def test_a_herb_by_name_imported_or_mesh(herb_graph, mesh_catalog) -> None:  # noqa: F811
+async def test_a_herb_by_name_imported_or_mesh(herb_graph, mesh_catalog) -> None:
     vocabulary = mesh_catalog.vocabulary
     with herb_graph.store.read() as tx:
         # Imported names first (Thai, English, scientific), then MeSH plants' headings and entry terms.

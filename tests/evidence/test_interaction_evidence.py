@@ -22,7 +22,6 @@ from bio_mcp.server.app import build_server
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
-from tests.evidence.herb_fixtures import herb_graph, mesh_catalog  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +41,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[di
 
 
 @pytest.fixture
-async def garlic_corpus(herb_graph, mesh_catalog, data_dir, linker_cache):  # noqa: F811
+async def garlic_corpus(herb_graph, mesh_catalog, data_dir, linker_cache):
     """The herb graph with the real abstract written as a sync writes it: linked, its relations extracted."""
     linker = load_linker_from(data_dir / "mesh" / "mesh_descriptors_2024.jsonl", None, linker_cache)
     herb_graph.service.graph = GraphIndexer(mesh_catalog, linker, [InteractionExtractor(mesh_catalog.broader, mesh_catalog.pharm_actions)])

@@ -18,7 +18,7 @@ from bio_mcp.graph.kg_import import import_file
 from bio_mcp.graph.names import entities_named, names_of
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_names, kg_nodes, kg_relation_evidence
-from tests.evidence.herb_fixtures import EXAMPLES, load_herb_graph, mesh_catalog, relation_rows  # noqa: F401
+from tests.evidence.herb_fixtures import EXAMPLES, load_herb_graph, relation_rows
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -40,7 +40,7 @@ def test_the_example_tables_are_the_shared_thai_tables(data_dir: Path) -> None:
         assert (EXAMPLES / name).read_bytes() == (data_dir / "herbs" / name).read_bytes()
 
 
-def test_thai_tables_load_as_they_are_and_again_add_nothing(store: MetadataStore, mesh_catalog, data_dir: Path) -> None:  # noqa: F811
+def test_thai_tables_load_as_they_are_and_again_add_nothing(store: MetadataStore, mesh_catalog, data_dir: Path) -> None:
     with store.transaction() as tx:
         herbs = import_file(tx.connection, EXAMPLES / "thai_herb_names.tsv", mesh_catalog)
     with store.transaction() as tx:
@@ -73,7 +73,7 @@ def test_thai_tables_load_as_they_are_and_again_add_nothing(store: MetadataStore
         assert sources == {"thai_formulations.tsv"}
 
 
-def test_relations_keep_their_sentence_and_source(store: MetadataStore, mesh_catalog, data_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_relations_keep_their_sentence_and_source(store: MetadataStore, mesh_catalog, data_dir: Path, tmp_path: Path) -> None:
     relations = load_herb_graph(store, mesh_catalog, data_dir, tmp_path)
     rows = relation_rows(data_dir)
     with store.read() as tx:
@@ -94,7 +94,7 @@ def test_relations_keep_their_sentence_and_source(store: MetadataStore, mesh_cat
 
 
 def test_broken_lines_are_listed_by_file_and_line_and_nothing_is_written(
-    store: MetadataStore, mesh_catalog, tmp_path: Path  # noqa: F811
+    store: MetadataStore, mesh_catalog, tmp_path: Path
 ) -> None:
     with store.transaction() as tx:
         import_file(tx.connection, EXAMPLES / "thai_herb_names.tsv", mesh_catalog)
@@ -137,7 +137,7 @@ def test_broken_lines_are_listed_by_file_and_line_and_nothing_is_written(
     assert "'Curcumin', a Chemical, not a plant" in errors[1] and "not a MeSH descriptor id" in errors[2]
 
 
-def test_jsonl_mixes_kinds_and_reports_bad_json(store: MetadataStore, mesh_catalog, tmp_path: Path) -> None:  # noqa: F811
+def test_jsonl_mixes_kinds_and_reports_bad_json(store: MetadataStore, mesh_catalog, tmp_path: Path) -> None:
     good = tmp_path / "facts.jsonl"
     good.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in [
         {"kind": "herb", "scientific_name": "Curcuma longa", "thai_name": "ขมิ้นชัน", "english_name": "Turmeric",
@@ -168,7 +168,7 @@ def test_jsonl_mixes_kinds_and_reports_bad_json(store: MetadataStore, mesh_catal
     assert "not JSON" in errors[0] and "kind 'plant'" in errors[1] and "unknown field 'color'" in errors[2]
 
 
-def test_herb_catalog_joins_duke_taxa_to_imported_and_mesh_herbs(store: MetadataStore, mesh_catalog, data_dir: Path) -> None:  # noqa: F811
+def test_herb_catalog_joins_duke_taxa_to_imported_and_mesh_herbs(store: MetadataStore, mesh_catalog, data_dir: Path) -> None:
     with store.transaction() as tx:
         import_file(tx.connection, EXAMPLES / "thai_herb_names.tsv", mesh_catalog)
     with store.transaction() as tx:
@@ -190,7 +190,7 @@ def test_herb_catalog_joins_duke_taxa_to_imported_and_mesh_herbs(store: Metadata
         assert broader.dst == "mesh:D030024"
 
 
-def test_imported_facts_survive_a_graph_rebuild(mesh_catalog, data_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_imported_facts_survive_a_graph_rebuild(mesh_catalog, data_dir: Path, tmp_path: Path) -> None:
     store = MetadataStore(f"sqlite:///{tmp_path / 'rebuild.db'}")
     store.create_schema()
     load_herb_graph(store, mesh_catalog, data_dir, tmp_path)

@@ -24,8 +24,7 @@ from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store.schema import chunks, documents, kg_relation_evidence
-from tests.corpus.conftest import database_url, fakes, fakes_app  # noqa: F401
-from tests.evidence.conftest import evidence_settings
+from tests.evidence.evidence_fixtures import evidence_settings
 from tests.evidence.refused_writes import allow_inserts, refuse_inserts
 
 pytestmark = pytest.mark.anyio
@@ -38,13 +37,13 @@ Factory = Callable[[str | None], CorpusService]
 
 
 @pytest.fixture
-async def make_corpus(tmp_path: Path, fakes, sync_graph: GraphIndexer) -> AsyncIterator[Factory]:  # noqa: F811
+async def make_corpus(tmp_path: Path, corpus_fakes, sync_graph: GraphIndexer) -> AsyncIterator[Factory]:
     opened: list[tuple[CorpusService, EutilsClient]] = []
 
-    def make(database_url: str | None) -> CorpusService:  # noqa: F811
+    def make(database_url: str | None) -> CorpusService:
         extra = {"DATABASE_URL": database_url} if database_url else {}
         settings = evidence_settings(
-            tmp_path / f"home-{len(opened)}", NCBI_EUTILS_BASE_URL=fakes.eutils_base_url, NCBI_API_KEY="test-key",
+            tmp_path / f"home-{len(opened)}", NCBI_EUTILS_BASE_URL=corpus_fakes.eutils_base_url, NCBI_API_KEY="test-key",
             NCBI_MAX_RETRIES=1, BIO_MCP_PAPER_FETCH=True, **extra,
         )
         eutils = EutilsClient(settings)
@@ -76,7 +75,7 @@ def _evidence(service: CorpusService) -> tuple[set[tuple[str, str, str, str, int
 
 
 async def test_a_fetched_paper_states_what_a_sync_states_and_query_kg_quotes_it(
-    make_corpus: Factory, database_url: str | None  # noqa: F811
+    make_corpus: Factory, database_url: str | None
 ) -> None:
     service = make_corpus(database_url)
 
@@ -107,7 +106,7 @@ async def test_a_fetched_paper_states_what_a_sync_states_and_query_kg_quotes_it(
 
 
 async def test_a_failing_fetch_write_leaves_neither_the_paper_nor_its_relations(
-    make_corpus: Factory, database_url: str | None  # noqa: F811
+    make_corpus: Factory, database_url: str | None
 ) -> None:
     service = make_corpus(database_url)
     await service.open()

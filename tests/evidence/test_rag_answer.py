@@ -25,13 +25,13 @@ from bio_mcp.server.sampling import SamplingAnswerWriter
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import answer_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.answer_fixtures import answer_context, answer_home, answer_settings, pubmedqa  # noqa: F401
+from tests.evidence.answer_fixtures import answer_settings
 
 pytestmark = pytest.mark.anyio
 THAI = "\u0e01-\u0e5b"
 
 
-def first(pubmedqa: list[PubMedQaItem]) -> PubMedQaItem:  # noqa: F811
+def first(pubmedqa: list[PubMedQaItem]) -> PubMedQaItem:
     # "Can tailored interventions increase mammography use among HMO women?"
     return pubmedqa[0]
 
@@ -41,7 +41,7 @@ def stored_text(context: AnswerContext, pmid: str, anchor: str) -> str:
         return tx.chunks.get_many([chunk_uuid(pmid, chunk_id_of(anchor))])[chunk_uuid(pmid, chunk_id_of(anchor))].text
 
 
-async def test_an_indexed_abstract_is_cited_at_least_three_times_and_answered(answer_context, pubmedqa) -> None:  # noqa: F811
+async def test_an_indexed_abstract_is_cited_at_least_three_times_and_answered(answer_context, pubmedqa) -> None:
     item = first(pubmedqa)
     response = await rag_answer(RagAnswerRequest(question=item.question), answer_context)
     assert not response.withheld and response.reason is None, response.scores
@@ -58,7 +58,7 @@ async def test_an_indexed_abstract_is_cited_at_least_three_times_and_answered(an
     assert len(answer_sentences(response)) == len(response.citations) + 1
 
 
-async def test_the_same_question_without_its_abstract_is_withheld_with_a_reason(answer_context, pubmedqa) -> None:  # noqa: F811
+async def test_the_same_question_without_its_abstract_is_withheld_with_a_reason(answer_context, pubmedqa) -> None:
     item = first(pubmedqa)
     index = answer_context.kb.index
     uuids = chunk_uuids_of(index, item.pmid)
@@ -73,7 +73,7 @@ async def test_the_same_question_without_its_abstract_is_withheld_with_a_reason(
     assert answer_sentences(response) == []
 
 
-async def test_a_tampered_span_is_dropped(answer_context, pubmedqa) -> None:  # noqa: F811
+async def test_a_tampered_span_is_dropped(answer_context, pubmedqa) -> None:
     response = await rag_answer(RagAnswerRequest(question=first(pubmedqa).question), answer_context)
     good = response.citations
     shifted = good[0].model_copy(update={"start": good[0].start + 1, "span": f"{good[0].anchor}:{good[0].start + 1}-{good[0].end}"})
@@ -84,7 +84,7 @@ async def test_a_tampered_span_is_dropped(answer_context, pubmedqa) -> None:  # 
     assert verify_citations(answer_context.kb.store, good) == (list(good), [])
 
 
-async def test_tau_is_honoured(answer_home, pubmedqa) -> None:  # noqa: F811
+async def test_tau_is_honoured(answer_home, pubmedqa) -> None:
     item = first(pubmedqa)
     for tau, withheld in ((1.0, True), (0.0, False)):
         corpus = CorpusService(answer_settings(answer_home, ANSWER_CONF_TAU=tau), EutilsClient(answer_settings(answer_home)),
@@ -99,7 +99,7 @@ async def test_tau_is_honoured(answer_home, pubmedqa) -> None:  # noqa: F811
             assert f"{tau:.2f}" in response.reason.message and response.citations
 
 
-async def test_thai_framing_keeps_the_quotes_in_english(answer_context, pubmedqa) -> None:  # noqa: F811
+async def test_thai_framing_keeps_the_quotes_in_english(answer_context, pubmedqa) -> None:
     response = await rag_answer(RagAnswerRequest(question=first(pubmedqa).question, lang="th"), answer_context)
     assert response.lang == "th" and not response.withheld
     # The frame (the verdict, then the lead) is Thai; the quotes keep their English.
@@ -117,7 +117,7 @@ async def test_thai_framing_keeps_the_quotes_in_english(answer_context, pubmedqa
 
 
 @pytest.fixture
-async def corpus(answer_home):  # noqa: F811
+async def corpus(answer_home):
     def make(**extra: Any) -> CorpusService:
         settings = answer_settings(answer_home, **extra)
         made = CorpusService(settings, EutilsClient(settings), embed_in_background=False, follow_changes=False)
@@ -157,7 +157,7 @@ def sampler(replies: list[str], calls: list[CreateMessageRequestParams]):
     return sample
 
 
-async def test_sampling_keeps_only_sentences_whose_citations_check_out(corpus, pubmedqa) -> None:  # noqa: F811
+async def test_sampling_keeps_only_sentences_whose_citations_check_out(corpus, pubmedqa) -> None:
     item = first(pubmedqa)
     calls: list[CreateMessageRequestParams] = []
     async with Client(server_for(corpus(BIO_MCP_ANSWER_SAMPLING="true"))) as plain:
@@ -186,7 +186,7 @@ async def test_sampling_keeps_only_sentences_whose_citations_check_out(corpus, p
     assert body["answer"] in result.content[0].text
 
 
-async def test_without_sampling_the_answer_is_extractive(corpus, pubmedqa) -> None:  # noqa: F811
+async def test_without_sampling_the_answer_is_extractive(corpus, pubmedqa) -> None:
     item = first(pubmedqa)
     calls: list[CreateMessageRequestParams] = []
     # Sampling off: the client's model is never asked.
@@ -210,7 +210,7 @@ async def test_without_sampling_the_answer_is_extractive(corpus, pubmedqa) -> No
     assert off["audit"]["out_hash"] == failed["audit"]["out_hash"]
 
 
-async def test_on_an_empty_corpus_the_withheld_answer_says_how_to_fill_it(tmp_path, pubmedqa) -> None:  # noqa: F811
+async def test_on_an_empty_corpus_the_withheld_answer_says_how_to_fill_it(tmp_path, pubmedqa) -> None:
     settings = answer_settings(tmp_path)
     service = CorpusService(settings, EutilsClient(settings), embed_in_background=False, follow_changes=False)
     try:

@@ -12,7 +12,7 @@ from bio_mcp.features.evidence.answer import AnswerService
 from bio_mcp.features.evidence.answer_focus import QueryReading
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from tests.evidence.conftest import ANDROGRAPHIS_PAPER
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS_PAPER
 
 pytestmark = pytest.mark.anyio
 

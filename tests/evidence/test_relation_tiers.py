@@ -15,7 +15,6 @@ from bio_mcp.graph.adverse_effects import CAUSES_EXTRACTOR, CAUSES_LEAD_EXTRACTO
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.evidence_store import EvidenceRow, SqlEvidenceStore
 from bio_mcp.graph.pubtator import read_pubtator
-from tests.evidence.herb_fixtures import herb_graph, mesh_catalog  # noqa: F401
 from tests.evidence.test_herb_tools import QUERY_KG_RESPONSE, call, server
 
 pytestmark = pytest.mark.anyio
@@ -48,7 +47,7 @@ def _rows(data_dir) -> list[EvidenceRow]:
     return rows
 
 
-async def test_query_kg_names_stated_relations_and_co_mentions_and_never_a_lab_measure(herb_graph, data_dir) -> None:  # noqa: F811
+async def test_query_kg_names_stated_relations_and_co_mentions_and_never_a_lab_measure(herb_graph, data_dir) -> None:
     rows = _rows(data_dir)
     with herb_graph.store.transaction() as tx:
         SqlEvidenceStore(tx.connection).replace_documents(sorted({row.document_id for row in rows}), rows)

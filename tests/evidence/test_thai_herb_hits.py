@@ -19,7 +19,7 @@ from bio_mcp.graph.kg_import import import_file
 from bio_mcp.server.toolset import Toolset, call_tool
 from bio_mcp.server.toolsets.evidence import search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from tests.evidence.conftest import evidence_settings
+from tests.evidence.evidence_fixtures import evidence_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -31,16 +31,16 @@ COMPLAINTS = ("ปวดหัว", "ท้องเสีย", "โรคตั
 
 @pytest.fixture(scope="module")
 async def named_herbs(
-    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, graph_indexer: GraphIndexer
 ) -> AsyncIterator[KbRetrieval]:
     settings = evidence_settings(tmp_path_factory.mktemp("thai-herb-hits"))
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     await service.open()
     with service.store.transaction() as tx:
-        import_file(tx.connection, data_dir / "herbs" / "thai_herb_names.tsv", herb_graph.catalog)
+        import_file(tx.connection, data_dir / "herbs" / "thai_herb_names.tsv", graph_indexer.catalog)
     with service.store.transaction() as tx:
-        write_herb_catalog(tx.connection, herb_graph.catalog, data_dir / "herbs" / "duke")
+        write_herb_catalog(tx.connection, graph_indexer.catalog, data_dir / "herbs" / "duke")
     yield KbRetrieval(service)
     await service.aclose()
     await eutils.aclose()
@@ -62,14 +62,14 @@ async def test_turmeric_and_liver_disease_names_turmeric_not_saffron(named_herbs
 
 
 async def test_no_herb_question_names_a_herb_it_did_not_ask_about(
-    named_herbs: KbRetrieval, data_dir: Path, herb_graph: GraphIndexer
+    named_herbs: KbRetrieval, data_dir: Path, graph_indexer: GraphIndexer
 ) -> None:
     with named_herbs.corpus.store.read() as tx:
         lexicon = load_lexicon(tx.connection)
     with (data_dir / "herbs" / "thai_herb_names.tsv").open(encoding="utf-8") as handle:
         herbs = sorted({row["thai_name"] for row in csv.DictReader(handle, delimiter="\t")})
     assert len(herbs) == 32
-    linker = herb_graph.linker
+    linker = graph_indexer.linker
     assert linker is not None
     wrong = []
     for herb in herbs:

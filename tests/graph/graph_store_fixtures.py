@@ -1,5 +1,6 @@
 """A graph built once per module from the real recorded records (parsed, chunked, linked with the
-real MeSH linker, committed through `commit_documents`, like a sync batch), on SQLite and PostgreSQL."""
+real MeSH linker, committed through `commit_documents`, like a sync batch), on SQLite and PostgreSQL.
+Registered in tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -16,19 +17,12 @@ import sqlalchemy as sa
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.features.corpus.sync import commit_documents
-from bio_mcp.graph.indexer import GraphIndexer, load_catalog
-from bio_mcp.graph.linking import load_linker_from
+from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore
 
 TODAY = date(2025, 1, 15)
-
-
-@pytest.fixture(scope="session")
-def real_graph_indexer(data_dir: Path, linker_cache: Path) -> GraphIndexer:
-    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    return GraphIndexer(load_catalog(mesh, linker_cache), load_linker_from(mesh, None, linker_cache))
 
 
 def fill(store: MetadataStore, data_dir: Path, graph: GraphIndexer) -> None:
@@ -46,7 +40,7 @@ def fill(store: MetadataStore, data_dir: Path, graph: GraphIndexer) -> None:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def graph_store(
-    request: pytest.FixtureRequest, data_dir: Path, tmp_path_factory: pytest.TempPathFactory, real_graph_indexer
+    request: pytest.FixtureRequest, data_dir: Path, tmp_path_factory: pytest.TempPathFactory, graph_indexer
 ) -> Iterator[MetadataStore]:
     """A metadata store holding the real records and their graph (built once per module and dialect)."""
     folder = tmp_path_factory.mktemp("graph-store")
@@ -68,7 +62,7 @@ def graph_store(
 
     store = MetadataStore.open(url, lock_dir=folder / "locks")
     try:
-        fill(store, data_dir, real_graph_indexer)
+        fill(store, data_dir, graph_indexer)
         yield store
     finally:
         store.close()

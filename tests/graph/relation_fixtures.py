@@ -1,5 +1,6 @@
 """The graph indexer a sync uses with relation extraction on: the real MeSH vocabulary, the linker
-with BC5CDR's training pairs, and the plant relation extractor trained on PPR's training split."""
+with BC5CDR's training pairs, and the plant relation extractor trained on PPR's training split.
+Registered in tests/conftest.py."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from bio_mcp.graph.indexer import build_graph_indexer
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 from bio_mcp.store.schema import kg_edges, kg_mentions, kg_nodes, kg_relation_evidence
-from tests.corpus.conftest import TERM, UNTIL, corpus_settings, fakes, fakes_app  # noqa: F401
+from tests.corpus.corpus_fixtures import TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -119,11 +119,11 @@ def graph_rows(service: CorpusService) -> tuple[list, list, list]:
         )
 
 
-async def synced(home: Path, data_dir: Path, fakes, min_records: int | None, warm: bool) -> tuple[dict, tuple]:  # noqa: F811
+async def synced(home: Path, data_dir: Path, corpus_fakes, min_records: int | None, warm: bool) -> tuple[dict, tuple]:
     """Sync the real records into `home` (the worker started before the sync when `warm`): the
     job's counts and the graph."""
     home.mkdir()
-    settings = corpus_settings(home, fakes, BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"))
+    settings = corpus_settings(home, corpus_fakes, BIO_MCP_MESH_PATH=str(data_dir / "mesh" / "mesh_descriptors_2024.jsonl"))
     eutils = EutilsClient(settings)
     service = CorpusService(settings, eutils, embed_in_background=False,
                             sync_options=SyncOptions(until=UNTIL, batch_size=100, worker_min_records=min_records))
@@ -142,7 +142,7 @@ async def synced(home: Path, data_dir: Path, fakes, min_records: int | None, war
         await eutils.aclose()
 
 
-async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, data_dir: Path, fakes, monkeypatch) -> None:  # noqa: F811
+async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, data_dir: Path, corpus_fakes, monkeypatch) -> None:
     """Three syncs of the real records into three homes, annotated in process, by a running worker
     and by a worker the sync starts (its batches wait for it, parsed ahead): the same graph, and
     the job row says the worker did all the work."""
@@ -150,7 +150,7 @@ async def test_a_sync_through_the_worker_stores_the_same_graph(tmp_path: Path, d
     monkeypatch.setattr(sync_module, "WORKER_START_TIMEOUT_S", READY_WITHIN_S)
     graphs = []
     for name, min_records, warm in (("process", None, False), ("worker", 0, True), ("starting", 0, False)):
-        counts, graph = await synced(tmp_path / name, data_dir, fakes, min_records, warm)
+        counts, graph = await synced(tmp_path / name, data_dir, corpus_fakes, min_records, warm)
         assert counts["worker_documents"] == (counts["processed"] if min_records is not None else 0)
         graphs.append(graph)
     assert graphs[0] == graphs[1] == graphs[2]
@@ -173,9 +173,9 @@ async def test_the_worker_never_writes_to_stdout(bio_home: Path, data_dir: Path,
     assert "printed by the worker" in err and "written to fd 1 by the worker" in err
 
 
-async def test_a_worker_slow_to_start_is_not_waited_for(tmp_path: Path, data_dir: Path, fakes, monkeypatch) -> None:  # noqa: F811
+async def test_a_worker_slow_to_start_is_not_waited_for(tmp_path: Path, data_dir: Path, corpus_fakes, monkeypatch) -> None:
     monkeypatch.setattr(sync_module, "WORKER_START_TIMEOUT_S", 0.0)
-    counts, _graph = await synced(tmp_path / "impatient", data_dir, fakes, 0, warm=False)
+    counts, _graph = await synced(tmp_path / "impatient", data_dir, corpus_fakes, 0, warm=False)
     # The first batch at least was annotated in process: the worker was still loading.
     assert counts["worker_documents"] <= counts["processed"] - 100
 

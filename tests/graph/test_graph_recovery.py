@@ -27,9 +27,7 @@ from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store import MetadataStore, open_metadata_store
 from bio_mcp.store.schema import chunks, documents, kg_edges, kg_mentions, kg_nodes
 from bio_mcp.testing.faults import Fault
-from tests.corpus.conftest import SPREAD, TERM, UNTIL, corpus_settings
-from tests.graph.graph_sync_fixtures import fakes, fakes_app, graph_indexer, make_graph_service, mesh_cache  # noqa: F401
-from tests.store.conftest import store_url  # noqa: F401
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -70,18 +68,18 @@ def agreement(store: MetadataStore) -> tuple[int, int]:
     return len(pmids), len(chunk_rows)
 
 
-async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_graph_service, fakes, bio_home) -> None:  # noqa: F811
-    settings = corpus_settings(bio_home, fakes)
+async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_graph_service, corpus_fakes, bio_home) -> None:
+    settings = corpus_settings(bio_home, corpus_fakes)
     env = {
         **os.environ,
         "BIO_MCP_HOME": str(settings.home),
-        "NCBI_EUTILS_BASE_URL": fakes.eutils_base_url,
+        "NCBI_EUTILS_BASE_URL": corpus_fakes.eutils_base_url,
         "BIO_MCP_EMBEDDINGS_PROVIDER": "hash",
         "NCBI_API_KEY": "test-key",
         # The subprocess writes documents, sections and topics; the linker's cold build is not under test.
         "BIO_MCP_GRAPH_LINKING": "false",
     }
-    fakes.eutils.latency_s = 0.05
+    corpus_fakes.eutils.latency_s = 0.05
     process = await anyio.open_process([sys.executable, "-c", SYNC_SCRIPT], env=env, cwd=REPO)
     store = open_metadata_store(settings)
     try:
@@ -95,14 +93,14 @@ async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_g
         process.send_signal(signal.SIGKILL)
         with anyio.fail_after(10):
             await process.wait()
-        fakes.eutils.latency_s = 0.0
+        corpus_fakes.eutils.latency_s = 0.0
         stored, _ = agreement(store)
-        assert 0 < stored < len(fakes.eutils.records)
+        assert 0 < stored < len(corpus_fakes.eutils.records)
 
         service = make_graph_service()
         await service.sync_delta(SyncDeltaRequest(query_key="killed", term=TERM))
         total, _ = agreement(service.store)
-        assert total == len(fakes.eutils.records)
+        assert total == len(corpus_fakes.eutils.records)
         with service.store.read() as tx:
             mentioned = tx.connection.execute(
                 sa.select(sa.func.count(sa.distinct(kg_mentions.c.document_id)))
@@ -117,7 +115,7 @@ async def test_a_sync_killed_mid_run_leaves_graph_and_corpus_in_agreement(make_g
 
 
 async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_flight_commits(
-    make_graph_service, fakes  # noqa: F811
+    make_graph_service, corpus_fakes
 ) -> None:
     service = make_graph_service()
     efetches = 0
@@ -129,7 +127,7 @@ async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_fli
 
     # The third EFetch (and its retries) fail while the first batch is committing and the second is
     # being annotated.
-    fakes.eutils.inject(Fault.http_status(500), times=None, path="efetch.fcgi", when=third_and_later)
+    corpus_fakes.eutils.inject(Fault.http_status(500), times=None, path="efetch.fcgi", when=third_and_later)
     with pytest.raises(BioMcpError):
         await service.sync_delta(SyncDeltaRequest(query_key="failing", term=TERM))
     stored, _ = agreement(service.store)
@@ -146,7 +144,7 @@ async def test_an_efetch_failing_mid_window_fails_the_sync_once_the_batch_in_fli
     assert watermark is None
 
 
-def test_a_new_version_replaces_the_documents_sections_and_mentions(store_url, tmp_path, data_dir, graph_indexer) -> None:  # noqa: F811
+def test_a_new_version_replaces_the_documents_sections_and_mentions(store_url, tmp_path, data_dir, graph_indexer) -> None:
     import gzip
 
     with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as handle:

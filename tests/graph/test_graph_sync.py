@@ -11,15 +11,7 @@ from bio_mcp.graph.ids import document_node_id, pubmed_source_uri, section_node_
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import TraversalSpec, traverse
 from bio_mcp.store.schema import chunks, documents, kg_edges, kg_mentions, kg_nodes
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
@@ -40,7 +32,7 @@ def graph_ids(connection, label: str) -> set[str]:
     return set(connection.execute(sa.select(kg_nodes.c.id).where(kg_nodes.c.label == label)).scalars())
 
 
-async def test_a_sync_writes_documents_sections_mentions_and_topics(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_a_sync_writes_documents_sections_mentions_and_topics(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     with service.store.read() as tx:
         docs, sections = corpus_ids(tx.connection)
@@ -69,7 +61,7 @@ async def test_a_sync_writes_documents_sections_mentions_and_topics(make_graph_s
     assert nct["nct:NCT02149199"].type == "Trial"
 
 
-async def test_traversing_from_acetaminophen_reaches_the_documents_that_mention_it(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_traversing_from_acetaminophen_reaches_the_documents_that_mention_it(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     with service.store.read() as tx:
         mentioning = {
@@ -85,7 +77,7 @@ async def test_traversing_from_acetaminophen_reaches_the_documents_that_mention_
     assert all(0.0 <= node.score <= 1.0 for node in walk.nodes)
 
 
-async def test_a_rebuild_from_the_store_reproduces_every_node_and_edge_id(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_a_rebuild_from_the_store_reproduces_every_node_and_edge_id(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     with service.store.read() as tx:
         before = SqlGraphStore(tx.connection).ids()

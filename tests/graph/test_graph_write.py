@@ -40,12 +40,10 @@ from bio_mcp.store.schema import (
     kg_nodes,
     schema_version,
 )
-from tests.graph.graph_sync_fixtures import graph_indexer, mesh_cache  # noqa: F401
-from tests.store.conftest import store_url  # noqa: F401
 
 
 @pytest.fixture(scope="module")
-def real_graphs(data_dir: Path, graph_indexer: GraphIndexer) -> list[DocumentGraph]:  # noqa: F811
+def real_graphs(data_dir: Path, graph_indexer: GraphIndexer) -> list[DocumentGraph]:
     """The graphs of the first 60 real records (by PMID), linked by the shipped MeSH linker."""
     with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as handle:
         articles = sorted(parse_efetch(handle.read()), key=lambda article: int(article.pmid))[:60]
@@ -58,7 +56,7 @@ def real_graphs(data_dir: Path, graph_indexer: GraphIndexer) -> list[DocumentGra
 
 
 @pytest.fixture
-def store(store_url: str, tmp_path: Path):  # noqa: F811
+def store(store_url: str, tmp_path: Path):
     opened = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")
     yield opened
     opened.close()
@@ -203,7 +201,7 @@ def test_hops_read_entities_through_the_partial_index_and_documents_by_primary_k
     ],
 )
 def test_an_older_stores_unused_index_is_dropped_on_open(
-    store_url: str, tmp_path: Path, table: str, retired: str, columns: str, kept: str  # noqa: F811
+    store_url: str, tmp_path: Path, table: str, retired: str, columns: str, kept: str
 ) -> None:
     MetadataStore.open(store_url, lock_dir=tmp_path / "locks").close()
     engine = sa.create_engine(store_url)
@@ -232,7 +230,7 @@ def test_a_failed_write_leaves_nothing(store: MetadataStore, real_graphs: list[D
 
 
 def test_a_version_1_store_moves_its_mentions_to_their_table_on_open(
-    store_url: str, tmp_path: Path, real_graphs: list[DocumentGraph]  # noqa: F811
+    store_url: str, tmp_path: Path, real_graphs: list[DocumentGraph]
 ) -> None:
     """Schema 1 kept MENTIONS in kg_edges: opening such a store moves them to kg_mentions, once,
     and the graph reads back the same, neighbours and mention counts included."""

@@ -19,15 +19,7 @@ from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 from bio_mcp.store.schema import kg_edges
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.graph.graph_sync_fixtures import synced
 
 # The real record with a GeneSymbolList, and one listing two supplementary concepts.
 GENES_PMID = "7915705"
@@ -84,7 +76,7 @@ def test_a_listed_heading_keeps_its_heading_edge(real_articles: dict[str, Articl
 
 @pytest.mark.anyio
 async def test_a_sync_links_listed_chemicals_and_genes_and_a_rebuild_reproduces_them(
-    make_graph_service, database_url  # noqa: F811
+    make_graph_service, database_url
 ) -> None:
     service = await synced(make_graph_service, database_url)
 

@@ -29,14 +29,7 @@ from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.parsers import parse_requested
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts
 from bio_mcp.store.schema import chunks, kg_edges, kg_mentions, kg_nodes, kg_pubtator3
-from tests.corpus.conftest import SPREAD, UNTIL, corpus_settings
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    mesh_cache,
-)
+from tests.corpus.corpus_fixtures import SPREAD, UNTIL, corpus_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +41,12 @@ HUMANS = "mesh:D006801"
 
 
 @pytest.fixture
-async def make(bio_home: Path, fakes, graph_indexer):  # noqa: F811
+async def make(bio_home: Path, corpus_fakes, graph_indexer):
     opened: list[tuple[CorpusService, EutilsClient]] = []
 
-    def build(database_url: str | None = None, enabled: bool = True) -> CorpusService:  # noqa: F811
+    def build(database_url: str | None = None, enabled: bool = True) -> CorpusService:
         settings = corpus_settings(
-            bio_home, fakes, database_url, PUBTATOR3_BASE_URL=fakes.pubtator3_base_url,
+            bio_home, corpus_fakes, database_url, PUBTATOR3_BASE_URL=corpus_fakes.pubtator3_base_url,
             PUBTATOR3_MAX_RETRIES=0, BIO_MCP_PUBTATOR3_MENTIONS=enabled,
         )
         eutils = EutilsClient(settings)
@@ -89,7 +82,7 @@ def entity_nodes(connection, prefix: str) -> dict[str, tuple[str, str]]:
     return {row.id: (row.type, row.title) for row in rows}
 
 
-async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(make, fakes, database_url) -> None:  # noqa: F811
+async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(make, corpus_fakes, database_url) -> None:
     service = make(database_url)
     response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     report = response.pubtator3
@@ -97,7 +90,7 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     assert report.annotated == 1 and report.absent == response.pmids_processed - 1 > 0
     assert report.mismatched == 0 and report.mentions > 0
     # One batch, one request: PubTator3's limit is per request.
-    assert [r.param("pmids").count(",") + 1 for r in fakes.pubtator3.requests] == [response.pmids_processed]
+    assert [r.param("pmids").count(",") + 1 for r in corpus_fakes.pubtator3.requests] == [response.pmids_processed]
     with service.store.read() as tx:
         texts = chunk_texts(tx.connection, PMID)
         found = pubtator3_mentions(tx.connection)
@@ -133,29 +126,29 @@ async def test_enabled_genes_and_variants_become_entities_at_the_stored_offsets(
     assert any(span[2] == "BRAF" for m in braf.mentioned_in for span in m.spans)
 
 
-async def test_disabled_no_pubtator3_entity_and_no_request(make, fakes) -> None:  # noqa: F811
+async def test_disabled_no_pubtator3_entity_and_no_request(make, corpus_fakes) -> None:
     service = make(enabled=False)
     response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert response.pubtator3 is None and response.pmids_processed > 0
-    assert fakes.pubtator3.requests == []
+    assert corpus_fakes.pubtator3.requests == []
     with service.store.read() as tx:
         assert pubtator3_mentions(tx.connection) == []
         assert entity_nodes(tx.connection, "ncbigene:") == entity_nodes(tx.connection, "dbsnp:") == {}
 
 
-async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, fakes) -> None:  # noqa: F811
+async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, corpus_fakes) -> None:
     service = make()
-    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)
     down = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     report = down.pubtator3
     assert down.inserted == down.pmids_processed > 0
     assert report is not None and report.error and report.annotated == report.absent == 0
     assert report.pending == down.pmids_processed
     assert any("pending" in warning and "not the same as having none" in warning for warning in down.warnings)
-    assert len(fakes.pubtator3.requests) == 1  # no retries configured, and one batch
+    assert len(corpus_fakes.pubtator3.requests) == 1  # no retries configured, and one batch
     with service.store.read() as tx:
         assert pubtator3_mentions(tx.connection) == [] and entity_nodes(tx.connection, "ncbigene:") == {}
-    fakes.pubtator3.faults.reset()
+    corpus_fakes.pubtator3.faults.reset()
     again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert again.skipped == again.pmids_processed  # the records did not change: the pending list filled them
     assert again.pubtator3 is not None and again.pubtator3.pending == 0
@@ -168,15 +161,15 @@ async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until
     assert found and all(texts[src][s:e] == t for src, _, props in found for s, e, t in props["spans"])
 
 
-async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, fakes, data_dir) -> None:  # noqa: F811
+async def test_add_articles_marks_pending_in_an_outage_and_a_sync_fills_it(make, corpus_fakes, data_dir) -> None:
     service = make()
     body = (data_dir / "ncbi" / "biomcp" / "pubmed" / f"efetch_citation_{PMID}.xml").read_bytes()
     articles = parse_requested(body, {PMID}).records
-    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)
     await service.add_articles(articles)
     with service.store.read() as tx:
         assert entity_nodes(tx.connection, "ncbigene:") == {}
-    fakes.pubtator3.faults.reset()
+    corpus_fakes.pubtator3.faults.reset()
     response = await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
     assert response.pubtator3 is not None and response.pubtator3.filled == 1 and response.pubtator3.pending == 0
     with service.store.read() as tx:
@@ -204,24 +197,24 @@ def age_absent(connection, days: float) -> None:
     )
 
 
-def asked_pmids(fakes) -> list[set[str]]:  # noqa: F811
-    return [set(request.param("pmids").split(",")) for request in fakes.pubtator3.requests]
+def asked_pmids(corpus_fakes) -> list[set[str]]:
+    return [set(request.param("pmids").split(",")) for request in corpus_fakes.pubtator3.requests]
 
 
-async def test_an_absent_record_is_asked_again_once_it_has_been_absent_a_while(make, fakes, database_url, monkeypatch) -> None:  # noqa: F811
+async def test_an_absent_record_is_asked_again_once_it_has_been_absent_a_while(make, corpus_fakes, database_url, monkeypatch) -> None:
     # PubTator3 has not annotated PMID 22663011 yet (as with a record of this week): absent.
-    recorded = fakes.pubtator3.abstracts[PMID]
-    monkeypatch.delitem(fakes.pubtator3.abstracts, PMID)
+    recorded = corpus_fakes.pubtator3.abstracts[PMID]
+    monkeypatch.delitem(corpus_fakes.pubtator3.abstracts, PMID)
     service = make(database_url)
     first = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert first.pubtator3 is not None and first.pubtator3.annotated == 0
     assert first.pubtator3.absent == first.pmids_processed > 1 and first.pubtator3.rechecked == 0
     # A week later PubTator3's update holds it.
-    monkeypatch.setitem(fakes.pubtator3.abstracts, PMID, recorded)
+    monkeypatch.setitem(corpus_fakes.pubtator3.abstracts, PMID, recorded)
     soon = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert soon.pubtator3 is not None and soon.pubtator3.rechecked == soon.pubtator3.annotated == 0
     # Absent for less than the recheck delay: only the record the sync's overlap window meets again is asked.
-    assert len(asked_pmids(fakes)) == 2 and PMID not in asked_pmids(fakes)[1]
+    assert len(asked_pmids(corpus_fakes)) == 2 and PMID not in asked_pmids(corpus_fakes)[1]
     with service.store.transaction() as tx:
         age_absent(tx.connection, 8)
     later = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
@@ -230,7 +223,7 @@ async def test_an_absent_record_is_asked_again_once_it_has_been_absent_a_while(m
     assert report.rechecked == first.pmids_processed and report.annotated == 1
     assert report.absent == first.pmids_processed - 1 and report.filled == 0 and report.pending == 0
     # One request: the record the sync meets again keeps the answer it was just given, counted once.
-    assert len(asked_pmids(fakes)) == 3 and asked_pmids(fakes)[-1] == asked_pmids(fakes)[0]
+    assert len(asked_pmids(corpus_fakes)) == 3 and asked_pmids(corpus_fakes)[-1] == asked_pmids(corpus_fakes)[0]
     with service.store.read() as tx:
         assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
         # Asked again now: the records still absent wait another week.
@@ -239,10 +232,10 @@ async def test_an_absent_record_is_asked_again_once_it_has_been_absent_a_while(m
         ).scalar_one() == 0
     again = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert again.pubtator3 is not None and again.pubtator3.rechecked == again.pubtator3.annotated == 0
-    assert len(asked_pmids(fakes)) == 4 and asked_pmids(fakes)[-1] == asked_pmids(fakes)[1]
+    assert len(asked_pmids(corpus_fakes)) == 4 and asked_pmids(corpus_fakes)[-1] == asked_pmids(corpus_fakes)[1]
 
 
-async def test_the_recheck_is_bounded_per_sync_pending_first(make, fakes) -> None:  # noqa: F811
+async def test_the_recheck_is_bounded_per_sync_pending_first(make, corpus_fakes) -> None:
     service = make()
     first = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
     assert first.pubtator3 is not None and first.pubtator3.absent == 2
@@ -255,15 +248,15 @@ async def test_the_recheck_is_bounded_per_sync_pending_first(make, fakes) -> Non
     bounded = Pubtator3Run(service.pubtator3)
     await bounded.ask_again(service.store, service.graph, limit=1)
     assert (bounded.tally.filled, bounded.tally.rechecked, bounded.tally.absent) == (1, 0, 1)
-    assert asked_pmids(fakes)[-1] == {pending}
+    assert asked_pmids(corpus_fakes)[-1] == {pending}
     after = Pubtator3Run(service.pubtator3)
     await after.ask_again(service.store, service.graph, limit=1)
     assert (after.tally.filled, after.tally.rechecked, after.tally.absent) == (0, 1, 1)
-    assert asked_pmids(fakes)[-1] == {absent}
+    assert asked_pmids(corpus_fakes)[-1] == {absent}
     # Both asked now: a week to wait.
     done = Pubtator3Run(service.pubtator3)
     await done.ask_again(service.store, service.graph)
-    assert done.tally.rechecked == 0 and len(asked_pmids(fakes)) == 3
+    assert done.tally.rechecked == 0 and len(asked_pmids(corpus_fakes)) == 3
 
 
 def topic_edges(connection, pmid: str) -> dict[str, dict]:
@@ -274,7 +267,7 @@ def topic_edges(connection, pmid: str) -> dict[str, dict]:
     return {row.dst: props_of(row.props) for row in rows}
 
 
-async def test_a_listed_gene_symbol_is_the_gene_pubtator3_names_in_the_record(make, fakes, data_dir, database_url) -> None:  # noqa: F811
+async def test_a_listed_gene_symbol_is_the_gene_pubtator3_names_in_the_record(make, corpus_fakes, data_dir, database_url) -> None:
     """MEDLINE kept GeneSymbolLists for 1991-1995 records only, and PubTator3's recorded exports are
     of later ones, so the real 2012 record is given the list its genes would have had: BRAF (which
     PubTator3 names, NCBI Gene 673) and NRAS (which it does not)."""
@@ -283,12 +276,12 @@ async def test_a_listed_gene_symbol_is_the_gene_pubtator3_names_in_the_record(ma
     [article] = parse_requested(body, {PMID}).records
     listed = article.model_copy(update={"gene_symbols": ["BRAF", "NRAS"]})
     # PubTator3 down when the record is added: the listed symbols are genes by symbol only.
-    fakes.pubtator3.inject(fakes.pubtator3.server_error(503), times=None)
+    corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)
     await service.add_articles([listed])
     with service.store.read() as tx:
         assert {"gene:BRAF", "gene:NRAS"} <= set(topic_edges(tx.connection, PMID))
         assert BRAF not in entity_nodes(tx.connection, "ncbigene:")
-    fakes.pubtator3.faults.reset()
+    corpus_fakes.pubtator3.faults.reset()
     response = await service.sync_delta(SyncDeltaRequest(query_key="other", term="xyzzy12345nonexistent"))
     assert response.pubtator3 is not None and response.pubtator3.filled == 1
     with service.store.read() as tx:
@@ -328,7 +321,7 @@ def test_spans_that_do_not_line_up_are_skipped_never_misplaced(data_dir) -> None
     assert misplaced.counts.mismatched + misplaced.counts.unnormalised == len(other.annotations.annotations)
 
 
-def test_common_taxa_are_their_mesh_organisms_the_rest_keep_their_id(data_dir, graph_indexer) -> None:  # noqa: F811
+def test_common_taxa_are_their_mesh_organisms_the_rest_keep_their_id(data_dir, graph_indexer) -> None:
     catalog = graph_indexer.catalog
     # Every descriptor of the table is an organism of the shipped MeSH.
     for taxon, ui in MESH_ORGANISM_OF_TAXON.items():

@@ -20,15 +20,7 @@ from bio_mcp.graph.related_refresh import refresh_related_if_stale, refresh_rela
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import documents, kg_edges
-from tests.corpus.conftest import TERM, UNTIL
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-)
+from tests.corpus.corpus_fixtures import TERM, UNTIL
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +29,7 @@ MID_YEAR = date(2024, 7, 1)
 REQUEST = SyncDeltaRequest(query_key="related", term=TERM)
 
 
-def first_half(make, database_url: str | None, **kwargs) -> CorpusService:  # noqa: F811
+def first_half(make, database_url: str | None, **kwargs) -> CorpusService:
     return make(database_url, sync_options=SyncOptions(until=MID_YEAR, batch_size=100), **kwargs)
 
 
@@ -76,7 +68,7 @@ def assert_in_step(store: MetadataStore) -> dict:
     return recorded
 
 
-async def test_a_service_sync_recomputes_related_to_in_the_background(make_graph_service, database_url, monkeypatch) -> None:  # noqa: F811
+async def test_a_service_sync_recomputes_related_to_in_the_background(make_graph_service, database_url, monkeypatch) -> None:
     monkeypatch.setenv("BIO_MCP_GRAPH_RELATED_DELAY_S", "0")
     service = first_half(make_graph_service, database_url, refresh_related=True)
     await service.sync_delta(REQUEST)
@@ -92,7 +84,7 @@ async def test_a_service_sync_recomputes_related_to_in_the_background(make_graph
     assert second["mentions_version"] != first["mentions_version"]
 
 
-async def test_staleness_is_false_after_a_refresh_and_true_after_a_write(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_staleness_is_false_after_a_refresh_and_true_after_a_write(make_graph_service, database_url) -> None:
     service = first_half(make_graph_service, database_url)
     assert service.related_refresher is None  # not a server: nothing refreshes behind the test's back
     await service.sync_delta(REQUEST)
@@ -113,7 +105,7 @@ async def test_staleness_is_false_after_a_refresh_and_true_after_a_write(make_gr
     assert_in_step(service.store)
 
 
-async def test_a_sync_that_writes_nothing_leaves_related_to_current(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_a_sync_that_writes_nothing_leaves_related_to_current(make_graph_service, database_url) -> None:
     service = first_half(make_graph_service, database_url)
     await service.sync_delta(REQUEST)
     refresh_related_now(service.store)
@@ -124,7 +116,7 @@ async def test_a_sync_that_writes_nothing_leaves_related_to_current(make_graph_s
 
 
 async def test_a_failing_refresh_leaves_the_sync_successful_and_the_graph_consistent(
-    make_graph_service, database_url, monkeypatch, caplog  # noqa: F811
+    make_graph_service, database_url, monkeypatch, caplog
 ) -> None:
     monkeypatch.setenv("BIO_MCP_GRAPH_RELATED_DELAY_S", "0")
     service = first_half(make_graph_service, database_url, refresh_related=True)
@@ -160,7 +152,7 @@ async def test_a_failing_refresh_leaves_the_sync_successful_and_the_graph_consis
     assert assert_in_step(service.store)["sections"] > recorded["sections"]
 
 
-async def test_refreshes_racing_on_one_database_write_once_without_error(make_graph_service, database_url, monkeypatch) -> None:  # noqa: F811
+async def test_refreshes_racing_on_one_database_write_once_without_error(make_graph_service, database_url, monkeypatch) -> None:
     service = first_half(make_graph_service, database_url)
     await service.sync_delta(REQUEST)
     racers = 4

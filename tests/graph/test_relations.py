@@ -27,8 +27,6 @@ from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.metadata_store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_nodes, kg_relation_evidence
-from tests.graph.relation_fixtures import indexer  # noqa: F401
-from tests.store.conftest import store_url  # noqa: F401
 
 # Measured on PPR dev: F1 0.6614 (P 0.7167, R 0.614); pairs baseline F1 0.5527. The floor leaves room
 # for small changes of the linker, never for a broken extractor (which falls to the baseline or below).
@@ -40,7 +38,7 @@ def dev(data_dir: Path) -> list[PprDocument]:
     return read_ppr(data_dir / "bench" / "ppr" / "PPR_dev_corpus.txt")
 
 
-def test_ppr_dev_relations_are_found_end_to_end_above_the_floor(indexer: GraphIndexer,  # noqa: F811
+def test_ppr_dev_relations_are_found_end_to_end_above_the_floor(indexer: GraphIndexer,
     dev: list[PprDocument]) -> None:
     extractor = indexer.extractors[0]
     assert isinstance(extractor, RelationExtractor)
@@ -61,7 +59,7 @@ def test_sentences_of_ppr_abstracts_are_found_again(dev: list[PprDocument]) -> N
     assert found / total >= 0.9
 
 
-def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(data_dir: Path, indexer: GraphIndexer) -> None:  # noqa: F811
+def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(data_dir: Path, indexer: GraphIndexer) -> None:
     names = duke_plant_names(data_dir / "herbs" / "duke", indexer.catalog.vocabulary)
     plants = plant_descriptors(indexer.catalog.vocabulary)
     entity, sensitive = names["Hibiscus sabdariffa"]
@@ -72,7 +70,7 @@ def test_duke_names_map_binomial_common_and_abbreviated_names_to_one_mesh_plant(
     assert names["Curcuma longa"][0] == names["turmeric"][0] == "mesh:D030024"
 
 
-def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(indexer: GraphIndexer, dev: list[PprDocument]) -> None:  # noqa: F811
+def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(indexer: GraphIndexer, dev: list[PprDocument]) -> None:
     document = next(d for d in dev if d.pmid == "10226574")
     text = document.text
     relations = indexer.extract_text(text, indexer.link_text(text))
@@ -85,7 +83,7 @@ def test_a_plant_inhibiting_tumour_growth_is_an_indication_with_its_sentence(ind
     assert not any(r.type == CAUSES for r in in_first)
 
 
-def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int = 1) -> list[DocumentSource]:  # noqa: F811
+def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int = 1) -> list[DocumentSource]:
     sources = []
     for document in documents:
         text = document.text
@@ -96,7 +94,7 @@ def _sources(indexer: GraphIndexer, documents: list[PprDocument], version: int =
     return sources
 
 
-def _write(store: MetadataStore, indexer: GraphIndexer, sources: list[DocumentSource]) -> None:  # noqa: F811
+def _write(store: MetadataStore, indexer: GraphIndexer, sources: list[DocumentSource]) -> None:
     with store.transaction() as tx:
         write_document_graphs(SqlGraphStore(tx.connection), sources, indexer.catalog, SqlEvidenceStore(tx.connection))
 
@@ -113,7 +111,7 @@ def _relation_edges(store: MetadataStore) -> dict:
 
 
 def test_document_graphs_write_one_evidence_row_per_sentence_and_edges_derived_from_them(
-    store_url: str, indexer: GraphIndexer, dev: list[PprDocument]  # noqa: F811
+    store_url: str, indexer: GraphIndexer, dev: list[PprDocument]
 ) -> None:
     store = MetadataStore(store_url)
     store.create_schema()
@@ -180,7 +178,7 @@ def train(data_dir: Path) -> list[PprDocument]:
     return read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt")
 
 
-def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer: GraphIndexer,  # noqa: F811
+def test_a_sentence_saying_a_plant_caused_a_disease_never_yields_treats(indexer: GraphIndexer,
                                                                        dev: list[PprDocument],
                                                                        train: list[PprDocument]) -> None:
     """Every pair of PPR (train and dev) whose words say the plant causes, induces or worsens the
@@ -239,7 +237,7 @@ def test_harm_cues_read_real_sentences(sentence: str, plant: str, disease: str, 
     assert harm_between(sentence, (start, start + len(plant)), (end, end + len(disease))) == reading
 
 
-def test_a_constituent_is_stated_only_where_duke_lists_it_for_the_plant(indexer: GraphIndexer,  # noqa: F811
+def test_a_constituent_is_stated_only_where_duke_lists_it_for_the_plant(indexer: GraphIndexer,
                                                                         train: list[PprDocument]) -> None:
     """PPR training sentences with a constituent cue: colchicine in Colchicum autumnale (Duke lists
     it) is stated; "Green tea contains many polyphenols" (a class Duke does not list) is not."""

@@ -11,16 +11,7 @@ from bio_mcp.graph.elements import EVIDENCE_RELATIONS
 from bio_mcp.graph.ids import pubmed_source_uri, section_node_id
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.schema import chunks, kg_edges, kg_relation_evidence
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
-from tests.graph.relation_fixtures import indexer  # noqa: F401
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +28,7 @@ def _relation_edges(connection) -> dict[tuple[str, str, str], tuple]:
 
 
 async def test_a_sync_writes_the_relations_its_sections_state_and_a_rebuild_reproduces_them(
-    make_graph_service, database_url, indexer  # noqa: F811
+    make_graph_service, database_url, indexer
 ) -> None:
     service = await synced(lambda url: make_graph_service(url, graph=indexer), database_url)
     with service.store.read() as tx:

@@ -9,7 +9,6 @@ from bio_mcp.features.kb.entities import find_entities
 from bio_mcp.features.kb.models import EntitiesRequest
 from bio_mcp.graph.kg_import import import_file
 from bio_mcp.store.schema import kg_mentions
-from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
 
 
 def documents_mentioning(store, entity_id: str) -> int:
@@ -21,31 +20,31 @@ def documents_mentioning(store, entity_id: str) -> int:
         )
 
 
-def test_a_brand_name_finds_the_descriptor_with_its_mentions(graph_store, real_graph_indexer) -> None:  # noqa: F811
-    response = find_entities(EntitiesRequest(query="tylenol"), graph_store, real_graph_indexer.catalog)
+def test_a_brand_name_finds_the_descriptor_with_its_mentions(graph_store, graph_indexer) -> None:
+    response = find_entities(EntitiesRequest(query="tylenol"), graph_store, graph_indexer.catalog)
     best = response.entities[0]
     assert (best.id, best.name, best.type, best.match) == ("mesh:D000082", "Acetaminophen", "Chemical", "synonym")
     assert best.tree_numbers and all(tree.startswith("D") for tree in best.tree_numbers)
     assert best.mentions == documents_mentioning(graph_store, "mesh:D000082") > 0
 
 
-def test_names_ids_and_unmentioned_entities(graph_store, real_graph_indexer) -> None:  # noqa: F811
-    by_name = find_entities(EntitiesRequest(query="Acetaminophen", limit=3), graph_store, real_graph_indexer.catalog)
-    by_id = find_entities(EntitiesRequest(query="D000082"), graph_store, real_graph_indexer.catalog)
+def test_names_ids_and_unmentioned_entities(graph_store, graph_indexer) -> None:
+    by_name = find_entities(EntitiesRequest(query="Acetaminophen", limit=3), graph_store, graph_indexer.catalog)
+    by_id = find_entities(EntitiesRequest(query="D000082"), graph_store, graph_indexer.catalog)
     assert by_name.entities[0].id == by_id.entities[0].id == "mesh:D000082"
     assert by_name.entities[0].match == "name" and by_id.entities[0].match == "id"
     assert len(by_name.entities) <= 3
     # An obscure descriptor: found by name all the same, with the graph's own count (zero or more).
-    rare = find_entities(EntitiesRequest(query="Temefos"), graph_store, real_graph_indexer.catalog).entities[0]
+    rare = find_entities(EntitiesRequest(query="Temefos"), graph_store, graph_indexer.catalog).entities[0]
     assert rare.id == "mesh:D000002" and rare.mentions == documents_mentioning(graph_store, "mesh:D000002")
-    scores = [entity.score for entity in find_entities(EntitiesRequest(query="hepatitis"), graph_store, real_graph_indexer.catalog).entities]
+    scores = [entity.score for entity in find_entities(EntitiesRequest(query="hepatitis"), graph_store, graph_indexer.catalog).entities]
     assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
 
 
-def test_imported_herb_names_and_ids_find_their_entities(graph_store, real_graph_indexer, data_dir) -> None:  # noqa: F811
+def test_imported_herb_names_and_ids_find_their_entities(graph_store, graph_indexer, data_dir) -> None:
     # The Thai herb table's names (Thai, English, scientific) and herb:/formulation: ids are what the
     # herb tools take and graph.traverse starts from; graph.entities found none of them.
-    catalog = real_graph_indexer.catalog
+    catalog = graph_indexer.catalog
     with graph_store.transaction() as tx:
         for table in ("thai_herb_names.tsv", "thai_formulations.tsv"):
             import_file(tx.connection, data_dir / "herbs" / table, catalog)
@@ -64,16 +63,16 @@ def test_imported_herb_names_and_ids_find_their_entities(graph_store, real_graph
     assert best("formulation:triphala").id == best("ตรีผลา").id == "formulation:triphala"
 
 
-def test_a_drug_name_spelt_in_thai_finds_its_descriptor(graph_store, real_graph_indexer) -> None:  # noqa: F811
+def test_a_drug_name_spelt_in_thai_finds_its_descriptor(graph_store, graph_indexer) -> None:
     # พาราเซตามอล (paracetamol), as Thai pharmacies spell it, and as "the drug ..." run together.
     for query in ("พาราเซตามอล", "ยาพาราเซตามอล"):
-        best = find_entities(EntitiesRequest(query=query), graph_store, real_graph_indexer.catalog).entities[0]
+        best = find_entities(EntitiesRequest(query=query), graph_store, graph_indexer.catalog).entities[0]
         assert (best.id, best.name, best.match) == ("mesh:D000082", "Acetaminophen", "thai")
         assert best.mentions == documents_mentioning(graph_store, "mesh:D000082") > 0
-    assert find_entities(EntitiesRequest(query="เด็กวัยเรียน"), graph_store, real_graph_indexer.catalog).entities == []
+    assert find_entities(EntitiesRequest(query="เด็กวัยเรียน"), graph_store, graph_indexer.catalog).entities == []
 
 
-def test_a_page_reads_its_mentions_in_one_statement(graph_store, real_graph_indexer) -> None:  # noqa: F811
+def test_a_page_reads_its_mentions_in_one_statement(graph_store, graph_indexer) -> None:
     statements: list[str] = []
 
     def record(_conn, _cursor, statement: str, *_args) -> None:
@@ -81,7 +80,7 @@ def test_a_page_reads_its_mentions_in_one_statement(graph_store, real_graph_inde
 
     sa.event.listen(sa.engine.Engine, "before_cursor_execute", record)
     try:
-        response = find_entities(EntitiesRequest(query="liver", limit=20), graph_store, real_graph_indexer.catalog)
+        response = find_entities(EntitiesRequest(query="liver", limit=20), graph_store, graph_indexer.catalog)
     finally:
         sa.event.remove(sa.engine.Engine, "before_cursor_execute", record)
     mentioned = [entity for entity in response.entities if entity.mentions]

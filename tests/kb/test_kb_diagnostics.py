@@ -16,22 +16,14 @@ from bio_mcp.features.kb.models import KbSearchRequest, RetrieveEvidenceRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
 BIO_MCP = str(Path(sys.executable).parent / "bio-mcp")
 
 
-async def test_each_call_is_recorded_and_shown_as_markdown(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_each_call_is_recorded_and_shown_as_markdown(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     retrieval = KbRetrieval(service)
     found = await retrieval.search(KbSearchRequest(query="acetaminophen liver toxicity", verbosity="graph", top_k=3))

@@ -4,6 +4,8 @@ E-utilities over the real records with the real MeSH linker and graph; SQLite an
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -11,7 +13,10 @@ import pytest
 from mcp import Client
 from pydantic import ValidationError
 
+from bio_mcp.features.corpus.models import SyncDeltaRequest
 from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE
+from bio_mcp.features.corpus.service import CorpusService
+from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.features.kb.graph_service import KbGraph
 from bio_mcp.features.kb.models import EntitiesRequest, KbSearchRequest, RetrieveEvidenceRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
@@ -22,25 +27,41 @@ from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    database_url,
-    fakes,
-    fakes_app,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.testing import FakesApp, run_fakes
+from tests.corpus.corpus_fixtures import SPREAD, TERM, UNTIL, corpus_settings
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="session")
-def graph_indexer(data_dir, mesh_cache) -> GraphIndexer:  # noqa: F811
+def graph_indexer(data_dir, linker_cache) -> GraphIndexer:
     """The MeSH linker with the BC5CDR training pairs, as deployed: MeSH 2024 has no entry term
     "hepatotoxicity", the training set maps it to D056486."""
     mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
     training = data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"
-    return GraphIndexer(load_catalog(mesh, mesh_cache), load_linker_from(mesh, training, mesh_cache))
+    return GraphIndexer(load_catalog(mesh, linker_cache), load_linker_from(mesh, training, linker_cache))
+
+
+@pytest.fixture(scope="module")
+async def sqlite_corpus(
+    tmp_path_factory: pytest.TempPathFactory, fakes_app: FakesApp, data_dir: Path, graph_indexer: GraphIndexer
+) -> AsyncIterator[CorpusService]:
+    """The corpus synced once on SQLite for the tests below that only read it: a sync of its own in
+    each took most of the module's time."""
+    fakes_app.reset()
+    fakes_app.eutils.spread_edats(*SPREAD)
+    with run_fakes(data_dir, app=fakes_app) as running:
+        settings = corpus_settings(tmp_path_factory.mktemp("kb-home"), running)
+        eutils = EutilsClient(settings)
+        service = CorpusService(settings, eutils, sync_options=SyncOptions(until=UNTIL, batch_size=100),
+                                embed_in_background=False, graph=graph_indexer)
+        await service.sync_delta(SyncDeltaRequest(query_key="graph", term=TERM))
+        yield service
+        await service.aclose()
+        await eutils.aclose()
+    fakes_app.reset()
 
 LIVER_INJURY = "mesh:D056486"  # Chemical and Drug Induced Liver Injury
 SORAFENIB = "mesh:D000077157"  # MeSH 2024's descriptor
@@ -156,7 +177,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bo
     return False, result.structured_content, result.content[0].text
 
 
-async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     await service.drain()
     retrieval = KbRetrieval(service)
@@ -209,7 +230,7 @@ async def test_every_verbosity_matches_the_seed_on_the_synced_corpus(make_graph_
     assert all(edge["path"][-1] in (edge["src"], edge["dst"]) for edge in graph["graph"]["edges"])
 
 
-async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch(make_graph_service, database_url) -> None:  # noqa: F811
+async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch(make_graph_service, database_url) -> None:
     service = await synced(make_graph_service, database_url)
     retrieval = KbRetrieval(service)
     found = await retrieval.search(KbSearchRequest(query="drug-induced hepatotoxicity", top_k=3))
@@ -256,8 +277,8 @@ async def test_retrieve_evidence_returns_sections_documents_entities_and_scratch
         assert error and body["error"]["code"] == "VALIDATION"
 
 
-async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph_service) -> None:  # noqa: F811
-    service = await synced(make_graph_service, None)
+async def test_a_record_without_an_abstract_gets_its_title_as_snippet(sqlite_corpus: CorpusService) -> None:
+    service = sqlite_corpus
     title = "Optimizing antihypertensive therapy in patients with diabetes mellitus."  # PMID 36577847: no abstract
     found = await KbRetrieval(service).search(KbSearchRequest(query=title, top_k=3, verbosity="full"))
     [item] = [item for item in found.evidence if item.metadata.doc_uri == "pubmed:36577847"]
@@ -266,10 +287,10 @@ async def test_a_record_without_an_abstract_gets_its_title_as_snippet(make_graph
     assert all(not other.snippet.startswith(other.title.split(" — ")[0]) for other in found.evidence if other is not item)
 
 
-async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_service) -> None:  # noqa: F811
+async def test_graph_entities_finds_what_the_linker_reads_a_name_as(sqlite_corpus: CorpusService) -> None:
     # MeSH has no entry term "hepatotoxicity"; the linker reads it as D056486 through BC5CDR's
     # training pairs, and so kb.search does. graph.entities gave only unrelated close spellings.
-    service = await synced(make_graph_service, None)
+    service = sqlite_corpus
     found = await KbGraph(service).entities(EntitiesRequest(query="hepatotoxicity"))
     best = found.entities[0]
     assert (best.id, best.match) == (LIVER_INJURY, "linked") and best.mentions >= 1
@@ -279,9 +300,9 @@ async def test_graph_entities_finds_what_the_linker_reads_a_name_as(make_graph_s
 
 
 async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_one_entity(
-    make_graph_service,  # noqa: F811
+    sqlite_corpus: CorpusService,
 ) -> None:
-    service = await synced(make_graph_service, None)
+    service = sqlite_corpus
     with service.store.read() as tx:
         graph = SqlGraphStore(tx.connection)
         stored = graph.nodes([CLOFIBRATE_ETHYL, SORAFENIB_2015, SORAFENIB])
@@ -302,10 +323,10 @@ async def test_concepts_beyond_the_descriptors_are_named_and_promoted_ones_are_o
         CLOFIBRATE_ETHYL, "ethyl-alpha-p-chlorophenoxyisobutyrate", "linked")
 
 
-async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_service) -> None:  # noqa: F811
+async def test_a_promoted_concepts_old_id_finds_its_descriptor(sqlite_corpus: CorpusService) -> None:
     # The graph holds Sorafenib as mesh:D000077157 only; asked for BC5CDR's mesh:C471405 (what a
     # client may have from PubTator or an older graph), graph.entities found nothing.
-    service = await synced(make_graph_service, None)
+    service = sqlite_corpus
     with service.store.read() as tx:
         sections = SqlGraphStore(tx.connection).mention_counts([SORAFENIB])[SORAFENIB]
     server = build_server([build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))])
@@ -323,8 +344,8 @@ async def test_a_promoted_concepts_old_id_finds_its_descriptor(make_graph_servic
         assert not error and (body["entities"][0]["id"], body["entities"][0]["match"]) == (SORAFENIB, "id")
 
 
-async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_graph_service) -> None:  # noqa: F811
-    service = await synced(make_graph_service, None)
+async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(sqlite_corpus: CorpusService) -> None:
+    service = sqlite_corpus
     await service.drain()
     retrieval = KbRetrieval(service)
     nonsense = await retrieval.search(KbSearchRequest(query="zzzzqqq nonexistentterm"))
@@ -337,7 +358,7 @@ async def test_a_query_no_section_holds_a_word_of_scores_low_and_says_so(make_gr
     assert real.note is None and real.evidence[0].metadata.score > max(item.metadata.score for item in nonsense.evidence)
 
 
-async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:  # noqa: F811
+async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) -> None:
     service = make_graph_service()
     async with Client(build_server([build_kb_toolset(KbRetrieval(service), service.settings)])) as client:
         error, body, text = await call(client, "kb.search", {"query": "aspirin"})
@@ -345,7 +366,7 @@ async def test_an_empty_corpus_says_so_and_how_to_fill_it(make_graph_service) ->
     assert "pubmed.sync_delta" in text
 
 
-async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:  # noqa: F811
+async def test_unconfigured_providers_are_validation_errors_naming_the_setting(make_graph_service) -> None:
     service = make_graph_service()
     retrieval = KbRetrieval(service)
     async with Client(build_server([build_kb_toolset(retrieval, service.settings)])) as client:

@@ -10,14 +10,7 @@ import pytest
 from bio_mcp.features.kb.models import KbSearchRequest, SearchProviders
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.graph.graph_sync_fixtures import synced
 from tests.support.model_apis import ModelApis, overlap_score, run_model_apis
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +24,7 @@ def apis() -> Iterator[ModelApis]:
         yield running
 
 
-async def test_rerankers_and_jina_rescoring_through_the_fake_apis(make_graph_service, apis: ModelApis) -> None:  # noqa: F811
+async def test_rerankers_and_jina_rescoring_through_the_fake_apis(make_graph_service, apis: ModelApis) -> None:
     service = await synced(make_graph_service, None)
     await service.drain()
     settings = service.settings.model_copy(update={

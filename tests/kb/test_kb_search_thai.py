@@ -13,14 +13,7 @@ from bio_mcp.features.kb.models import KbSearchRequest
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
-from tests.evidence.conftest import (  # noqa: F401
-    ANDROGRAPHIS,
-    ANDROGRAPHIS_PAPER,
-    anyio_backend,
-    herb_graph,
-    herb_names,
-    herbal_corpus,
-)
+from tests.evidence.evidence_fixtures import ANDROGRAPHIS, ANDROGRAPHIS_PAPER, herb_names
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +26,7 @@ def _documents(found) -> list[str]:
     return [item.metadata.doc_uri for item in found.evidence]
 
 
-async def test_a_thai_herb_name_finds_the_english_papers_on_the_herb(herbal_corpus: CorpusService) -> None:  # noqa: F811
+async def test_a_thai_herb_name_finds_the_english_papers_on_the_herb(herbal_corpus: CorpusService) -> None:
     found = await KbRetrieval(herbal_corpus).search(KbSearchRequest(query="ฟ้าทะลายโจร", top_k=5))
     assert _documents(found)[0] == f"pubmed:{ANDROGRAPHIS_PAPER}"
     assert found.note is None and "Andrographis paniculata" in (found.query_en or "")
@@ -42,7 +35,7 @@ async def test_a_thai_herb_name_finds_the_english_papers_on_the_herb(herbal_corp
     assert "ndrograph" in found.evidence[0].snippet
 
 
-async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusService) -> None:  # noqa: F811
+async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusService) -> None:
     retrieval = KbRetrieval(herbal_corpus)
     liver_cancer = await retrieval.search(KbSearchRequest(query="มะเร็งตับ", top_k=5))
     # มะเร็งตับ is one Thai WordNet lemma (liver cancer; hepatoma) that the segmenter cuts in two.
@@ -55,7 +48,7 @@ async def test_thai_disease_words_are_searched_in_english(herbal_corpus: CorpusS
     assert GINSENG in ginseng_diabetes.diagnostics.retrieval.query_entities
 
 
-async def test_thai_words_without_english_are_listed_and_not_read_as_vectors(herbal_corpus: CorpusService) -> None:  # noqa: F811
+async def test_thai_words_without_english_are_listed_and_not_read_as_vectors(herbal_corpus: CorpusService) -> None:
     retrieval = KbRetrieval(herbal_corpus)
     sentence = await retrieval.search(KbSearchRequest(query="ฟ้าทะลายโจรรักษาไข้หวัดได้ไหม", top_k=3))
     assert _documents(sentence)[0] == f"pubmed:{ANDROGRAPHIS_PAPER}" and sentence.untranslated == ["รักษา"]
@@ -68,7 +61,7 @@ async def test_thai_words_without_english_are_listed_and_not_read_as_vectors(her
 
 
 async def test_the_tool_says_how_a_thai_query_was_searched_and_english_ones_are_as_before(
-    herbal_corpus: CorpusService,  # noqa: F811
+    herbal_corpus: CorpusService,
 ) -> None:
     retrieval = KbRetrieval(herbal_corpus)
     async with Client(build_server([build_kb_toolset(retrieval, herbal_corpus.settings)])) as client:
@@ -89,7 +82,7 @@ METFORMIN_PAPER = "pubmed:24748831"  # "... activation of AMPK by metformin ..."
 
 
 async def test_a_drug_name_spelt_in_thai_is_searched_by_its_english_and_mesh_names(
-    herbal_corpus: CorpusService,  # noqa: F811
+    herbal_corpus: CorpusService,
 ) -> None:
     retrieval = KbRetrieval(herbal_corpus)
     cyclosporine = await retrieval.search(KbSearchRequest(query="ไซโคลสปอรินกับโรคหืด", top_k=3))
@@ -109,10 +102,10 @@ async def test_a_drug_name_spelt_in_thai_is_searched_by_its_english_and_mesh_nam
     "thai",
     ["เด็กวัยเรียน", "อัตราเสี่ยง", "ขึ้นทะเบียน", "ฝีในท้อง", "ที่ราบลุ่ม", "เสียเงิน", "ยาลดไข้สำหรับเด็ก", "ผลข้างเคียงของยาแก้ปวด"],
 )
-def test_ordinary_thai_words_are_not_read_as_drug_names(thai: str, herb_graph) -> None:  # noqa: F811
+def test_ordinary_thai_words_are_not_read_as_drug_names(thai: str, graph_indexer) -> None:
     # Each of these once read as a drug: school-age children as Dikvertin, risk rate as Atrazine.
-    query = cross_lingual(thai, "th", build_lexicon([]), substances=substance_loanwords(herb_graph.catalog))
-    assert not [m for m in query.matches if herb_graph.catalog.describe(m.entity_id)], query
+    query = cross_lingual(thai, "th", build_lexicon([]), substances=substance_loanwords(graph_indexer.catalog))
+    assert not [m for m in query.matches if graph_indexer.catalog.describe(m.entity_id)], query
 
 
 @pytest.mark.parametrize(

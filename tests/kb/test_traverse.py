@@ -14,7 +14,6 @@ from bio_mcp.graph.elements import RELATIONSHIP_TYPES
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.traverse import TraversalSpec, traverse
 from bio_mcp.store.schema import kg_edges, kg_mentions
-from tests.graph.graph_store_fixtures import graph_store, real_graph_indexer  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -40,7 +39,7 @@ def run(store, **arguments) -> dict:
     return {"walk": walk, "ids": [node.id for node in walk.nodes]}
 
 
-def test_a_hub_is_read_best_first_up_to_the_frontier_budget_never_in_full(graph_store) -> None:  # noqa: F811
+def test_a_hub_is_read_best_first_up_to_the_frontier_budget_never_in_full(graph_store) -> None:
     entity, degree = hub(graph_store)
     assert degree > 20
     result = run(graph_store, seed_ids=[entity], direction="in", max_depth=1, frontier={"top_k": 20})
@@ -53,7 +52,7 @@ def test_a_hub_is_read_best_first_up_to_the_frontier_budget_never_in_full(graph_
     assert all(0.0 <= node.score <= 1.0 for node in walk.nodes)
 
 
-def test_max_nodes_is_a_hard_cap_and_says_budget_exhausted(graph_store) -> None:  # noqa: F811
+def test_max_nodes_is_a_hard_cap_and_says_budget_exhausted(graph_store) -> None:
     entity, _ = hub(graph_store)
     walk = run(graph_store, seed_ids=[entity], direction="both", max_nodes=10, max_depth=3)["walk"]
     assert len(walk.nodes) == 10 and walk.reason == "budget_exhausted" and walk.pruned > 0
@@ -63,7 +62,7 @@ def test_max_nodes_is_a_hard_cap_and_says_budget_exhausted(graph_store) -> None:
         TraverseRequest(seed_ids=[entity], max_depth=6)
 
 
-def test_max_depth_bounds_every_edge_and_node(graph_store) -> None:  # noqa: F811
+def test_max_depth_bounds_every_edge_and_node(graph_store) -> None:
     entity, _ = hub(graph_store)
     for depth in (1, 2, 3):
         walk = run(graph_store, seed_ids=[entity], direction="both", max_depth=depth, max_nodes=200)["walk"]
@@ -73,14 +72,14 @@ def test_max_depth_bounds_every_edge_and_node(graph_store) -> None:  # noqa: F81
         assert all(len(edge.path) == edge.depth + 1 for edge in walk.edges if edge.path[-1] in {n.id for n in walk.nodes})
 
 
-def test_a_threshold_no_neighbour_clears_stops_with_delta(graph_store) -> None:  # noqa: F811
+def test_a_threshold_no_neighbour_clears_stops_with_delta(graph_store) -> None:
     entity, _ = hub(graph_store)
     walk = run(graph_store, seed_ids=[entity], direction="in", frontier={"delta_threshold": 0.99})["walk"]
     assert walk.reason == "delta<τ"
     assert [node.id for node in walk.nodes] == [entity] and walk.pruned > 0
 
 
-def test_the_row_budget_stops_the_walk_as_budget_exhausted(graph_store) -> None:  # noqa: F811
+def test_the_row_budget_stops_the_walk_as_budget_exhausted(graph_store) -> None:
     entity, _ = hub(graph_store)
     request = TraverseRequest(seed_ids=[entity], direction="both", max_depth=5, max_nodes=200)
     spec = spec_of(request, GraphLimits(max_rows=30))
@@ -89,7 +88,7 @@ def test_the_row_budget_stops_the_walk_as_budget_exhausted(graph_store) -> None:
     assert walk.reason == "budget_exhausted" and 30 < walk.rows_read and walk.depth_reached < 5
 
 
-def test_the_same_request_gives_the_same_subgraph_ordered_by_score_then_id(graph_store) -> None:  # noqa: F811
+def test_the_same_request_gives_the_same_subgraph_ordered_by_score_then_id(graph_store) -> None:
     entity, _ = hub(graph_store)
     first = run(graph_store, seed_ids=[entity], direction="both", max_depth=3)["walk"]
     second = run(graph_store, seed_ids=[entity], direction="both", max_depth=3)["walk"]
@@ -99,7 +98,7 @@ def test_the_same_request_gives_the_same_subgraph_ordered_by_score_then_id(graph
     assert len({node.score for node in first.nodes}) < len(first.nodes)  # ties exist, and are broken by id
 
 
-def test_unknown_relationship_types_are_a_validation_error_listing_the_allowed_ones(graph_store) -> None:  # noqa: F811
+def test_unknown_relationship_types_are_a_validation_error_listing_the_allowed_ones(graph_store) -> None:
     entity, _ = hub(graph_store)
     request = TraverseRequest(seed_ids=[entity], rel_whitelist=["MENTIONS", "CITES"])
     with pytest.raises(BioMcpError) as raised, graph_store.read() as tx:
@@ -111,7 +110,7 @@ def test_unknown_relationship_types_are_a_validation_error_listing_the_allowed_o
     assert labels.value.code.value == "VALIDATION" and "Chunk" in labels.value.details["allowed"]
 
 
-def test_whitelists_limit_edge_types_and_labels(graph_store) -> None:  # noqa: F811
+def test_whitelists_limit_edge_types_and_labels(graph_store) -> None:
     document = "pmid:" + first_pmid_with_topics(graph_store)
     topics = run(graph_store, seed_ids=[document], rel_whitelist=["HAS_TOPIC"], max_depth=1, frontier={"top_k": 50})["walk"]
     assert {edge.type for edge in topics.edges} == {"HAS_TOPIC"}
@@ -129,7 +128,7 @@ def test_whitelists_limit_edge_types_and_labels(graph_store) -> None:  # noqa: F
     assert [node.id for node in blocked.nodes] == [entity] and blocked.reason == "delta<τ"
 
 
-def test_topic_filters_keep_only_documents_indexed_with_the_topic(graph_store) -> None:  # noqa: F811
+def test_topic_filters_keep_only_documents_indexed_with_the_topic(graph_store) -> None:
     entity, _ = hub(graph_store)
     unfiltered = run(graph_store, seed_ids=[entity], direction="both", max_depth=2, max_nodes=200)["walk"]
     reached = sorted(node.id for node in unfiltered.nodes if node.label == "Document")
@@ -157,7 +156,7 @@ def test_topic_filters_keep_only_documents_indexed_with_the_topic(graph_store) -
     assert outside and not outside & documents
 
 
-def test_a_query_past_its_timeout_stops_the_walk_as_budget_exhausted(graph_store) -> None:  # noqa: F811
+def test_a_query_past_its_timeout_stops_the_walk_as_budget_exhausted(graph_store) -> None:
     entity, _ = hub(graph_store)
     spec = TraversalSpec(seeds=[entity], direction="both", max_depth=3)
     with graph_store.transaction() as writer:
@@ -178,7 +177,7 @@ def test_a_query_past_its_timeout_stops_the_walk_as_budget_exhausted(graph_store
     assert walk.timed_out and walk.reason == "budget_exhausted" and walk.depth_reached < spec.max_depth
 
 
-async def test_unknown_seeds_are_not_found_and_known_ones_are_reported_missing(graph_store) -> None:  # noqa: F811
+async def test_unknown_seeds_are_not_found_and_known_ones_are_reported_missing(graph_store) -> None:
     with pytest.raises(BioMcpError) as raised:
         await traverse_relationships(TraverseRequest(seed_ids=["mesh:D999999"]), graph_store, LIMITS)
     assert raised.value.code.value == "NOT_FOUND"

@@ -22,15 +22,8 @@ from bio_mcp.graph.related_refresh import refresh_related_now
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolsets.kb import build_kb_toolset
 from bio_mcp.store.schema import kg_mentions, kg_nodes
-from tests.corpus.conftest import TERM, UNTIL
-from tests.graph.graph_sync_fixtures import (  # noqa: F401
-    fakes,
-    fakes_app,
-    graph_indexer,
-    make_graph_service,
-    mesh_cache,
-    synced,
-)
+from tests.corpus.corpus_fixtures import TERM, UNTIL
+from tests.graph.graph_sync_fixtures import synced
 
 pytestmark = pytest.mark.anyio
 
@@ -105,7 +98,7 @@ async def call(client: Client, name: str, arguments: dict[str, Any]) -> tuple[bo
     return bool(result.is_error), body, result.content[0].text
 
 
-async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_graph_service) -> None:  # noqa: F811
+async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_graph_service) -> None:
     service = await synced(make_graph_service, None)
     toolset = build_kb_toolset(KbRetrieval(service), service.settings, KbGraph(service))
     async with Client(build_server([toolset])) as client:
@@ -161,7 +154,7 @@ async def test_tylenol_to_acetaminophen_then_its_documents_through_mcp(make_grap
         assert not error and body["entities"][0]["id"] == "nct:NCT02149199" and body["entities"][0]["type"] == "Trial"
 
 
-async def test_a_walk_over_related_to_that_finds_none_says_whether_it_is_computed_and_current(make_graph_service) -> None:  # noqa: F811
+async def test_a_walk_over_related_to_that_finds_none_says_whether_it_is_computed_and_current(make_graph_service) -> None:
     service = make_graph_service(None, sync_options=SyncOptions(until=date(2024, 7, 1), batch_size=100))
     request = SyncDeltaRequest(query_key="graph", term=TERM)
     await service.sync_delta(request)

@@ -15,6 +15,7 @@ from bio_mcp.search.embeddings import HashEmbeddings, build_embeddings, l2_norma
 from bio_mcp.search.embeddings.onnx_int8 import SHIPPED_MODEL_DIR, OnnxEmbeddings
 from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+from bio_mcp.sources.model_apis import ModelApi
 
 
 def test_hash_vectors_are_normalised_with_the_right_dim() -> None:
@@ -58,6 +59,10 @@ def test_zero_vectors_cannot_be_normalised() -> None:
     assert info.value.code is ErrorCode.EMBEDDINGS
 
 
+def _api(url: str) -> ModelApi:
+    return ModelApi(url, None, what="embeddings", code=ErrorCode.EMBEDDINGS)
+
+
 def test_model_ids_tell_providers_and_models_apart(tmp_path: Path) -> None:
     ids = {
         HashEmbeddings().model_id,
@@ -65,8 +70,8 @@ def test_model_ids_tell_providers_and_models_apart(tmp_path: Path) -> None:
         SentenceTransformerEmbeddings.local().model_id,
         SentenceTransformerEmbeddings.huggingface("sentence-transformers/all-mpnet-base-v2").model_id,
         OnnxEmbeddings().model_id,
-        OpenAIEmbeddings("http://127.0.0.1:9", "text-embedding-3-small").model_id,
-        OpenAIEmbeddings("http://127.0.0.1:9/v1", "text-embedding-3-large").model_id,
+        OpenAIEmbeddings(_api("http://127.0.0.1:9"), "text-embedding-3-small").model_id,
+        OpenAIEmbeddings(_api("http://127.0.0.1:9"), "text-embedding-3-large").model_id,
     }
     assert len(ids) == 7
     assert SentenceTransformerEmbeddings.local().model_id.startswith(
@@ -84,15 +89,18 @@ def test_factory_builds_each_provider(bio_home: Path) -> None:
         load_settings(BIO_MCP_EMBEDDINGS_PROVIDER="hf", BIO_MCP_EMBEDDINGS_MODEL=str(bio_home))
     )
     assert hf.model_id == f"hf:{bio_home.resolve()}"
-    openai = build_embeddings(
-        load_settings(
-            BIO_MCP_EMBEDDINGS_PROVIDER="openai",
-            BIO_MCP_EMBEDDINGS_BASE_URL="http://127.0.0.1:9",
-            BIO_MCP_EMBEDDINGS_MODEL="m",
-            BIO_MCP_EMBEDDINGS_BATCH_SIZE="8",
-        )
+    remote = load_settings(
+        BIO_MCP_EMBEDDINGS_PROVIDER="openai",
+        BIO_MCP_EMBEDDINGS_BASE_URL="http://127.0.0.1:9/v1",
+        BIO_MCP_EMBEDDINGS_MODEL="m",
+        BIO_MCP_EMBEDDINGS_BATCH_SIZE="8",
     )
+    openai = build_embeddings(remote, model_api=ModelApi)
     assert openai.model_id == "openai:m@http://127.0.0.1:9" and openai.batch_size == 8
+    # search/ makes no HTTP call of its own: a remote provider without sources/' client is refused
+    with pytest.raises(BioMcpError) as info:
+        build_embeddings(remote)
+    assert info.value.code is ErrorCode.EMBEDDINGS and "model_api" in info.value.message
 
 
 @pytest.mark.parametrize("provider", ["hf", "openai"])

@@ -1,4 +1,5 @@
-"""The openai provider against a local OpenAI-compatible endpoint serving hash-provider vectors."""
+"""The openai provider, through sources/' model API client, against a local OpenAI-compatible endpoint
+serving hash-provider vectors."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from starlette.routing import Route
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings import HashEmbeddings
-from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
+from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings, openai_base_url
+from bio_mcp.sources.model_apis import MAX_BODY_BYTES, ModelApi
 
 
 @dataclass
@@ -70,6 +72,14 @@ def endpoint() -> Iterator[FakeEndpoint]:
     thread.join(timeout=5)
 
 
+def openai(url: str, model: str = "fake-model", *, api_key: str | None = None, batch_size: int = 64,
+           max_retries: int = 2, max_body_bytes: int = MAX_BODY_BYTES) -> OpenAIEmbeddings:
+    """The provider as build_embeddings makes it, retrying quickly."""
+    api = ModelApi(openai_base_url(url), api_key, what="embeddings", code=ErrorCode.EMBEDDINGS,
+                   max_retries=max_retries, backoff_s=0.01, max_body_bytes=max_body_bytes)
+    return OpenAIEmbeddings(api, model, batch_size=batch_size)
+
+
 @pytest.fixture(autouse=True)
 def _reset(endpoint: FakeEndpoint) -> None:
     endpoint.requests.clear()
@@ -78,7 +88,7 @@ def _reset(endpoint: FakeEndpoint) -> None:
 
 
 def test_vectors_match_the_served_model_in_batches(endpoint: FakeEndpoint) -> None:
-    client = OpenAIEmbeddings(endpoint.url + "/v1", "fake-model", api_key="sk-test", batch_size=2)
+    client = openai(endpoint.url + "/v1", api_key="sk-test", batch_size=2)
     texts = ["aspirin and stroke", "metformin", "statins", "insulin", "warfarin"]
     vectors = client.embed_array(texts)
     assert np.allclose(vectors, HashEmbeddings(dim=64).embed_array(texts), atol=1e-6)
@@ -89,13 +99,13 @@ def test_vectors_match_the_served_model_in_batches(endpoint: FakeEndpoint) -> No
 
 
 def test_dim_is_probed_when_asked_first(endpoint: FakeEndpoint) -> None:
-    assert OpenAIEmbeddings(endpoint.url, "fake-model").dim == 64
+    assert openai(endpoint.url).dim == 64
     assert len(endpoint.requests) == 1
 
 
 def test_server_errors_are_retried(endpoint: FakeEndpoint) -> None:
     endpoint.faults.extend([503, 429])
-    client = OpenAIEmbeddings(endpoint.url, "fake-model", max_retries=2, backoff_s=0.01)
+    client = openai(endpoint.url)
     assert client.embed_array(["aspirin"]).shape == (1, 64)
     assert len(endpoint.requests) == 3
 
@@ -108,7 +118,7 @@ def test_failures_are_typed_embeddings_errors(
     endpoint: FakeEndpoint, faults: list[int | str], message: str
 ) -> None:
     endpoint.faults.extend(faults)
-    client = OpenAIEmbeddings(endpoint.url, "fake-model", max_retries=2, backoff_s=0.01)
+    client = openai(endpoint.url)
     with pytest.raises(BioMcpError) as info:
         client.embed(["aspirin"])
     assert info.value.code is ErrorCode.EMBEDDINGS
@@ -116,8 +126,17 @@ def test_failures_are_typed_embeddings_errors(
 
 
 def test_an_unreachable_endpoint_is_a_typed_error() -> None:
-    client = OpenAIEmbeddings(f"http://127.0.0.1:{_free_port()}", "m", max_retries=1, backoff_s=0.01)
+    client = openai(f"http://127.0.0.1:{_free_port()}", "m", max_retries=1)
     with pytest.raises(BioMcpError) as info:
         client.embed(["aspirin"])
     assert info.value.code is ErrorCode.EMBEDDINGS
-    assert "cannot be reached" in info.value.message
+    assert "could not be reached" in info.value.message and info.value.details["attempts"] == 2
+
+
+def test_an_answer_past_the_body_cap_is_refused_as_an_embeddings_error(endpoint: FakeEndpoint) -> None:
+    client = openai(endpoint.url, max_body_bytes=1_000)
+    assert client.embed_array(["aspirin"]).shape == (1, 64)  # one 64-dimensional vector fits
+    with pytest.raises(BioMcpError) as info:
+        client.embed(["aspirin", "metformin", "statins", "insulin", "warfarin"])
+    assert info.value.code is ErrorCode.EMBEDDINGS
+    assert "more than 1,000 bytes" in info.value.message and len(endpoint.requests) == 2

@@ -8,6 +8,7 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.rerank import CohereReranker, JinaReranker
+from bio_mcp.sources.model_apis import ModelApi
 from tests.support.model_apis import ModelApis, overlap_score, run_model_apis
 
 DOCUMENTS = [
@@ -16,6 +17,13 @@ DOCUMENTS = [
     "Statins reduce cardiovascular events.",
 ]
 QUERY = "acetaminophen liver injury"
+
+
+def build_reranker(kind, key: str, model: str, url: str, max_retries: int = 2):
+    """The reranker as the kb providers make it, retrying quickly."""
+    api = ModelApi(url, key, what=f"{kind.name.capitalize()} rerank", code=ErrorCode.UPSTREAM,
+                   max_retries=max_retries, backoff_s=0.01)
+    return kind(api, model)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +41,7 @@ def apis(running: ModelApis) -> Iterator[ModelApis]:
 
 @pytest.mark.parametrize(("kind", "path", "model"), [(JinaReranker, "/v1/rerank", "jina-reranker-v2"), (CohereReranker, "/v2/rerank", "rerank-english-v3.0")])
 def test_scores_come_back_in_input_order(apis: ModelApis, kind, path: str, model: str) -> None:
-    reranker = kind("secret", model, apis.url)
+    reranker = build_reranker(kind, "secret", model, apis.url)
     scores = reranker.rerank(QUERY, DOCUMENTS)
     assert scores == [overlap_score(QUERY, doc) for doc in DOCUMENTS]
     assert scores.index(max(scores)) == 1 and all(0.0 <= s <= 1.0 for s in scores)
@@ -46,7 +54,7 @@ def test_scores_come_back_in_input_order(apis: ModelApis, kind, path: str, model
 @pytest.mark.parametrize("kind", [JinaReranker, CohereReranker])
 def test_retries_then_typed_upstream_errors(apis: ModelApis, kind) -> None:
     apis.faults.extend([503])
-    reranker = kind("k", "m", apis.url, max_retries=1, backoff_s=0.01)
+    reranker = build_reranker(kind, "k", "m", apis.url, max_retries=1)
     assert len(reranker.rerank(QUERY, DOCUMENTS)) == 3
     for faults, message in (([500, 500], "HTTP 500"), ([403], "HTTP 403"), (["garbage"], "malformed")):
         apis.faults.extend(faults)

@@ -22,7 +22,7 @@ import pytest
 from bio_mcp.sources.ratelimit import limiter_key
 from bio_mcp.testing.fakes_app import ARRIVALS_PATH
 from bio_mcp.testing.faults import busiest_window
-from tests.server.test_ncbi_resilience import fakes_process, receiving_end  # noqa: F401  (a fixture)
+from tests.server.fakes_process import receiving_end
 
 DRIVER = r"""
 import asyncio, json, os, random, sys, time
@@ -63,7 +63,7 @@ asyncio.run(main())
 
 @pytest.mark.parametrize(("keyed", "limit", "calls"), [(True, 10, 15), (False, 3, 5)], ids=["api_key", "no_key"])
 def test_processes_sharing_redis_never_exceed_the_limit_at_the_receiver(
-    fakes_process, redis_url, bio_home, keyed, limit, calls  # noqa: F811
+    fakes_process, redis_url, bio_home, keyed, limit, calls
 ) -> None:
     import redis
 

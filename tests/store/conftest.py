@@ -25,13 +25,6 @@ _MONTHS = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    return str(request.getfixturevalue("postgres_schema_url"))
-
-
 @pytest.fixture
 def store(store_url: str, tmp_path: Path) -> Iterator[MetadataStore]:
     opened = MetadataStore.open(store_url, lock_dir=tmp_path / "locks")

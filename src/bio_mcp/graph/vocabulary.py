@@ -15,7 +15,6 @@ import bisect
 import csv
 import difflib
 import hashlib
-import json
 import re
 from array import array
 from collections.abc import Callable, Iterable
@@ -27,6 +26,7 @@ from typing import NamedTuple
 from bio_mcp.data_files import open_text
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.mentions import EntityType
+from bio_mcp.mesh_files import read_mesh_descriptors
 from bio_mcp.pickle_cache import load_cached
 
 # Bump when the pickled form changes shape, so stale caches are ignored rather than misread.
@@ -209,24 +209,24 @@ class Vocabulary:
 
 
 def read_descriptors(path: Path) -> dict[str, Concept]:
-    with open_text(path) as handle:
-        rows = [json.loads(line) for line in handle if line.strip()]
-    descriptor_of_tree = {tree: row["ui"] for row in rows for tree in row["tree_numbers"]}
+    """The concepts of a descriptor file (read by `mesh_files.read_mesh_descriptors`), by entity id."""
+    rows = list(read_mesh_descriptors(path))
+    descriptor_of_tree = {tree: row.ui for row in rows for tree in row.tree_numbers}
     concepts: dict[str, Concept] = {}
     for row in rows:
         parent_uis = dict.fromkeys(
             descriptor_of_tree[tree.rsplit(".", 1)[0]]
-            for tree in row["tree_numbers"]
+            for tree in row.tree_numbers
             if "." in tree and tree.rsplit(".", 1)[0] in descriptor_of_tree
         )
-        concept_id = mesh_entity_id(row["ui"])
+        concept_id = mesh_entity_id(row.ui)
         concepts[concept_id] = Concept(
             id=concept_id,
-            name=row["name"],
-            type=entity_type_of(row["tree_numbers"]),
-            synonyms=tuple(term for term in dict.fromkeys(row["terms"]) if term != row["name"]),
-            tree_numbers=tuple(row["tree_numbers"]),
-            parents=tuple(mesh_entity_id(ui) for ui in parent_uis if ui != row["ui"]),
+            name=row.name,
+            type=entity_type_of(row.tree_numbers),
+            synonyms=tuple(term for term in dict.fromkeys(row.terms) if term != row.name),
+            tree_numbers=tuple(row.tree_numbers),
+            parents=tuple(mesh_entity_id(ui) for ui in parent_uis if ui != row.ui),
         )
     return concepts
 

@@ -1,6 +1,6 @@
 """Cross-encoder rerankers behind one interface: Jina (``POST /v1/rerank``) and Cohere
-(``POST /v2/rerank``), real HTTP clients with `search.provider_http`'s retries and errors
-(code UPSTREAM).
+(``POST /v2/rerank``), over the `search.json_api.JsonApi` the features give
+(`sources.model_apis.ModelApi`, error code UPSTREAM, named "Jina rerank" / "Cohere rerank").
 
 `rerank(query, documents)` returns one relevance score in [0, 1] per document, in input order
 (both APIs answer best first with the input index; a document the answer leaves out scores 0).
@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
-import httpx2
-
-from bio_mcp.errors import ErrorCode
-from bio_mcp.search.provider_http import JsonApi
+from bio_mcp.search.json_api import JsonApi
 
 RerankerName = Literal["jina", "cohere"]
 
@@ -43,15 +40,9 @@ class _HttpReranker:
     name: str
     path: str
 
-    def __init__(
-        self, api_key: str | None, model: str, base_url: str, *,
-        max_retries: int = 2, backoff_s: float = 0.5, client: httpx2.Client | None = None,
-    ) -> None:
+    def __init__(self, api: JsonApi, model: str) -> None:
         self.model = model
-        self.api = JsonApi(
-            base_url, api_key, what=f"{self.name.capitalize()} rerank", code=ErrorCode.UPSTREAM,
-            max_retries=max_retries, backoff_s=backoff_s, client=client,
-        )
+        self.api = api
 
     def close(self) -> None:
         self.api.close()

@@ -130,7 +130,10 @@ class UpstreamClient:
         fixed_params: Mapping[str, str] | None = None,
         secret_params: frozenset[str] = frozenset(),
         user_agent: str,
+        headers: Mapping[str, str] | None = None,
         translate_error: ErrorTranslator | None = None,
+        outage_code: ErrorCode = ErrorCode.UPSTREAM,
+        backoff_base_s: float = BACKOFF_BASE_S,
         transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         self.source = source
@@ -144,9 +147,13 @@ class UpstreamClient:
         self.fixed_params = dict(fixed_params or {})
         self.secret_params = secret_params
         self.translate_error = translate_error
+        # The code of an error that says the source is out (unreachable, too slow, too big an answer):
+        # UPSTREAM, or the caller's own (EMBEDDINGS for an embedding provider's API).
+        self.outage_code = outage_code
+        self.backoff_base_s = backoff_base_s
         self.stats = UpstreamStats()
         self._http = httpx2.AsyncClient(
-            headers={"User-Agent": user_agent},
+            headers={"User-Agent": user_agent, **(headers or {})},
             transport=transport,
             limits=httpx2.Limits(max_connections=20, max_keepalive_connections=10),
         )
@@ -158,12 +165,16 @@ class UpstreamClient:
         return f"{self.base_url}/{path.lstrip('/')}" + (f"?{query}" if query else "")
 
     async def request(
-        self, path: str, params: Params, *, timeout_s: float | None = None, force_post: bool = False
+        self, path: str, params: Params, *, timeout_s: float | None = None, force_post: bool = False,
+        json_body: object = None,
     ) -> UpstreamResponse:
+        """GET `path` with `params` (POST past POST_THRESHOLD_CHARS or with `force_post`, the params
+        as a form); with `json_body`, POST it as JSON and keep the params in the URL."""
         started = time.monotonic()
         deadline = started + (timeout_s or self.timeout_s)
         all_params = _flatten({**params, **self.fixed_params})
-        method = "POST" if force_post or len(urlencode(all_params, doseq=True)) > POST_THRESHOLD_CHARS else "GET"
+        too_long = len(urlencode(all_params, doseq=True)) > POST_THRESHOLD_CHARS
+        method = "POST" if force_post or too_long or json_body is not None else "GET"
         url = f"{self.base_url}/{path.lstrip('/')}"
         shown_url = self.display_url(path, params)
         headers = {"X-Request-ID": correlation_id.get() or ""}
@@ -182,20 +193,22 @@ class UpstreamClient:
             sent = time.monotonic()
             self.stats.requests += 1
             try:
-                reply = await self._attempt(method, url, all_params, headers, min(remaining, self.attempt_timeout_s), slot)
+                reply = await self._attempt(
+                    method, url, all_params, json_body, headers, min(remaining, self.attempt_timeout_s), slot
+                )
             except (httpx2.TimeoutException, TimeoutError):
                 last_error = BioMcpError(
-                    ErrorCode.UPSTREAM, f"{self.source} did not answer in time", {"url": shown_url, "attempt": attempt}
+                    self.outage_code, f"{self.source} did not answer in time", {"url": shown_url, "attempt": attempt}
                 )
             except httpx2.TransportError as exc:
                 last_error = BioMcpError(
-                    ErrorCode.UPSTREAM,
+                    self.outage_code,
                     f"{self.source} could not be reached: {type(exc).__name__}",
                     {"url": shown_url, "attempt": attempt},
                 )
             except _BodyTooLarge as exc:
                 error = BioMcpError(
-                    ErrorCode.UPSTREAM,
+                    self.outage_code,
                     f"{self.source} answered with more than {self.max_body_bytes:,} bytes; the answer was refused",
                     {"url": shown_url, "limitBytes": self.max_body_bytes, "receivedBytes": exc.received,
                      "declaredBytes": exc.declared},
@@ -230,7 +243,7 @@ class UpstreamClient:
             if attempt > self.max_retries:
                 break
             backoff = retry_after if retry_after is not None else random.uniform(
-                0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+                0, min(BACKOFF_CAP_S, self.backoff_base_s * 2 ** (attempt - 1))
             )
             if time.monotonic() + backoff >= deadline:
                 break
@@ -238,20 +251,24 @@ class UpstreamClient:
                       code=last_error.code.value, backoff_s=round(backoff, 3))
             await asyncio.sleep(backoff)
         if last_error is None:
-            last_error = BioMcpError(ErrorCode.UPSTREAM, f"{self.source}: the call's deadline passed", {"url": shown_url})
+            last_error = BioMcpError(self.outage_code, f"{self.source}: the call's deadline passed", {"url": shown_url})
         last_error.details = {**(last_error.details or {}), "attempts": min(attempt, self.max_retries + 1)}
         self._record_failure(last_error)
         log_event(log, WARNING, "upstream failed", source=self.source, url=shown_url, code=last_error.code.value)
         raise last_error
 
     async def _attempt(
-        self, method: str, url: str, params: dict[str, str], headers: dict[str, str], timeout: float, slot: Slot
+        self, method: str, url: str, params: dict[str, str], json_body: object, headers: dict[str, str],
+        timeout: float, slot: Slot,
     ) -> _Reply:
         """One request within `timeout` seconds in all (connect, send, every byte of the body),
         holding `slot` until its headers are written; the body is read up to the size cap."""
         trace = _SlotTrace(self.limiter, slot)
         options: dict[str, Any] = {"headers": headers, "timeout": timeout, "extensions": {"trace": trace}}
-        options["params" if method == "GET" else "data"] = params
+        if json_body is not None:
+            options["params"], options["json"] = params, json_body
+        else:
+            options["params" if method == "GET" else "data"] = params
         try:
             async with asyncio.timeout(timeout):
                 async with self._http.stream(method, url, **options) as response:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import bisect
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from bio_mcp.mesh_files import read_mesh_descriptors
 from bio_mcp.testing.pubmed_records import normalize
 
 MESH_DESCRIPTORS = Path("mesh") / "mesh_descriptors_2024.jsonl"
@@ -52,15 +52,13 @@ def load_mesh_tree(data_dir: Path) -> MeshTree | None:
     uis_by_term: dict[str, list[str]] = {}
     tree_numbers_by_ui: dict[str, tuple[str, ...]] = {}
     ui_by_tree_number: dict[str, str] = {}
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            descriptor = json.loads(line)
-            ui = descriptor["ui"]
-            for term in {normalize(term) for term in [descriptor["name"], *descriptor.get("terms", [])]}:
-                uis_by_term.setdefault(term, []).append(ui)
-            tree_numbers_by_ui[ui] = tuple(descriptor.get("tree_numbers", []))
-            for tree_number in tree_numbers_by_ui[ui]:
-                ui_by_tree_number[tree_number] = ui
+    for descriptor in read_mesh_descriptors(path):
+        ui = descriptor.ui
+        for term in {normalize(term) for term in [descriptor.name, *descriptor.terms]}:
+            uis_by_term.setdefault(term, []).append(ui)
+        tree_numbers_by_ui[ui] = tuple(descriptor.tree_numbers)
+        for tree_number in tree_numbers_by_ui[ui]:
+            ui_by_tree_number[tree_number] = ui
     return MeshTree(
         uis_by_term=uis_by_term,
         tree_numbers_by_ui=tree_numbers_by_ui,

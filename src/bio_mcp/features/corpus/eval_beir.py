@@ -33,6 +33,7 @@ from bio_mcp.features.progress import Progress
 from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.search.hybrid import SearchMode
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import DocumentRecord, QualityScores, open_metadata_store
 
 COMMIT_BATCH = 500
@@ -170,7 +171,7 @@ def evaluate_beir(
     """
     dataset = load_beir(Path(data_dir), split, max_queries=max_queries, max_docs=max_docs)
     documents, beir_ids = _documents(dataset.corpus)
-    embedder = embeddings or build_embeddings(settings)
+    embedder = embeddings or build_embeddings(settings, model_api=ModelApi)
     with tempfile.TemporaryDirectory(prefix="bio-mcp-beir-") as scratch:
         scratch_settings = settings.model_copy(update={"home": Path(scratch), "database_url": None})
         store = open_metadata_store(scratch_settings)

@@ -59,6 +59,7 @@ from bio_mcp.graph.annotation_worker import AnnotationWorker
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.kg_import import import_shipped_tables
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
+from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.sources.ncbi.models import Article
 from bio_mcp.sources.pubtator3.client import Pubtator3Client
@@ -146,7 +147,7 @@ class CorpusService:
             lease: IndexLease | None = None
             try:
                 lease = lease_index_folder(self.settings.home)
-                embeddings = self._embeddings or build_embeddings(self.settings)
+                embeddings = self._embeddings or build_embeddings(self.settings, model_api=ModelApi)
                 index = await asyncio.to_thread(
                     CorpusIndex,
                     store,
@@ -444,7 +445,7 @@ async def embed_pending_once(settings: Settings, progress: Progress | None = Non
 
 def pending_embeddings(settings: Settings) -> int:
     """Chunks of the corpus in BIO_MCP_HOME still waiting for a vector from the configured model."""
-    model_id = build_embeddings(settings).model_id  # providers load lazily: no model is loaded here
+    model_id = build_embeddings(settings, model_api=ModelApi).model_id  # providers load lazily: no model is loaded here
     store = open_metadata_store(settings)
     try:
         with store.read() as tx:

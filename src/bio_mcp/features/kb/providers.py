@@ -20,6 +20,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.kb.models import EmbeddingProviderName, RerankerChoice
 from bio_mcp.search.embeddings import Embeddings, build_embeddings
 from bio_mcp.search.rerank import CohereReranker, JinaReranker, Reranker
+from bio_mcp.sources.model_apis import ModelApi
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class ProviderRegistry:
             return EmbeddingChoice(name, self._embedders[name])
 
     def _build_embedder(self, name: str) -> Embeddings:
-        return build_embeddings(self.settings, name)
+        return build_embeddings(self.settings, name, model_api=ModelApi)
 
     def reranker(self, requested: RerankerChoice | None) -> Reranker | None:
         name = requested or self.settings.kb_reranker
@@ -68,10 +69,12 @@ class ProviderRegistry:
         if name == "jina":
             if not settings.jina_api_key:
                 raise _unconfigured("reranker", "jina", "JINA_API_KEY (and optionally JINA_RERANKER_MODEL, JINA_BASE_URL)")
-            return JinaReranker(settings.jina_api_key, settings.jina_reranker_model, settings.jina_base_url)
+            api = ModelApi(settings.jina_base_url, settings.jina_api_key, what="Jina rerank", code=ErrorCode.UPSTREAM)
+            return JinaReranker(api, settings.jina_reranker_model)
         if not settings.cohere_api_key:
             raise _unconfigured("reranker", "cohere", "COHERE_API_KEY (and optionally COHERE_RERANK_MODEL, COHERE_BASE_URL)")
-        return CohereReranker(settings.cohere_api_key, settings.cohere_rerank_model, settings.cohere_base_url)
+        api = ModelApi(settings.cohere_base_url, settings.cohere_api_key, what="Cohere rerank", code=ErrorCode.UPSTREAM)
+        return CohereReranker(api, settings.cohere_rerank_model)
 
     def close(self) -> None:
         for provider in [*self._embedders.values(), *self._rerankers.values()]:

@@ -17,13 +17,18 @@ from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings, l2_normalise
 from bio_mcp.search.embeddings.hashing import HashEmbeddings
+from bio_mcp.search.json_api import JsonApiFactory
 
 __all__ = ["Embeddings", "HashEmbeddings", "build_embeddings", "l2_normalise"]
 
 
-def build_embeddings(settings: Settings, provider: str | None = None) -> Embeddings:
+def build_embeddings(
+    settings: Settings, provider: str | None = None, model_api: JsonApiFactory | None = None
+) -> Embeddings:
     """The one factory of embedding providers: `provider`, else the corpus's (BIO_MCP_EMBEDDINGS_PROVIDER).
-    A provider whose settings are missing is a VALIDATION error naming them."""
+    A provider whose settings are missing is a VALIDATION error naming them. The remote ones (`jina`,
+    `openai`) call their API through `model_api`, which the features give (`sources.model_apis.ModelApi`):
+    this layer makes no HTTP call of its own."""
     provider = provider or settings.embeddings_provider
     batch_size = settings.embeddings_batch_size
     if provider == "hash":
@@ -44,19 +49,31 @@ def build_embeddings(settings: Settings, provider: str | None = None) -> Embeddi
         return SentenceTransformerEmbeddings.huggingface(settings.embeddings_model, batch_size=batch_size)
     if provider == "jina":
         from bio_mcp.search.embeddings.jina import JinaEmbeddings
+        from bio_mcp.search.embeddings.openai_compat import openai_base_url
 
         if not settings.jina_api_key:
             raise _unconfigured(provider, "JINA_API_KEY (and optionally JINA_EMBEDDINGS_MODEL, JINA_BASE_URL)")
-        return JinaEmbeddings(settings.jina_api_key, settings.jina_embeddings_model, settings.jina_base_url,
-                              batch_size=batch_size)
-    from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
+        api = _remote(provider, model_api)(openai_base_url(settings.jina_base_url), settings.jina_api_key, what="Jina embeddings",
+                                           code=ErrorCode.EMBEDDINGS)
+        return JinaEmbeddings(api, settings.jina_embeddings_model, batch_size=batch_size)
+    from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings, openai_base_url
 
     if not settings.embeddings_base_url or not settings.embeddings_model:
         raise _unconfigured(provider, "BIO_MCP_EMBEDDINGS_BASE_URL and BIO_MCP_EMBEDDINGS_MODEL")
-    return OpenAIEmbeddings(
-        settings.embeddings_base_url, settings.embeddings_model, api_key=settings.embeddings_api_key,
-        batch_size=batch_size,
-    )
+    api = _remote(provider, model_api)(openai_base_url(settings.embeddings_base_url), settings.embeddings_api_key,
+                                       what="embeddings", code=ErrorCode.EMBEDDINGS)
+    return OpenAIEmbeddings(api, settings.embeddings_model, batch_size=batch_size)
+
+
+def _remote(name: str, model_api: JsonApiFactory | None) -> JsonApiFactory:
+    if model_api is None:
+        raise BioMcpError(
+            ErrorCode.EMBEDDINGS,
+            f"the embedding provider {name!r} calls a remote API and was built without one "
+            "(build it with model_api=sources.model_apis.ModelApi)",
+            {"provider": name},
+        )
+    return model_api
 
 
 def _unconfigured(name: str, settings: str) -> BioMcpError:

@@ -1,39 +1,28 @@
 """The `jina` embeddings provider: Jina AI's ``POST /v1/embeddings`` (OpenAI-shaped answers).
 
 Queries and passages are embedded with Jina's retrieval task adapters (``retrieval.query`` /
-``retrieval.passage``); `dimensions` asks a Matryoshka model for shorter vectors. Requests, retries,
-errors (code EMBEDDINGS) and the answer's parsing are the `openai` provider's.
+``retrieval.passage``); `dimensions` asks a Matryoshka model for shorter vectors. Requests (through
+the `api` the features give, `sources.model_apis.ModelApi`), errors (code EMBEDDINGS) and the
+answer's parsing are the `openai` provider's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import l2_normalise
 from bio_mcp.search.embeddings.openai_compat import OpenAIEmbeddings
-
-DEFAULT_BASE_URL = "https://api.jina.ai"
+from bio_mcp.search.json_api import JsonApi
 
 
 class JinaEmbeddings(OpenAIEmbeddings):
     def __init__(
-        self,
-        api_key: str | None,
-        model: str = "jina-embeddings-v3",
-        base_url: str = DEFAULT_BASE_URL,
-        *,
-        dimensions: int | None = None,
-        batch_size: int = 64,
-        max_retries: int = 2,
-        backoff_s: float = 0.5,
-        client: httpx2.Client | None = None,
+        self, api: JsonApi, model: str = "jina-embeddings-v3", *, dimensions: int | None = None, batch_size: int = 64
     ) -> None:
-        super().__init__(base_url, model, api_key, batch_size=batch_size, timeout_s=30.0, max_retries=max_retries,
-                         backoff_s=backoff_s, client=client, what="Jina embeddings")
+        super().__init__(api, model, batch_size=batch_size)
         self.dimensions = dimensions
         self._dim = dimensions
 

@@ -1,9 +1,10 @@
 """The `openai` provider: any server speaking OpenAI's ``POST /v1/embeddings``.
 
-`base_url` is the server root (``https://api.openai.com``); a trailing ``/v1`` is accepted too,
-since OpenAI's own SDKs spell the base that way. Requests go through `search.provider_http.JsonApi`, like the Jina and Cohere clients: 429 and
-5xx are retried with backoff; every other failure, and a malformed answer, is a
-`BioMcpError(EMBEDDINGS)` carrying the HTTP status and the start of the body.
+`api` is the server root (``https://api.openai.com``; `openai_base_url` accepts a trailing ``/v1``
+too, since OpenAI's own SDKs spell the base that way) as a `search.json_api.JsonApi`, which the
+features give as `sources.model_apis.ModelApi` (error code EMBEDDINGS), like the Jina and Cohere
+clients: 429 and 5xx are retried with jittered backoff; every other failure, and a malformed answer,
+is a `BioMcpError(EMBEDDINGS)` carrying the HTTP status and the start of the body.
 `dim` is learned from the first answer (embedding one probe text if asked before any call).
 """
 
@@ -12,34 +13,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
 import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.provider_http import BODY_EXCERPT, JsonApi
+from bio_mcp.search.json_api import JsonApi
+
+BODY_EXCERPT = 500
+
+
+def openai_base_url(base_url: str) -> str:
+    """The server root of an OpenAI-compatible base URL, with or without its ``/v1``."""
+    return base_url.rstrip("/").removesuffix("/v1")
 
 
 class OpenAIEmbeddings(Embeddings):
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        batch_size: int = 64,
-        timeout_s: float = 60.0,
-        max_retries: int = 2,
-        backoff_s: float = 0.5,
-        client: httpx2.Client | None = None,
-        what: str = "embeddings",
-    ) -> None:
+    def __init__(self, api: JsonApi, model: str, batch_size: int = 64) -> None:
         super().__init__(batch_size)
-        self.base_url = base_url.rstrip("/").removesuffix("/v1")
+        self.base_url = api.base_url
         self.model = model
-        self._api = JsonApi(
-            self.base_url, api_key, what=what, code=ErrorCode.EMBEDDINGS, timeout_s=timeout_s,
-            max_retries=max_retries, backoff_s=backoff_s, client=client,
-        )
+        self._api = api
         self._dim: int | None = None
 
     @property

@@ -18,7 +18,7 @@ from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.europepmc.parse import error_message, incomplete_body
 from bio_mcp.sources.ratelimit import build_rate_limiter
-from bio_mcp.sources.response_cache import ResponseCache
+from bio_mcp.sources.response_cache import ResponseCache, request_key
 from bio_mcp.sources.upstream import POST_THRESHOLD_CHARS, Params, UpstreamClient, UpstreamResponse
 
 SOURCE = "europepmc"
@@ -43,7 +43,7 @@ class EuropePmcClient:
     def __init__(self, settings: Settings, transport: httpx2.AsyncBaseTransport | None = None) -> None:
         self.settings = settings
         self.limiter = build_rate_limiter(SOURCE, settings.europepmc_rps, settings.redis_url, None)
-        self.cache = ResponseCache(settings.literature_cache_ttl_s)
+        self.cache: ResponseCache[UpstreamResponse] = ResponseCache(settings.literature_cache_ttl_s)
         self.http = UpstreamClient(
             SOURCE,
             settings.europepmc_base_url,
@@ -59,7 +59,7 @@ class EuropePmcClient:
         )
 
     async def _get(self, path: str, params: Params) -> UpstreamResponse:
-        return await self.cache.get(path, params, lambda: self.http.request(path, params))
+        return await self.cache.get(request_key(path, params), lambda: self.http.request(path, params))
 
     async def search(
         self, query: str, *, result_type: Literal["lite", "core"] = "lite", page_size: int = 25,

@@ -14,7 +14,7 @@ import httpx2
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ratelimit import build_rate_limiter
-from bio_mcp.sources.response_cache import ResponseCache
+from bio_mcp.sources.response_cache import ResponseCache, request_key
 from bio_mcp.sources.upstream import UpstreamClient, UpstreamResponse
 
 SOURCE = "ncbi-idconv"
@@ -77,7 +77,7 @@ class IdConverterClient:
         self.limiter = build_rate_limiter(
             SOURCE, settings.ncbi_requests_per_second, settings.redis_url, None, settings.ncbi_rate_margin_ms / 1000
         )
-        self.cache = ResponseCache(settings.literature_cache_ttl_s)
+        self.cache: ResponseCache[UpstreamResponse] = ResponseCache(settings.literature_cache_ttl_s)
         self.http = UpstreamClient(
             SOURCE,
             settings.idconv_base_url,
@@ -97,7 +97,7 @@ class IdConverterClient:
         if not 1 <= len(ids) <= MAX_IDS:
             raise BioMcpError(ErrorCode.VALIDATION, f"give 1..{MAX_IDS} ids to convert")
         params = {"ids": ",".join(ids)}
-        return await self.cache.get("", params, lambda: self.http.request("", params))
+        return await self.cache.get(request_key("", params), lambda: self.http.request("", params))
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 
 import httpx2
-from cachetools import TTLCache
 
 from bio_mcp import __version__
 from bio_mcp.config import Settings
@@ -19,6 +18,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.pubtator3.models import PublicationAnnotations, PublicationText
 from bio_mcp.sources.pubtator3.parse import parse_biocjson_texts, unparsable_json
 from bio_mcp.sources.ratelimit import build_rate_limiter
+from bio_mcp.sources.response_cache import ResponseCache
 from bio_mcp.sources.upstream import UpstreamClient
 
 SOURCE = "pubtator3"
@@ -53,9 +53,8 @@ class Pubtator3Client:
             translate_error=_translate_error,
             transport=transport,
         )
-        self.cache: TTLCache[str, PublicationText] | None = (
-            TTLCache(CACHED_PMIDS, settings.pubtator3_cache_ttl_s) if settings.pubtator3_cache_ttl_s else None
-        )
+        # Kept by PMID, not by request, so a batch overlapping an earlier one asks only for the rest.
+        self.cache: ResponseCache[PublicationText] = ResponseCache(settings.pubtator3_cache_ttl_s, CACHED_PMIDS)
         self.urls: list[str] = []
 
     async def annotations(self, pmids: Sequence[str]) -> dict[str, PublicationAnnotations]:
@@ -69,7 +68,7 @@ class Pubtator3Client:
         bad = [p for p in wanted if not PMID.match(p)]
         if bad:
             raise BioMcpError(ErrorCode.VALIDATION, "a PMID is 1 to 9 digits", {"pmids": bad})
-        found = {p: self.cache[p] for p in wanted if self.cache is not None and p in self.cache}
+        found = {p: kept for p in wanted if (kept := self.cache.kept(p)) is not None}
         missing = [p for p in wanted if p not in found]
         for start in range(0, len(missing), MAX_PMIDS_PER_REQUEST):
             batch = missing[start : start + MAX_PMIDS_PER_REQUEST]
@@ -78,8 +77,7 @@ class Pubtator3Client:
                 pmid = publication.annotations.pmid
                 if pmid in batch:
                     found[pmid] = publication
-                    if self.cache is not None:
-                        self.cache[pmid] = publication
+                    self.cache.keep(pmid, publication)
         return {p: found[p] for p in wanted if p in found}
 
     async def aclose(self) -> None:

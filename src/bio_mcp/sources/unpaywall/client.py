@@ -15,7 +15,7 @@ from bio_mcp import __version__
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.sources.ratelimit import build_rate_limiter
-from bio_mcp.sources.response_cache import ResponseCache
+from bio_mcp.sources.response_cache import ResponseCache, request_key
 from bio_mcp.sources.upstream import UpstreamClient, UpstreamResponse
 
 SOURCE = "unpaywall"
@@ -74,7 +74,7 @@ class UnpaywallClient:
     def __init__(self, settings: Settings, transport: httpx2.AsyncBaseTransport | None = None) -> None:
         self.email = settings.unpaywall_email or settings.ncbi_email
         self.limiter = build_rate_limiter(SOURCE, REQUESTS_PER_SECOND, settings.redis_url, None)
-        self.cache = ResponseCache(settings.literature_cache_ttl_s)
+        self.cache: ResponseCache[UpstreamResponse] = ResponseCache(settings.literature_cache_ttl_s)
         self.http = UpstreamClient(
             SOURCE,
             settings.unpaywall_base_url,
@@ -95,7 +95,7 @@ class UnpaywallClient:
                 ErrorCode.VALIDATION, "Unpaywall needs an email: set UNPAYWALL_EMAIL or NCBI_ADMIN_EMAIL"
             )
         path = quote(doi.strip(), safe="/:;()")
-        return await self.cache.get(path, {}, lambda: self.http.request(path, {}))
+        return await self.cache.get(request_key(path, {}), lambda: self.http.request(path, {}))
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -1,4 +1,5 @@
-"""Corpus fixtures: the fake E-utilities over the real records, hash embeddings, SQLite or PostgreSQL."""
+"""Corpus fixtures (registered in tests/conftest.py): the fake E-utilities over the real records with
+their entry dates spread over 2024, hash embeddings, SQLite or PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from bio_mcp.config import Settings, load_settings
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.corpus.sync import SyncOptions
 from bio_mcp.sources.ncbi.client import EutilsClient
-from bio_mcp.testing import FakesApp, RunningFakes, build_fakes_app, run_fakes
+from bio_mcp.testing import FakesApp, RunningFakes, run_fakes
 
 # The real records get EDATs spread over 2024; syncs run up to this day, so tests do not depend on today.
 SPREAD = (datetime(2024, 1, 1), datetime(2024, 12, 31))
@@ -21,25 +22,15 @@ UNTIL = date(2025, 1, 15)
 TERM = "all[sb]"
 
 
-@pytest.fixture(scope="session")
-def fakes_app(data_dir: Path) -> FakesApp:
-    return build_fakes_app(data_dir)
-
-
 @pytest.fixture
-def fakes(fakes_app: FakesApp, data_dir: Path) -> Iterator[RunningFakes]:
+def corpus_fakes(fakes_app: FakesApp, data_dir: Path) -> Iterator[RunningFakes]:
+    """The fakes on a server of their own, the records' EDATs spread over SPREAD, so syncs up to UNTIL
+    see every record in a known window."""
     fakes_app.reset()
     fakes_app.eutils.spread_edats(*SPREAD)
     with run_fakes(data_dir, app=fakes_app) as running:
         yield running
     fakes_app.reset()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest) -> str | None:
-    if request.param == "sqlite":
-        return None
-    return str(request.getfixturevalue("postgres_schema_url"))
 
 
 def corpus_settings(home: Path, fakes: RunningFakes, database_url: str | None = None, **extra: Any) -> Settings:
@@ -60,12 +51,12 @@ ServiceFactory = Callable[..., CorpusService]
 
 
 @pytest.fixture
-async def make_service(bio_home: Path, fakes: RunningFakes) -> AsyncIterator[ServiceFactory]:
+async def make_service(bio_home: Path, corpus_fakes: RunningFakes) -> AsyncIterator[ServiceFactory]:
     """Builds services on one BIO_MCP_HOME (and database); all are closed at the end of the test."""
     opened: list[tuple[CorpusService, EutilsClient]] = []
 
     def make(database_url: str | None = None, **kwargs: Any) -> CorpusService:
-        settings = corpus_settings(bio_home, fakes, database_url)
+        settings = corpus_settings(bio_home, corpus_fakes, database_url)
         eutils = EutilsClient(settings)
         kwargs.setdefault("sync_options", SyncOptions(until=UNTIL, batch_size=100, since=SPREAD[0].date()))
         kwargs.setdefault("embed_in_background", False)

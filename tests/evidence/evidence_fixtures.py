@@ -1,11 +1,10 @@
-"""Evidence fixtures: a corpus of the real PPR abstracts (medicinal plants) written through the corpus's
+"""Evidence fixtures (registered in tests/conftest.py): a corpus of the real PPR abstracts (medicinal plants) written through the corpus's
 own write path, linked with the real MeSH linker into its graph, and the Thai herb names of the real
 herb table in kg_names."""
 
 from __future__ import annotations
 
 import csv
-import os
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,8 +16,7 @@ from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer, load_catalog
-from bio_mcp.graph.linking import load_linker_from
+from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.names import EntityName, write_names
 from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import DocumentRecord, QualityScores
@@ -64,14 +62,6 @@ def ppr_documents(data_dir: Path, split: str = "dev") -> list[CorpusDocument]:
 
 
 @pytest.fixture(scope="session")
-def herb_graph(data_dir: Path) -> GraphIndexer:
-    """The real MeSH catalog and dictionary linker, cached in BIO_MCP_CACHE_DIR across runs."""
-    mesh = data_dir / "mesh" / "mesh_descriptors_2024.jsonl"
-    cache = Path(os.environ["BIO_MCP_CACHE_DIR"])
-    return GraphIndexer(load_catalog(mesh, cache), load_linker_from(mesh, None, cache))
-
-
-@pytest.fixture(scope="session")
 def sync_graph(data_dir: Path, linker_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> GraphIndexer:
     """The graph writer a server's sync uses (`build_graph_indexer`): the MeSH linker with BC5CDR's
     training pairs and the relation extractors (plant relations fitted on PPR's training split,
@@ -92,23 +82,17 @@ def evidence_settings(home: Path, **extra: object) -> Settings:
     return load_settings(BIO_MCP_HOME=str(home), BIO_MCP_EMBEDDINGS_PROVIDER="hash", **extra)
 
 
-@pytest.fixture(scope="session")
-def anyio_backend() -> str:
-    """Session-wide, so the corpus below is built once per module, not per test."""
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 async def herbal_corpus(
-    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, herb_graph: GraphIndexer
+    tmp_path_factory: pytest.TempPathFactory, data_dir: Path, graph_indexer: GraphIndexer
 ) -> AsyncIterator[CorpusService]:
     """PPR dev abstracts in a corpus (store, index, graph, hash vectors) with the herb names written.
     Tests read it; a test that writes builds its own."""
     settings = evidence_settings(tmp_path_factory.mktemp("herbal-home"))
     eutils = EutilsClient(settings)
-    service = CorpusService(settings, eutils, embed_in_background=False, graph=herb_graph)
+    service = CorpusService(settings, eutils, embed_in_background=False, graph=graph_indexer)
     await service.open()
-    fill_scratch_corpus(service.index, ppr_documents(data_dir), settings.embeddings_batch_size, graph=herb_graph)
+    fill_scratch_corpus(service.index, ppr_documents(data_dir), settings.embeddings_batch_size, graph=graph_indexer)
     with service.store.transaction() as tx:
         write_names(tx.connection, herb_names(data_dir))
     yield service
