@@ -136,6 +136,22 @@ async def test_disabled_no_pubtator3_entity_and_no_request(make, corpus_fakes) -
         assert entity_nodes(tx.connection, "ncbigene:") == entity_nodes(tx.connection, "dbsnp:") == {}
 
 
+async def test_turning_the_mentions_on_reaches_the_records_synced_before(make, corpus_fakes) -> None:
+    before = make(enabled=False)
+    first = await before.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    await before.aclose()
+    assert first.pmids_processed > 0 and corpus_fakes.pubtator3.requests == []
+    service = make()
+    # Nothing new to sync: the records already stored are the ones PubTator3 is asked about.
+    response = await service.sync_delta(SyncDeltaRequest(query_key="pt", term=TERM))
+    assert response.inserted == 0
+    assert response.pubtator3 is not None and response.pubtator3.annotated == 1 and response.pubtator3.pending == 0
+    asked = {pmid for request in corpus_fakes.pubtator3.requests for pmid in request.param("pmids").split(",")}
+    assert PMID in asked
+    with service.store.read() as tx:
+        assert entity_nodes(tx.connection, "ncbigene:")[BRAF] == ("Gene", "BRAF")
+
+
 async def test_an_outage_leaves_the_sync_whole_and_the_annotations_pending_until_a_later_sync(make, corpus_fakes) -> None:
     service = make()
     corpus_fakes.pubtator3.inject(corpus_fakes.pubtator3.server_error(503), times=None)

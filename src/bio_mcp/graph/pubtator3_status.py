@@ -14,7 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from bio_mcp.store.database import in_batches, upsert_insert
-from bio_mcp.store.schema import kg_pubtator3, utc_now
+from bio_mcp.store.document_keys import FILE_KEY_PREFIX
+from bio_mcp.store.schema import documents, kg_pubtator3, utc_now
 
 Status = Literal["annotated", "absent", "pending"]
 ANNOTATED: Status = "annotated"
@@ -64,6 +65,19 @@ def absent_pmids(connection: Connection, asked_before: datetime, limit: int) -> 
         sa.select(kg_pubtator3.c.pmid)
         .where(kg_pubtator3.c.status == ABSENT, kg_pubtator3.c.updated_at < asked_before)
         .order_by(kg_pubtator3.c.pmid)
+        .limit(limit)
+    )
+    return list(connection.execute(query).scalars())
+
+
+def unasked_pmids(connection: Connection, limit: int) -> list[str]:
+    """Up to `limit` stored PubMed records PubTator3 was never asked about (synced while its
+    mentions were off), in PMID order: turning them on reaches the corpus already there."""
+    query = (
+        sa.select(documents.c.pmid)
+        .outerjoin(kg_pubtator3, kg_pubtator3.c.pmid == documents.c.pmid)
+        .where(kg_pubtator3.c.pmid.is_(None), ~documents.c.pmid.startswith(FILE_KEY_PREFIX))
+        .order_by(documents.c.pmid)
         .limit(limit)
     )
     return list(connection.execute(query).scalars())

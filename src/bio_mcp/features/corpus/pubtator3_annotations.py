@@ -46,6 +46,7 @@ from bio_mcp.graph.pubtator3_status import (
     pending_pmids,
     set_statuses,
     statuses_of,
+    unasked_pmids,
 )
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.sources.pubtator3.client import Pubtator3Client
@@ -179,9 +180,12 @@ class Pubtator3Run:
 
     async def ask_again(self, store: MetadataStore, graph: GraphIndexer, limit: int = ASK_AGAIN_LIMIT) -> None:
         """Fetch and write the annotations of documents an earlier outage left pending, then (within
-        the same `limit`) of documents PubTator3 held none of when last asked, `absent_recheck` ago."""
+        the same `limit`) of documents PubTator3 was never asked about (synced while its mentions
+        were off), then of documents PubTator3 held none of when last asked, `absent_recheck` ago."""
         with store.read() as tx:
             pmids = pending_pmids(tx.connection, limit)
+            if len(pmids) < limit:
+                pmids += unasked_pmids(tx.connection, limit - len(pmids))
             if len(pmids) < limit:
                 asked_before = utc_now() - self.absent_recheck
                 pmids += absent_pmids(tx.connection, asked_before, limit - len(pmids))
@@ -198,11 +202,13 @@ class Pubtator3Run:
                 documents = []
                 for pmid in pmids:
                     # Another run may have written it since: only a document still as it was is written.
-                    if pmid not in still or still[pmid] != asked.get(pmid):
+                    if still.get(pmid) != asked.get(pmid):
                         continue
-                    if still[pmid][1] == ABSENT:
+                    if pmid in still and still[pmid][1] == ABSENT:
                         self.tally.rechecked += 1
                     chunks = tx.chunks.for_document(pmid)
+                    if not chunks and pmid not in still:
+                        continue
                     version = chunks[0].doc_version if chunks else still[pmid][0]
                     documents.append(
                         AnnotatedDocument(pmid, version, [(c.chunk_id, c.text) for c in chunks], fetched[pmid])
