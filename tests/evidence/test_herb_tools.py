@@ -219,7 +219,7 @@ async def test_find_contraindications_of_herbs_and_formulations(herb_graph) -> N
         error, body, text = await call(client, "tool.find_contraindications", {"formulation_ids": ["triphala"]})
         assert not error and body["results"] == []
         assert body["checked"][0] == {"entity_id": "formulation:triphala", "type": "formulation", "label": "Triphala",
-                                      "findings": 0, "formulation": None}
+                                      "findings": 0, "formulation": None, "recipe_names": []}
         assert text.startswith("No interaction or contraindication evidence was found in the 0 documents searched; "
                                "this is not evidence of safety.")
 

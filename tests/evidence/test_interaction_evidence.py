@@ -114,9 +114,26 @@ async def test_a_formulation_is_checked_through_each_of_its_herbs(garlic_corpus)
         ("mesh:D029766", "herb", "formulation:triphala"),
         ("mesh:D029842", "herb", "formulation:triphala"),
     ]
+    # One entity stands for both Terminalia species: it says so, so neither reads as left unchecked.
+    assert [c["recipe_names"] for c in body["checked"]] == [
+        [], ["Terminalia bellirica", "Terminalia chebula"], ["Phyllanthus emblica"]]
+    assert "the recipe's Terminalia bellirica, Terminalia chebula" in text
     assert {"Triphala", "ตรีผลา", "Phyllanthus emblica", "Terminalia chebula", "Terminalia bellirica"} <= set(
         body["coverage"]["names_searched"])
     assert "in `formulation:triphala`" in text
+
+
+async def test_findings_for_one_herb_leave_the_others_silence_labelled(garlic_corpus) -> None:
+    async with Client(server(garlic_corpus)) as client:
+        body, text = await call(client, "tool.find_contraindications",
+                                {"herb_ids": ["garlic", "turmeric"], "formulation_ids": ["triphala"]})
+    assert any(r["target_id"] == WARFARIN for r in body["results"])
+    # Garlic's interaction must not make turmeric's or Triphala's "0 finding(s)" read as an all-clear.
+    assert text.startswith("No interaction or contraindication evidence was found for Turmeric, Triphala, ")
+    first = text.splitlines()[0]
+    assert first.endswith("in the 1 documents searched; this is not evidence of safety.")
+    assert "Garlic" not in first
+    assert GARLIC_SENTENCE in text
 
 
 async def test_a_quote_the_stored_text_no_longer_reads_is_not_stated(garlic_corpus) -> None:

@@ -28,7 +28,7 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.evidence.coverage import Coverage, coverage_of, searched_text, silence
+from bio_mcp.features.evidence.coverage import Coverage, coverage_of, searched_text, silence, silence_for
 from bio_mcp.features.evidence.herbs import find_formulation, find_herb
 from bio_mcp.features.evidence.models import AuditedOutput
 from bio_mcp.features.evidence.quotes import quote_checks
@@ -97,6 +97,11 @@ class CheckedEntity(ToolOutput):
     label: str
     findings: int
     formulation: str | None = Field(default=None, description="For a herb checked as part of a formulation: its id")
+    recipe_names: list[str] = Field(
+        default_factory=list,
+        description="For a herb of a formulation: the recipe's herbs this entity stands for (two species of one "
+                    "MeSH genus are one entity, checked once for both)",
+    )
 
 
 class FindContraindicationsResponse(AuditedOutput):
@@ -144,8 +149,11 @@ def find_contraindications(
     searched: list[str] = []
     for entity_id, kind in targets:
         herbs = [entity_id]
+        recipe: dict[str, list[str]] = {}
         if kind == "formulation":
-            herbs += sorted({edge.dst for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,))})
+            for edge in relation_edges(connection, [entity_id], (HAS_INGREDIENT,)):
+                recipe.setdefault(edge.dst, []).extend(edge.props.get("names") or ())
+            herbs += sorted(recipe)
         labels = known_entities(connection, herbs, vocabulary)
         found = _findings(connection, entity_id, kind, herbs)
         results += found
@@ -153,7 +161,8 @@ def find_contraindications(
         checked.append(CheckedEntity(entity_id=entity_id, type=kind, label=labels[entity_id].label, findings=len(found)))
         # A formulation is checked through each of its herbs: each is listed with its own findings.
         checked += [CheckedEntity(entity_id=herb, type="herb", label=labels[herb].label if herb in labels else herb,
-                                  findings=sum(r.herb_id == herb for r in found), formulation=entity_id)
+                                  findings=sum(r.herb_id == herb for r in found), formulation=entity_id,
+                                  recipe_names=sorted(set(recipe[herb])))
                     for herb in herbs[1:]]
     order = {entity_id: position for position, (entity_id, _) in enumerate(targets)}
     results.sort(key=lambda r: (order[r.entity_id], -STRENGTH_ORDER[r.strength], STUDY_KINDS.index(r.study or "unknown design"),
@@ -200,10 +209,14 @@ def summarize(response: FindContraindicationsResponse) -> str:
     if not response.results and response.coverage is not None:
         # Many clients read only the text: the silence is said first, with what was searched.
         lines += [silence(response.coverage), searched_text(response.coverage), ""]
+    elif response.coverage is not None and (silent := [entity.label for entity in response.checked if not entity.findings]):
+        # Findings about one herb must not make another's "0 findings" read as cleared.
+        lines += [silence_for(silent, response.coverage), ""]
     lines.append("### Contraindications and interactions")
     for entity in response.checked:
         part = f", in `{entity.formulation}`" if entity.formulation else ""
-        lines.append(f"- {entity.label} (`{entity.entity_id}`, {entity.type}{part}): {entity.findings} finding(s)")
+        covers = f" (the recipe's {', '.join(entity.recipe_names)})" if entity.recipe_names else ""
+        lines.append(f"- {entity.label}{covers} (`{entity.entity_id}`, {entity.type}{part}): {entity.findings} finding(s)")
     for result in response.results:
         about = f" — herb `{result.herb_id}`" if result.herb_id else ""
         study = f"; {result.study}" if result.study else ""

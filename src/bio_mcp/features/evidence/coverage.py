@@ -3,7 +3,8 @@
 `coverage_of` says how many documents the graph's relations were read from, which names of the
 asked entities (imported names, MeSH headings and entry terms, and their constituents) the
 relations were looked for under, and which kinds of source were searched. `SILENCE` is the
-sentence every herb tool begins with when it found nothing.
+sentence every herb tool begins with when it found nothing; `SILENCE_FOR` names the asked entities
+without findings when others have some.
 """
 
 from __future__ import annotations
@@ -36,8 +37,17 @@ class Coverage(ToolOutput):
     sources: list[str] = Field(default_factory=list, description="What was searched: document kinds and imported facts")
 
 
+SILENCE_FOR = ("No interaction or contraindication evidence was found for {names} in the {documents} documents "
+               "searched; this is not evidence of safety.")
+
+
 def silence(coverage: Coverage) -> str:
     return SILENCE.format(documents=coverage.documents_searched)
+
+
+def silence_for(labels: Sequence[str], coverage: Coverage) -> str:
+    """The silence about some of the asked entities, when others have findings."""
+    return SILENCE_FOR.format(names=", ".join(dict.fromkeys(labels)), documents=coverage.documents_searched)
 
 
 def searched_text(coverage: Coverage) -> str:

@@ -485,18 +485,20 @@ class ContraindicationResult(_message.Message):
     def __init__(self, entity_id: _Optional[str] = ..., type: _Optional[str] = ..., contraindication: _Optional[str] = ..., evidence: _Optional[str] = ..., strength: _Optional[str] = ..., relation: _Optional[str] = ..., target_id: _Optional[str] = ..., herb_id: _Optional[str] = ..., via: _Optional[str] = ..., source: _Optional[str] = ..., document_id: _Optional[str] = ..., pmid: _Optional[str] = ..., span: _Optional[_Union[Span, _Mapping]] = ..., documents: _Optional[int] = ..., sources: _Optional[_Iterable[str]] = ..., study: _Optional[str] = ..., quote_checked: _Optional[bool] = ...) -> None: ...
 
 class CheckedEntity(_message.Message):
-    __slots__ = ("entity_id", "type", "label", "findings", "formulation")
+    __slots__ = ("entity_id", "type", "label", "findings", "formulation", "recipe_names")
     ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     FINDINGS_FIELD_NUMBER: _ClassVar[int]
     FORMULATION_FIELD_NUMBER: _ClassVar[int]
+    RECIPE_NAMES_FIELD_NUMBER: _ClassVar[int]
     entity_id: str
     type: str
     label: str
     findings: int
     formulation: str
-    def __init__(self, entity_id: _Optional[str] = ..., type: _Optional[str] = ..., label: _Optional[str] = ..., findings: _Optional[int] = ..., formulation: _Optional[str] = ...) -> None: ...
+    recipe_names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entity_id: _Optional[str] = ..., type: _Optional[str] = ..., label: _Optional[str] = ..., findings: _Optional[int] = ..., formulation: _Optional[str] = ..., recipe_names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class FindContraindicationsResponse(_message.Message):
     __slots__ = ("audit", "results", "checked", "coverage")
