@@ -95,7 +95,21 @@ async def test_recent_pubs_by_topic(fakes, analyst: Analyst) -> None:
     assert [s.cache_hit for s in cold.trace.steps] == [False, False]
     # The window is the frame's: a year later the same record is no longer recent.
     later = await ask(analyst, PUBS, date(2019, 8, 1))
-    assert "No matching publications found." in later.answer and later.checkpoint_id != cold.checkpoint_id
+    assert "No matching publications found (silence, not evidence of absence)." in later.answer and later.checkpoint_id != cold.checkpoint_id
+
+
+@pytest.mark.anyio
+async def test_the_drug_a_trial_question_names_is_what_every_listed_trial_tests(fakes, analyst: Analyst) -> None:
+    response = await ask(analyst, "Which trials study pembrolizumab in melanoma?")
+    [search] = fakes.ctgov.requests
+    assert search.param("query.intr") == "pembrolizumab" and "Melanoma" in search.param("query.cond")
+    assert response.answer.startswith("Found ") and "(Melanoma, testing pembrolizumab)" in response.answer
+    listed = [line for line in response.answer.splitlines() if line.startswith("| [NCT")]
+    assert listed, response.answer
+    for nct in (line.split("]")[0].removeprefix("| [") for line in listed):
+        interventions = [i["name"].lower() for i in fakes.ctgov.study(nct)["protocolSection"]
+                         .get("armsInterventionsModule", {}).get("interventions", [])]
+        assert any("pembrolizumab" in name or "mk-3475" in name or "keytruda" in name for name in interventions), nct
 
 
 @pytest.mark.anyio
@@ -104,7 +118,7 @@ async def test_trials_with_pubs(fakes, analyst: Analyst) -> None:
     assert [s.id for s in cold.trace.steps] == ["find_trials", "pubs_by_nct", "hydrate"]
     assert all(s.status == "ok" for s in cold.trace.steps)
     assert "| [NCT07281079] | A Study of NNZ-2591 in Pediatric Participants With Phelan-McDermid Syndrome |" in cold.answer
-    assert "### Publications\n\nNo matching publications found." in cold.answer
+    assert "### Publications\n\nNo matching publications found (silence, not evidence of absence)." in cold.answer
     fakes.reset()
     await ask(analyst, LINKED, fetch_policy="network_only")
     [esearch] = fakes.eutils.requests
@@ -116,7 +130,8 @@ async def test_cache_only_on_a_cold_store_is_annotated_not_raised(fakes, analyst
     response = await ask(analyst, TRIALS, fetch_policy="cache_only")
     assert upstream_requests(fakes) == 0
     assert response.trace.steps[0].error_code == "NOT_FOUND"
-    assert response.trace.partial and "No matching trials found." in response.answer
+    assert response.trace.partial and "ClinicalTrials.gov could not be searched, so trials are not covered" in response.answer
+    assert "No registered trial matched" not in response.answer
     assert "> Note: Some sources failed" in response.answer
     with pytest.raises(BioMcpError):
         resolve_checkpoint(analyst.store, "0" * 64)

@@ -50,7 +50,9 @@ async def test_a_failed_pubmed_step_is_named_with_its_reason(fakes, analyst) -> 
     assert failure.skipped_steps == ["hydrate"]
     assert "PubMed (NCBI E-utilities) failed in step pubs_by_nct" in response.answer
     assert "503" in response.answer and "steps not run because of it: hydrate" in response.answer
-    assert "No matching publications found." in response.answer  # the table says what it has, the note why
+    # An outage is said to be one in the table too, never "no publications".
+    assert "### Publications\n\nPubMed could not be searched, so publications are not covered (see the notes)." in response.answer
+    assert "No matching publications" not in response.answer
 
 
 async def test_nothing_fetched_because_ctgov_is_down_is_an_upstream_error(fakes, analyst) -> None:

@@ -37,6 +37,17 @@ CASES = [
     ("ongoing T2DM trials", "indication_phase_trials", {"indication": "Diabetes Mellitus, Type 2"}, [], ACTIVE, None),
     ("Phase 2 and phase 3 melanoma trials with papers from the last 30 days", "trials_with_pubs",
      {"indication": "Melanoma"}, ["2", "3"], [], 30),
+    # The drug is what the trials must test: never dropped, never searched as the condition.
+    # Pembrolizumab is a supplementary concept (not a MeSH 2024 descriptor): named beside the indication.
+    ("Which trials study pembrolizumab in melanoma?", "indication_phase_trials",
+     {"indication": "Melanoma", "intervention": "pembrolizumab"}, [], [], None),
+    ("What trials test pembrolizumab for melanoma?", "indication_phase_trials",
+     {"indication": "Melanoma", "intervention": "pembrolizumab"}, [], [], None),
+    ("phase 3 trials of nivolumab in advanced melanoma", "indication_phase_trials",
+     {"indication": "Melanoma", "intervention": "Nivolumab"}, ["3"], [], None),
+    ("recruiting trials of metformin", "indication_phase_trials", {"intervention": "Metformin"}, [], ["Recruiting"], None),
+    # A disease whose name holds a chemical's is the disease.
+    ("insulin resistance trials", "indication_phase_trials", {"indication": "Insulin Resistance"}, [], [], None),
 ]
 
 

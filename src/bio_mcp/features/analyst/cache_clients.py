@@ -120,7 +120,7 @@ class AnalystClients:
         if condition and args.get("condition_synonyms"):
             condition = any_of([condition, *args["condition_synonyms"]])
         query = StudyQuery(
-            condition=condition, sponsor=args.get("sponsor"), term=args.get("term"),
+            condition=condition, sponsor=args.get("sponsor"), term=args.get("term"), intervention=args.get("intervention"),
             statuses=tuple(sorted(STATUS_ENUMS[s] for s in args.get("status", []))),
             phases=tuple(sorted(PHASE_ENUMS[p] for p in args.get("phase", []))),
             page_size=int(args.get("page_size", 20)),

@@ -2,7 +2,11 @@
 
 Filters are cut out of the question first (phases, statuses, the time window, the sponsor, NCT ids);
 what is left, less the words that only say what kind of answer is wanted, names the indication or
-the topic. The indication is the longest span that MeSH knows, else the words as given.
+the topic. In a trial question a drug MeSH knows is the intervention, never the indication; the
+indication is the longest other span that MeSH knows, else the words as given; and the words named
+beside a known indication ("pembrolizumab" of "pembrolizumab in melanoma", a drug MeSH lists only
+as a supplementary concept) are the intervention too, so no asked word is dropped and the trials
+listed are those testing it.
 """
 
 from __future__ import annotations
@@ -54,6 +58,16 @@ _PUBS = re.compile(r"\b(?:publications?|papers?|articles?|literature|pubs|report
 _RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|new(?:est)?)\b", re.IGNORECASE)
 _FILLER = frozenset(
     ["a", "an", "and", "any", "are", "all", "about", "at", "be", "by", "can", "find", "for", "from", "give", "has", "have", "in", "is", "list", "me", "of", "on", "or", "over", "regarding", "related", "show", "that", "the", "their", "them", "these", "those", "to", "what", "which", "who", "with", "were", "was", "please", "tell", "any", "there", "any", "published", "linked", "associated", "corresponding", "get"]
+)
+
+# Words of a trial question that say what trials do or whom they enrol, or qualify the indication
+# loosely: neither an indication nor an intervention ("trials testing X in advanced Y").
+_TRIAL_WORDS = frozenset(
+    ["test", "tests", "testing", "tested", "evaluate", "evaluates", "evaluating", "investigate", "investigates",
+     "investigating", "use", "uses", "using", "treat", "treats", "treating", "treatment", "treatments", "therapy",
+     "therapies", "patients", "people", "participants", "adults", "adult", "children", "pediatric", "paediatric",
+     "advanced", "metastatic", "early", "late", "stage", "severe", "mild", "moderate", "new", "novel", "drug",
+     "drugs", "do", "does", "involving", "running", "conducted", "underway"]
 )
 
 # Words of a free question that say how it is asked or which way an effect goes, not what it is
@@ -124,19 +138,37 @@ def _remaining(text: str) -> list[str]:
     return _trim(text.split())
 
 
-def _indication(words: list[str], mesh: MeshIndex) -> str | None:
-    """The longest span MeSH names, else the words as given (sponsors and rare diseases MeSH lacks)."""
-    words = [word for word in words if word.lower() not in _FILLER]
-    total_tokens = len(normalise(" ".join(words)).split())
+def _spans(words: list[str], mesh: MeshIndex) -> list[tuple[int, int, str]]:
+    """The spans of `words` MeSH names, longest first, none overlapping: (start, end, preferred name)."""
+    found: list[tuple[int, int, str]] = []
+    taken: set[int] = set()
     for size in range(min(len(words), MAX_TERM_TOKENS), 0, -1):
         for start in range(len(words) - size + 1):
-            span = " ".join(words[start : start + size])
-            name = mesh.lookup(span)
-            # A match covering under half the words is a generic fragment ("Syndrome" of
-            # "Phelan-McDermid syndrome"), not the indication.
-            if name is not None and 2 * len(normalise(span).split()) >= total_tokens:
-                return name
-    return " ".join(words) or None
+            if taken.intersection(range(start, start + size)):
+                continue
+            name = mesh.lookup(" ".join(words[start : start + size]))
+            if name is not None:
+                found.append((start, start + size, name))
+                taken.update(range(start, start + size))
+    return found
+
+
+def _subjects(words: list[str], mesh: MeshIndex) -> tuple[str | None, str | None]:
+    """(indication, intervention) of a trial question's remaining words."""
+    words = [word for word in words if word.lower() not in _FILLER and word.lower() not in _TRIAL_WORDS]
+    chemicals = [(start, end, name) for start, end, name in _spans(words, mesh) if name in mesh.chemicals]
+    named = {index for start, end, _ in chemicals for index in range(start, end)}
+    interventions = [name for _, _, name in sorted(chemicals)]
+    words = [word for index, word in enumerate(words) if index not in named]
+    total_tokens = len(normalise(" ".join(words)).split())
+    for start, end, name in _spans(words, mesh):
+        # A match covering under half the words is a generic fragment ("Syndrome" of
+        # "Phelan-McDermid syndrome"), not the indication.
+        if name in mesh.chemicals or 2 * len(normalise(" ".join(words[start:end])).split()) < total_tokens:
+            continue
+        rest = " ".join(words[:start] + words[end:])
+        return name, " ".join([*interventions, rest]).strip() or None
+    return " ".join(words) or None, " ".join(interventions) or None
 
 
 def free_terms(question: str) -> str:
@@ -194,10 +226,10 @@ def parse_frame(
         entities.topic = " ".join(words)
         within_days = within_days or DEFAULT_RECENT_DAYS
     else:
-        entities.indication = _indication(words, mesh)
+        entities.indication, entities.intervention = _subjects(words, mesh)
         within_days = within_days if intent == "trials_with_pubs" else None
-        if not (entities.indication or sponsor or ncts):
-            raise unsupported(question, "it names no indication, sponsor or NCT id")
+        if not (entities.indication or entities.intervention or sponsor or ncts):
+            raise unsupported(question, "it names no indication, intervention, sponsor or NCT id")
     return Frame(
         intent=intent,
         entities=entities,

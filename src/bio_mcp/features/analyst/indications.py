@@ -44,6 +44,8 @@ class MeshIndex:
     preferred: dict[str, str]
     # Preferred name to its entry terms, in MeSH's order.
     entry_terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Preferred names of the drugs and chemicals (MeSH tree D): what a trial tests, never its indication.
+    chemicals: frozenset[str] = frozenset()
 
     def lookup(self, text: str) -> str | None:
         key = normalise(text)
@@ -65,9 +67,10 @@ class MeshIndex:
         return found[:limit]
 
 
-def build_index(descriptors: list[tuple[str, Sequence[str]]], spellings: Mapping[str, str] | None = None) -> MeshIndex:
+def build_index(descriptors: list[tuple[str, Sequence[str]]], spellings: Mapping[str, str] | None = None,
+                chemicals: frozenset[str] = frozenset()) -> MeshIndex:
     """`spellings`: strings already held elsewhere, each keyed by itself; a key equal to one is that
-    string, not a copy of it."""
+    string, not a copy of it. `chemicals`: the preferred names that are drugs or chemicals."""
     exact: dict[str, str] = {}
     for name, terms in descriptors:
         for term in [name, *terms]:
@@ -78,7 +81,7 @@ def build_index(descriptors: list[tuple[str, Sequence[str]]], spellings: Mapping
         for suffix in _DROPPABLE_SUFFIXES:
             if key.endswith(suffix) and key[: -len(suffix)] and key[: -len(suffix)] not in exact:
                 shortened.setdefault(key[: -len(suffix)], name)
-    return MeshIndex({**shortened, **exact}, {name: tuple(terms) for name, terms in descriptors})
+    return MeshIndex({**shortened, **exact}, {name: tuple(terms) for name, terms in descriptors}, chemicals)
 
 
 @lru_cache(maxsize=2)
@@ -95,4 +98,5 @@ def load_mesh_index(path: Path, cache_dir: Path | None = None) -> MeshIndex:
     # A concept's synonyms are its entry terms once each, its name left out: `synonyms` skips both.
     # Most keys are spelt as the vocabulary's own search keys: 200,000 strings (14 MB) shared.
     return build_index([(concept.name, concept.synonyms) for concept in vocabulary.concepts.values()],
-                       {key: key for key in vocabulary.keys})
+                       {key: key for key in vocabulary.keys},
+                       frozenset(concept.name for concept in vocabulary.concepts.values() if concept.type == "Chemical"))

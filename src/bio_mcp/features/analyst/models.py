@@ -23,6 +23,9 @@ class Entities(AnalystModel):
     indication: str | None = Field(default=None, description="MeSH preferred name when one matched")
     trial_nct: str | None = None
     topic: str | None = None
+    intervention: str | None = Field(
+        default=None, description="What the trials must test (CT.gov query.intr): a MeSH drug or chemical the "
+                                  "question names, or the words it names beside the indication")
 
 
 # PubMed's records reach back about 250 years; a longer window is a typo, not a question.

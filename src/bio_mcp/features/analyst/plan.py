@@ -59,6 +59,8 @@ def _find_trials(frame: Frame, mesh: MeshIndex | None) -> PlanStep:
         synonyms = mesh.synonyms(entities.indication) if mesh is not None else []
         if synonyms:
             args["condition_synonyms"] = synonyms
+    if entities.intervention:
+        args["intervention"] = entities.intervention
     if entities.company:
         args["sponsor"] = entities.company
     if filters.phase:

@@ -12,6 +12,7 @@ MISSING = "—"
 # Fewer quoted publications than this is said to be thin evidence.
 THIN_EVIDENCE = 3
 QUOTED_PUBLICATIONS = 8
+TRIALS_NOT_SEARCHED = "ClinicalTrials.gov could not be searched, so trials are not covered (see the notes)."
 _PHASE_LABEL = {"EARLY_PHASE1": "Early 1", "PHASE1": "1", "PHASE2": "2", "PHASE3": "3", "PHASE4": "4", "NA": "N/A"}
 
 
@@ -56,7 +57,8 @@ def _describe(frame: Frame) -> str:
     if frame.filters.status:
         parts.append(" or ".join(s.lower() for s in frame.filters.status))
     subject = frame.entities.indication or frame.entities.trial_nct or frame.entities.company or frame.entities.topic
-    return ", ".join(parts + ([subject] if subject else []))
+    tested = [f"testing {frame.entities.intervention}"] if frame.entities.intervention else []
+    return ", ".join(parts + ([subject] if subject else []) + tested)
 
 
 def free_answer(frame: Frame, trials: list[dict[str, Any]], articles: list[dict[str, Any]],
@@ -84,7 +86,7 @@ def free_answer(frame: Frame, trials: list[dict[str, Any]], articles: list[dict[
     if trials:
         lines.append(trials_table(trials))
     elif "find_trials" not in searched:
-        lines.append("ClinicalTrials.gov could not be searched, so trials are not covered (see the notes).")
+        lines.append(TRIALS_NOT_SEARCHED)
     else:
         lines.append("No registered trial matched these words (silence, not evidence of absence).")
     return lines
@@ -101,19 +103,29 @@ def synthesize(frame: Frame, execution: Execution) -> str:
     if frame.intent == "free_question":
         notes = [f"> Note: {note}" for note in execution.notes]
         return "\n\n".join([*free_answer(frame, trials, articles, set(execution.outputs)), *notes])
+    answered = {trace.id for trace in execution.traces if trace.status == "ok"}
     if frame.intent != "recent_pubs_by_topic":
         title = f"### Trials ({_describe(frame)})" if _describe(frame) else "### Trials"
-        body = trials_table(trials) if trials else "No matching trials found."
+        if trials:
+            body = trials_table(trials)
+        elif "find_trials" not in answered:
+            body = TRIALS_NOT_SEARCHED
+        else:
+            body = "No registered trial matched (silence, not evidence of absence)."
         sections.append(f"{title}\n\n{body}")
     if frame.intent != "indication_phase_trials":
         within = frame.filters.published_within_days
         title = "### Publications" + (f" (entered in the last {within} days)" if within else "")
+        pubs_step = "pubs_by_nct" if frame.intent == "trials_with_pubs" else "search_pubs"
         if articles:
             body = publications_table(articles)
         elif frame.intent == "trials_with_pubs" and not trials:
-            body = "No trials, so no linked publications to look up."
+            body = TRIALS_NOT_SEARCHED if "find_trials" not in answered else "No trials, so no linked publications to look up."
+        elif not {pubs_step, "hydrate"} <= answered:
+            # An outage is said to be one: never "no publications".
+            body = "PubMed could not be searched, so publications are not covered (see the notes)."
         else:
-            body = "No matching publications found."
+            body = "No matching publications found (silence, not evidence of absence)."
         sections.append(f"{title}\n\n{body}")
         links = _trial_links(execution, articles)
         if links:
