@@ -18,6 +18,7 @@ from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_a
 from bio_mcp.features.evidence.answer_eval import (
     load_pubmedqa,
 )
+from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citation_checks import answer_sentences
 from bio_mcp.features.kb.retrieval import KbRetrieval
@@ -136,3 +137,11 @@ async def test_an_interaction_question_quotes_only_interaction_evidence(retrieva
         assert re.search(r"Andrographis|A\. paniculata", citation.quote), citation.quote
         assert re.search(r"interact|potentiat|synergi|antagoni|administ|concomitant|combin|pharmacokinetic|AUC|CYP|"
                          r"P-glycoprotein|INR|bleeding|plasma", citation.quote, re.IGNORECASE), citation.quote
+
+
+async def test_prevent_frames_the_question_and_is_no_outcome_a_sentence_must_name() -> None:
+    question = "Is aspirin effective for preventing cardiovascular events?"
+    focus = read_focus(question, QueryReading(question), None, None)
+    # "aspirin reduced cardiovascular events" answers it without the word "prevent".
+    assert focus.terms == ["aspirin", "cardiovascular", "event"]
+    assert focus.admits("Low-dose aspirin reduced major cardiovascular events in the trial.")

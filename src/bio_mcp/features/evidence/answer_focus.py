@@ -44,7 +44,8 @@ FRAMING = frozenset(content_terms(
     "affects predict predicts predictive relevant role necessary possible useful related relate relationship "
     "differ different difference better worse lower higher still really justified work works need needed help "
     "helps use used using benefit beneficial cause causes lead leads good bad treat treatment treated therapy "
-    "value valuable reliable accurate feasible appropriate important matter evidence risk there exist"
+    "value valuable reliable accurate feasible appropriate important matter evidence risk there exist "
+    "prevent prevents preventing prevention preventive protect protects protective"
 ))
 # Thai words that frame a health question (treat, reduce, help, properties, ...): left untranslated
 # by the reading, they are no topic a sentence must name.
