@@ -24,9 +24,12 @@ from bio_mcp.graph.adverse_effects import (
     QUALIFIER_EXTRACTOR,
     AdverseEffectExtractor,
     find_adverse_effects,
+    may_be_stated,
+    pair_candidates,
     topics_of,
 )
 from bio_mcp.graph.adverse_eval import NEWEST_CORPUS_DESCRIPTOR, corpus_ids, gold_mentions, gold_pairs
+from bio_mcp.graph.adverse_priors import load_adverse_priors
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, INTERACTS_WITH
 from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.interactions import INTERACTION_EXTRACTOR, find_interactions
@@ -295,3 +298,25 @@ def test_a_descriptor_newer_than_bc5cdr_is_read_as_the_corpus_id(dev, linker) ->
     assert renamed.get("D000069348") == "C069541"
     # Only descriptors newer than the corpus are renamed: a linker's error on an older one stays an error.
     assert all(int(new[1:]) > NEWEST_CORPUS_DESCRIPTOR for new in renamed)
+
+
+def test_a_disease_the_words_give_to_an_agent_named_between_is_not_the_first_ones(paths, linker, vocabulary) -> None:
+    # "The carbon tetrachloride (CCl4)-induced liver fibrosis mouse model showed that long-term
+    # administration of DEHP significantly promoted liver damage, ...": the liver damage is DEHP's.
+    articles = parse_efetch(gzip.open(paths["records"]).read())
+    record = next(article for article in articles if article.pmid == "32471116")
+    priors = load_adverse_priors(paths["training"])
+    extractor = AdverseEffectExtractor(vocabulary.parents, priors)
+    found = set()
+    for chunk in chunk_records(record.pmid, record.title, record.abstract_text):
+        mentions = linker.link(chunk.text)
+        found |= {(r.src, r.type, r.dst, chunk.text[r.start:r.end]) for r in extractor.relations(chunk.text, mentions)}
+        candidates = pair_candidates(chunk.text, mentions, vocabulary.parents, priors)
+        ccl4 = [c for c in candidates if (c.chemical, c.disease) == ("mesh:D002251", "mesh:D056486")]
+        assert all(not may_be_stated(c) for c in ccl4)
+    assert not any(src == "mesh:D002251" and dst == "mesh:D056486" for src, _, dst, _ in found), found
+    # Listed together, both agents are the cause.
+    text = "Cisplatin and doxorubicin induced nephrotoxicity in rats."
+    mentions = linker.link(text)
+    [pair] = [c for c in pair_candidates(text, mentions, vocabulary.parents) if c.chemical == "mesh:D002945"]
+    assert not pair.features["preempted"]

@@ -195,6 +195,11 @@ _CUE_FAMILIES: dict[str, re.Pattern[str]] = {
 }
 
 
+# A pair whose every sentence gives the disease to another agent between the two (`_preempted`).
+PREEMPTED = "preempted"
+# Between two agents listed together: "X and Y", "X, Y", "X or Y", "X/Y", "X plus Y", "X (Y)".
+_LISTED_TOGETHER = re.compile(r"\s*(?:\)?\s*(?:,|and|or|/|plus|with|\()\s*)+", re.IGNORECASE)
+
 # The cue patterns asked of many stretches of a text, answered from one pass for their words
 # (`graph/cue_words.py`); the protective words before a chemical are asked apart.
 _PAIR_CUES = CueWords((_STRONG_CUE, *_CUE_FAMILIES.values()))
@@ -314,7 +319,7 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
     candidates = []
     for (chemical_id, disease_id), pairs in by_pair.items():
         counts: Counter[str] = Counter()
-        best: tuple[int, int, tuple[int, int]] | None = None
+        best: tuple[bool, int, int, tuple[int, int]] | None = None
         nearest = 999
         readings: set[str | None] = set()
         for chemical, disease in pairs:
@@ -349,8 +354,10 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
             if chemical.end <= disease.start and _FOR_DISEASE.search(text[chemical.end : disease.start][-40:]):
                 counts["chemical_for_disease"] += 1
                 cue -= 2
-            if best is None or (cue, -words) > best[:2]:
-                best = (cue, -words, sentence)
+            preempted = _preempted(text, chemical, disease, chemicals)
+            counts["preempted"] += preempted
+            if best is None or (not preempted, cue, -words) > best[:3]:
+                best = (not preempted, cue, -words, sentence)
         chemical_n, disease_n = chemical_counts[chemical_id], disease_counts[disease_id]
         chemical_lead = any(m.end <= lead_end for m in chemicals if m.entity_id == chemical_id)
         disease_lead = any(m.end <= lead_end for m in diseases if m.entity_id == disease_id)
@@ -382,9 +389,11 @@ def pair_candidates(text: str, mentions: Sequence[Mention], broader: Broader | N
             "chemical_between": counts["chemical_between"] / len(pairs),
             **{name: float(counts[name] > 0) for name in _CUE_FEATURES},
             **{f"harm_{reading}": float(reading in readings) for reading in HARM_READINGS},
+            # Not a model feature (no weight): `may_be_stated`'s guard.
+            PREEMPTED: float(counts["preempted"] == len(pairs)),
         }
         assert best is not None
-        candidates.append(PairCandidate(chemical_id, disease_id, features, best[2], best[0]))
+        candidates.append(PairCandidate(chemical_id, disease_id, features, best[3], best[1]))
     lead_chemicals = {m.entity_id for m in chemicals if m.end <= lead_end}
     lead_diseases = {m.entity_id for m in diseases if m.end <= lead_end}
     for chemical_id in chemical_counts:
@@ -465,10 +474,28 @@ def probabilities(candidates: Sequence[PairCandidate]) -> list[float]:
 
 def may_be_stated(candidate: PairCandidate) -> bool:
     """A pair no one sentence names both of is mentioned together, not stated: its quote could not
-    name both. A pair only ever denied ("X did not induce Y") is never stated, whatever its score."""
+    name both. A pair only ever denied ("X did not induce Y") is never stated, whatever its score,
+    nor one whose every sentence gives the disease to another agent named between the two."""
     features = candidate.features
     denied = features.get("harm_negated") and not (features.get("harm_harm") or features.get("harm_associated"))
-    return not features.get("cross") and not denied
+    return not features.get("cross") and not denied and not features.get(PREEMPTED)
+
+
+def _preempted(text: str, chemical: Mention, disease: Mention, chemicals: Sequence[Mention]) -> bool:
+    """Whether another agent named between `chemical` and the later `disease` is the one the words
+    give the disease to ("The CCl4-induced fibrosis model showed that DEHP promoted liver damage":
+    DEHP's liver damage, not CCl4's), unless the two agents are listed together ("cisplatin and
+    doxorubicin induced nephrotoxicity")."""
+    if disease.start < chemical.end:
+        return False
+    for other in chemicals:
+        if other.entity_id == chemical.entity_id or not (chemical.end <= other.start and other.end <= disease.start):
+            continue
+        if _LISTED_TOGETHER.fullmatch(text[chemical.end : other.start]):
+            continue
+        if harm_between(text, (other.start, other.end), (disease.start, disease.end)) == HARM:
+            return True
+    return False
 
 
 def confidence_of(probability: float) -> float:
