@@ -3,6 +3,7 @@ plant names from Dr. Duke's tables, and the evidence rows and edges a document g
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from dataclasses import replace
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, HAS_CONSTITUENT, TREATS
 from bio_mcp.graph.evidence_store import SqlEvidenceStore
@@ -23,8 +25,9 @@ from bio_mcp.graph.ppr_corpus import PprDocument, read_ppr
 from bio_mcp.graph.relation_kinds import DECREASE, POSITIVE
 from bio_mcp.graph.relations import RelationExtractor, RelationModel, extractor_of, train_relation_model
 from bio_mcp.graph.relations_eval import evaluate
-from bio_mcp.graph.sentences import sentence_spans
+from bio_mcp.graph.sentences import is_quotable, sentence_spans
 from bio_mcp.graph.store import SqlGraphStore
+from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 from bio_mcp.store.metadata_store import MetadataStore
 from bio_mcp.store.schema import kg_edges, kg_nodes, kg_relation_evidence
 
@@ -265,3 +268,25 @@ def test_a_constituent_is_stated_only_where_duke_lists_it_for_the_plant(indexer:
 def test_a_denied_benefit_is_read(sentence: str, plant: str, disease: str, denied: bool) -> None:
     start, end = sentence.index(plant), sentence.index(disease)
     assert benefit_denied(sentence, (start, start + len(plant)), (end, end + len(disease))) is denied
+
+
+def test_a_piece_of_an_abstract_book_is_no_sentence_to_quote(indexer: GraphIndexer, data_dir: Path) -> None:
+    # PMID 27454254, "Abstracts from the 3rd International Genomic Medicine Conference": poster titles
+    # and author lists without a stop for 30,651 characters, which the corpus cuts into chunks. The
+    # extractors read "P7 Inhibition of AChE and BuChE with the natural compounds of Bacopa monerri
+    # for the treatment of Alzheimer's disease" in one such piece; it is quoted for nothing.
+    with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as records:
+        articles = {article.pmid: article for article in parse_efetch(records.read())}
+    book = articles["27454254"]
+    raw, kept = [], []
+    for chunk in chunk_records(book.pmid, book.title, book.abstract_text):
+        mentions = indexer.link_text(chunk.text)
+        raw += [(chunk.text, r) for extractor in indexer.extractors for r in extractor.relations(chunk.text, mentions)]
+        kept += [(chunk.text, r) for r in indexer.extract_text(chunk.text, mentions)]
+    assert any(not is_quotable(text, r.start, r.end) for text, r in raw)
+    assert kept == [(text, r) for text, r in raw if is_quotable(text, r.start, r.end)]
+    # A long sentence that ends as one stays quotable (780 characters of semaglutide's effects).
+    review = articles["29915538"]
+    text = f"{review.title} {review.abstract_text}"
+    start, end = max(sentence_spans(text), key=lambda span: span[1] - span[0])
+    assert end - start > 700 and is_quotable(text, start, end)

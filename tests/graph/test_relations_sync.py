@@ -7,8 +7,11 @@ import pytest
 import sqlalchemy as sa
 
 from bio_mcp.features.kb.rebuild import rebuild_graph
+from bio_mcp.graph.adverse_effects import AdverseEffectExtractor
+from bio_mcp.graph.adverse_priors import load_adverse_priors
 from bio_mcp.graph.elements import EVIDENCE_RELATIONS
 from bio_mcp.graph.ids import pubmed_source_uri, section_node_id
+from bio_mcp.graph.indexer import GraphIndexer
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.store.schema import chunks, kg_edges, kg_relation_evidence
 from tests.graph.graph_sync_fixtures import synced
@@ -28,8 +31,14 @@ def _relation_edges(connection) -> dict[tuple[str, str, str], tuple]:
 
 
 async def test_a_sync_writes_the_relations_its_sections_state_and_a_rebuild_reproduces_them(
-    make_graph_service, database_url, indexer
+    make_graph_service, database_url, indexer, data_dir
 ) -> None:
+    # The plant extractor finds nothing quotable in these records (only pieces of a meeting's
+    # abstract book, no sentences: `is_quotable`); the adverse-effect extractor a sync runs beside it
+    # states the DEHP records' harms.
+    priors = load_adverse_priors(data_dir / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt")
+    indexer = GraphIndexer(indexer.catalog, indexer.linker,
+                           [*indexer.extractors, AdverseEffectExtractor(indexer.catalog.broader, priors)])
     service = await synced(lambda url: make_graph_service(url, graph=indexer), database_url)
     with service.store.read() as tx:
         evidence = _evidence(tx.connection)

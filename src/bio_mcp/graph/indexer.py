@@ -38,6 +38,7 @@ from bio_mcp.graph.linking import (
 )
 from bio_mcp.graph.mentions import EntityMentions, Mention, group_mentions
 from bio_mcp.graph.relations import load_relation_extractor
+from bio_mcp.graph.sentences import is_quotable
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import load_pharm_actions, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of, pharm_actions_path
@@ -118,7 +119,9 @@ class GraphIndexer:
         return {chunk.chunk_id: group_mentions(self.link_text(chunk.text)) for chunk in chunks}
 
     def extract_text(self, text: str, mentions: Sequence[Mention]) -> list[StatedRelation]:
-        return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)]
+        """What the extractors state, less what a span that is no sentence would be quoted for."""
+        return [relation for extractor in self.extractors for relation in extractor.relations(text, mentions)
+                if is_quotable(text, relation.start, relation.end)]
 
     def extract(
         self, chunks: Sequence[SectionText], mentions: Mapping[str, Sequence[Mention]]
