@@ -279,23 +279,21 @@ def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dic
     return p95s
 
 
-def run_replicas(url: str, queries: list[str], params: Mapping[str, object], peer: bool = True) -> None:
-    """A pgvector replica on an empty home, the same replica restarted on its home, and (`peer`) the
-    embedded peer (vectors read from the same store into its own matrix) on another empty home."""
+def run_replicas(url: str, queries: list[str], params: Mapping[str, object]) -> None:
+    """A pgvector replica on an empty home, the same replica restarted on its home, and the embedded
+    peer (vectors read from the same store into its own matrix) on another empty home."""
     with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
         fresh = replica(url, home, queries, "pgvector")
         restarted = replica(url, home, queries, "pgvector")
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        peer = replica(url, home, queries, "embedded")
     emit(
         "fresh_replica_first_vector_answer", fresh["first_vector_s"], "s", {**params, "from": "process start"}
     )
     pg = emit_replica(fresh, {**params, "vectors": "pgvector", "home": "empty: builds its tantivy half"})
     emit_replica(restarted, {**params, "vectors": "pgvector", "home": "restart on its own home"})
-    if not peer:
-        return
-    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
-        peer_out = replica(url, home, queries, "embedded")
     embedded = emit_replica(
-        peer_out, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
+        peer, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
     )
     for name, value in pg.items():
         emit(
@@ -309,10 +307,7 @@ def run_replicas(url: str, queries: list[str], params: Mapping[str, object], pee
 # ---- the two parts --------------------------------------------------------------------------------
 
 
-def scale(admin_url: str, size: int, incremental: int, queries: int, recall_queries: int = 100,
-          quick: bool = False) -> None:
-    """`quick` (the million-chunk run on 2 cores): no forced walks of the row-budget filter and no
-    embedded peer, whose matrix a million chunks make 1.5 GB per process."""
+def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
     url = fresh_database(admin_url)
     store = MetadataStore.open(url)
     store.enable_vector_table(MODEL.dim, MODEL.model_id)
@@ -371,15 +366,15 @@ def scale(admin_url: str, size: int, incremental: int, queries: int, recall_quer
         {**params, "includes": "text; no vectors (in chunk_vectors only)"},
     )
     index = PgVectorIndex(store, MODEL.dim, MODEL.model_id)
-    probes = synthetic.vectors(recall_queries)
-    emit_recall(index, probes, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN, "queries": recall_queries})
+    recall_queries = synthetic.vectors(100)
+    emit_recall(index, recall_queries, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN})
     # The 20% filter walked anyway (as before the row budget), in both iterative-scan orders.
     budget, default_scan = chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN
     chunk_vectors.EXACT_MAX_ROWS = 0
-    for scan in () if quick else ("strict_order", "relaxed_order"):
+    for scan in ("strict_order", "relaxed_order"):
         chunk_vectors.ITERATIVE_SCAN = scan
         emit_recall(
-            index, probes, {**params, "iterative_scan": scan, "forced": "walk"}, (VectorFilter((2015, 2025), ()),)
+            index, recall_queries, {**params, "iterative_scan": scan, "forced": "walk"}, (VectorFilter((2015, 2025), ()),)
         )
     chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN = budget, default_scan
     for where in (VectorFilter((2015, 2025), ()), VectorFilter((1990, None), ())):
@@ -399,7 +394,7 @@ def scale(admin_url: str, size: int, incremental: int, queries: int, recall_quer
         emit(f"vector_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
     texts = synthetic.texts(queries, 6)
     store.close()
-    run_replicas(url, texts, params, peer=not quick)
+    run_replicas(url, texts, params)
 
 
 # Any of the query's words (plainto_tsquery ANDs them; BM25 scores documents matching any term).
@@ -508,16 +503,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "bench" / "scifact")
     parser.add_argument("--scifact", action="store_true", help="also SciFact train quality (embeds once)")
     parser.add_argument("--skip-scale", action="store_true")
-    parser.add_argument("--recall-queries", type=int, default=100, help="queries recall is measured over")
-    parser.add_argument("--quick", action="store_true",
-                        help="no forced walks and no embedded peer (the million-chunk run on 2 cores)")
     args = parser.parse_args()
     args.scratch.mkdir(parents=True, exist_ok=True)
     with embedded_pgvector_server() as admin_url:
         if args.scifact:
             scifact(admin_url, args.scratch, args.data)
         if not args.skip_scale:
-            scale(admin_url, args.chunks, args.incremental, args.queries, args.recall_queries, args.quick)
+            scale(admin_url, args.chunks, args.incremental, args.queries)
     emit("bench_max_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MB", {})
 
 
