@@ -8,14 +8,14 @@ import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.ask import Analyst
-from bio_mcp.features.analyst.executor import CallContext
+from bio_mcp.features.analyst.executor import StepContext
 from bio_mcp.features.analyst.models import FetchPolicy
 
 TERM = '(semaglutide) AND ("2017/07/01"[EDAT] : "2018/07/01"[EDAT])'
 
 
-def context(analyst: Analyst, policy: FetchPolicy) -> CallContext:
-    return CallContext(time.monotonic() + 10, policy, analyst.limiters["pubmed"])
+def context(analyst: Analyst, policy: FetchPolicy) -> StepContext:
+    return StepContext(time.monotonic() + 10, policy, analyst.limiters["pubmed"])
 
 
 @pytest.mark.anyio

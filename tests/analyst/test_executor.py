@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.executor import CallContext, Executor, ToolResult, render_args, waves
+from bio_mcp.features.analyst.executor import StepContext, Executor, ToolResult, render_args, waves
 from bio_mcp.features.analyst.models import Frame, Plan, PlanStep
 from bio_mcp.features.analyst.plan import plan_from_frame
 from bio_mcp.features.analyst.projection import flatten_unique, project, select
@@ -43,10 +43,10 @@ class FakeTools:
         self.peak = 0
         self.starts: list[float] = []
 
-    async def ctgov(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def ctgov(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         return ToolResult({"results": [{"nct_id": n} for n in NCTS]}, cache_hit=False, rows=len(NCTS), watermarks={"c": "1"})
 
-    async def search(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def search(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         await context.limiter.pace(context.deadline)
         self.starts.append(time.monotonic())
         self.active += 1
@@ -60,7 +60,7 @@ class FakeTools:
         finally:
             self.active -= 1
 
-    async def get(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def get(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         return ToolResult({"results": [{"pmid": p, "title": f"t{p}"} for p in args["pmids"]]}, cache_hit=True, rows=len(args["pmids"]))
 
     def tools(self) -> dict[str, Any]:
@@ -145,7 +145,7 @@ async def test_error_is_annotated_and_other_branches_go_on() -> None:
 
 @pytest.mark.anyio
 async def test_failed_step_drops_its_dependents() -> None:
-    async def broken(args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def broken(args: dict[str, Any], context: StepContext) -> ToolResult:
         raise BioMcpError(ErrorCode.RATE_LIMIT, "slow down")
 
     tools = FakeTools().tools() | {"ctgov.search": broken}

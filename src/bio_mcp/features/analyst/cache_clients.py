@@ -22,7 +22,7 @@ from typing import Any
 
 from bio_mcp.canonical import canonical_sha256
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.executor import CallContext, Tool, ToolResult
+from bio_mcp.features.analyst.executor import StepContext, Tool, ToolResult
 from bio_mcp.features.pubmed.details import unrequested_warning
 from bio_mcp.logs import get_logger, log_event
 from bio_mcp.sources.ctgov.client import CtgovClient, any_of
@@ -107,7 +107,7 @@ class AnalystClients:
     async def aclose(self) -> None:
         await self.ctgov.aclose()
 
-    async def ctgov_search(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def ctgov_search(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         nct_ids = list(args.get("nct_ids") or [])
         if nct_ids:
             return await self._ctgov_get(nct_ids, context)
@@ -171,7 +171,7 @@ class AnalystClients:
             tx.upstream.put_ctgov_search(params, [s.nct_id for s in studies], total, digest, blob_uri=uri)
         return uri
 
-    async def _ctgov_get(self, nct_ids: list[str], context: CallContext) -> ToolResult:
+    async def _ctgov_get(self, nct_ids: list[str], context: StepContext) -> ToolResult:
         cached = {} if context.fetch_policy == "network_only" else await asyncio.to_thread(self._read_studies, nct_ids)
         rows: list[dict[str, Any]] = []
         watermarks: dict[str, str] = {}
@@ -207,7 +207,7 @@ class AnalystClients:
         with self.store.transaction() as tx:
             tx.upstream.upsert_ctgov_studies([CtgovStudy(s.nct_id, study_row(s), blob_uri) for s in studies])
 
-    async def pubmed_search(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def pubmed_search(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         term = " ".join(str(args.get("query") or args.get("query_template") or "").split())
         if not term:
             raise BioMcpError(ErrorCode.VALIDATION, "pubmed.search needs a query")
@@ -235,7 +235,7 @@ class AnalystClients:
             blob_uris=[cached.blob_uri] if cached.blob_uri else [],
         )
 
-    async def pubmed_get(self, args: dict[str, Any], context: CallContext) -> ToolResult:
+    async def pubmed_get(self, args: dict[str, Any], context: StepContext) -> ToolResult:
         pmids = sorted({str(p) for p in args.get("pmids") or []}, key=int)
         if not pmids:
             return ToolResult(payload={"results": []}, cache_hit=True, rows=0)

@@ -26,7 +26,10 @@ from bio_mcp.sources.ratelimit import RateLimiter
 
 
 @dataclass(frozen=True)
-class CallContext:
+class StepContext:
+    """What one plan step's tool call runs under: the plan's deadline, the fetch policy and its
+    source's rate limiter (not the server's per-call `server.toolset.CallContext`)."""
+
     deadline: float
     fetch_policy: FetchPolicy
     limiter: RateLimiter
@@ -47,7 +50,7 @@ class ToolResult:
     warnings: list[str] = field(default_factory=list)
 
 
-Tool = Callable[[dict[str, Any], CallContext], Awaitable[ToolResult]]
+Tool = Callable[[dict[str, Any], StepContext], Awaitable[ToolResult]]
 
 
 SOURCE_NAMES = {"pubmed": "PubMed (NCBI E-utilities)", "ctgov": "ClinicalTrials.gov"}
@@ -160,7 +163,7 @@ class Executor:
                 else:
                     runnable.append(step)
             finished = await asyncio.gather(
-                *(self._run_step(step, outputs, CallContext(deadline, fetch_policy, self._limiter(step))) for step in runnable)
+                *(self._run_step(step, outputs, StepContext(deadline, fetch_policy, self._limiter(step))) for step in runnable)
             )
             for step, (output, step_results, trace_row) in zip(runnable, finished):
                 traces[step.id] = trace_row
@@ -211,7 +214,7 @@ class Executor:
         return self.limiters[self.registry.tool(step.tool).source]
 
     async def _run_step(
-        self, step: PlanStep, outputs: dict[str, Any], context: CallContext
+        self, step: PlanStep, outputs: dict[str, Any], context: StepContext
     ) -> tuple[Any, list[ToolResult], StepTrace]:
         tool = self.tools.get(step.tool)
         if tool is None:
@@ -269,7 +272,7 @@ class Executor:
         return output, step_results, trace_row
 
     async def _call(
-        self, step: PlanStep, tool: Tool, args: dict[str, Any], context: CallContext, semaphore: asyncio.Semaphore
+        self, step: PlanStep, tool: Tool, args: dict[str, Any], context: StepContext, semaphore: asyncio.Semaphore
     ) -> ToolResult:
         async with semaphore:
             started = time.monotonic()
