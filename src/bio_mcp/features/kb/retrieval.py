@@ -15,7 +15,6 @@ import asyncio
 from bio_mcp.errors import BioMcpError
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.diagnostics import load_diagnostics, render_markdown
-from bio_mcp.features.kb.evidence import retrieve_evidence
 from bio_mcp.features.kb.models import (
     KbSearchRequest,
     KbSearchResponse,
@@ -23,6 +22,7 @@ from bio_mcp.features.kb.models import (
     RetrieveEvidenceResponse,
 )
 from bio_mcp.features.kb.providers import ProviderRegistry
+from bio_mcp.features.kb.retrieve_evidence import retrieve_evidence
 from bio_mcp.features.kb.search import KbContext, QueryLinker, search_kb
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bio_mcp.config import Settings
-from bio_mcp.features.kb import entities, evidence, search, traverse
+from bio_mcp.features.kb import entities, retrieve_evidence, search, traverse
 from bio_mcp.features.kb.diagnostics import DIAGNOSTICS_URI
 from bio_mcp.features.kb.graph_service import KbGraph
 from bio_mcp.features.kb.models import (
@@ -53,7 +53,7 @@ def retrieval_tools(retrieval: KbRetrieval, settings: Settings) -> tuple[list[To
             description="Whole sections by id (from kb.search or graph nodes) with their document and the "
             "entities they mention; text longer than max_chars is cut and whole at its scratch_uri.",
             input_model=RetrieveEvidenceRequest, output_model=RetrieveEvidenceResponse,
-            run=retrieval.retrieve_evidence, summarize=evidence.summarize, open_world=False,
+            run=retrieval.retrieve_evidence, summarize=retrieve_evidence.summarize, open_world=False,
         ),
     ]
     resources: list[ResourceSpec] = []
