@@ -141,8 +141,10 @@ async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_gra
         assert not error and [[n["type"] for n in p] for p in only["paths"]] == [["herb", "constituent", "indication"]]
 
         # From an indication backwards: the herbs and constituents that treat it.
-        error, back, _ = await call(client, "tool.query_kg", {"start": {"type": "indication", "id": "mesh:D006528"}})
+        error, back, back_text = await call(client, "tool.query_kg", {"start": {"type": "indication", "id": "mesh:D006528"}})
         assert not error and [[n["id"] for n in p] for p in back["paths"]] == [["mesh:D006528", "mesh:D003474", "mesh:D030024"]]
+        # The arrows point the way the edges do: curcumin treats it, turmeric contains curcumin.
+        assert "Carcinoma, Hepatocellular (indication, C22.0) ← Curcumin (constituent) ← Turmeric (herb)" in back_text
 
         error, formula, _ = await call(client, "tool.query_kg", {"start": {"type": "formulation", "id": "formulation:triphala"},
                                                                  "max_depth": 1})

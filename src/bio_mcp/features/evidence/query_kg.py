@@ -326,6 +326,19 @@ def _path_node(node_id: str, kind: str, info: EntityInfo | None, icd10: Icd10Ind
     return PathNode(id=node_id, type=kind, label=label, icd10cm=code)
 
 
+def _path_text(nodes: list[PathNode], edges: list[PathEdge]) -> str:
+    """The path with each hop's arrow the way its edge points: a walk from an indication or a
+    constituent goes against some edges ("Hepatitis ← Curcumin ← Turmeric": turmeric contains
+    curcumin, which treats hepatitis), and an arrow drawn along the walk would say the reverse."""
+    def label(node: PathNode) -> str:
+        return f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"
+
+    parts = [label(nodes[0])]
+    for before, edge, node in zip(nodes[:-1], edges, nodes[1:], strict=True):
+        parts.append(f"{'→' if edge.src == before.id else '←'} {label(node)}")
+    return " ".join(parts)
+
+
 def summarize(response: QueryKgResponse) -> str:
     if not response.paths:
         said = f"{silence(response.coverage)}\n{searched_text(response.coverage)}\n\n" if response.coverage else ""
@@ -340,8 +353,7 @@ def summarize(response: QueryKgResponse) -> str:
             continue
         lines.append(f"#### {heading}: {len(chosen)}")
         for nodes, edges in chosen:
-            lines.append("- " + " → ".join(f"{node.label} ({node.type}{', ' + node.icd10cm if node.icd10cm else ''})"
-                                            for node in nodes))
+            lines.append("- " + _path_text(nodes, edges))
             for edge in edges:
                 cited = "; ".join(f"{e.source}: “{e.sentence}”" for e in edge.evidence[:1])
                 relation = edge.type if edge.tier == STATED else f"{edge.type}? ({CO_MENTION_NOTE})"
