@@ -18,6 +18,12 @@ home, and the embedded peer on another empty home (it reads the vectors from the
 its own matrix): hybrid P50/P95/P99 with and without filters, resident memory, index folder size,
 and the pgvector / embedded P95 ratio.
 
+``--bulk`` (the large runs): the product's code creates the schema, then documents, chunk rows and
+pgvector rows go in by COPY with the graph dropped, the graph is built after (timed alone), and
+`--incremental` more chunks go through `set_embeddings` into the full graph (the product-path
+throughput, on a slice). ``--no-peer`` skips the embedded peer; ``--recall-queries`` bounds the
+exact scans of the recall figures.
+
 Quality (``--scifact``): SciFact train's chunks and onnx vectors (cached in the scratch folder,
 as `scifact_eval.py` does) written to the store the same way; hybrid nDCG@10 of `HybridIndex`
 with the pgvector half against the embedded default over the same chunks, and the graph's recall;
