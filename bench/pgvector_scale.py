@@ -18,6 +18,12 @@ home, and the embedded peer on another empty home (it reads the vectors from the
 its own matrix): hybrid P50/P95/P99 with and without filters, resident memory, index folder size,
 and the pgvector / embedded P95 ratio.
 
+``--bulk`` (the large runs): the product's code creates the schema, then documents, chunk rows and
+pgvector rows go in by COPY with the graph dropped, the graph is built after (timed alone), and
+`--incremental` more chunks go through `set_embeddings` into the full graph (the product-path
+throughput, on a slice). ``--no-peer`` skips the embedded peer; ``--recall-queries`` bounds the
+exact scans of the recall figures.
+
 Quality (``--scifact``): SciFact train's chunks and onnx vectors (cached in the scratch folder,
 as `scifact_eval.py` does) written to the store the same way; hybrid nDCG@10 of `HybridIndex`
 with the pgvector half against the embedded default over the same chunks, and the graph's recall;
@@ -28,14 +34,16 @@ against tantivy BM25, nDCG@10 and latency.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
+import struct
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,6 +57,7 @@ from figures import emit
 from search_latency import Synthetic
 
 from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.hybrid import IndexedChunk
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore, chunk_vectors
 from bio_mcp.store.chunk_vectors import VectorFilter
@@ -59,6 +68,8 @@ from tests.support.pgvector_server import embedded_pgvector_server, fresh_databa
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", REPO.parent / "shared" / "data"))
 ROW_BATCH = 5_000
 VECTOR_BATCH = 1_000
+COPY_BATCH = 50_000
+BUILD_MEMORY = "1GB"
 MODEL = HashEmbeddings(384)
 
 
@@ -140,12 +151,93 @@ def write_vectors(store: MetadataStore, uuids: Sequence[str], vectors: np.ndarra
     return time.perf_counter() - started
 
 
+# PostgreSQL's binary COPY: signature, flags, header extension; a tuple count of -1 ends the data.
+COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+COPY_TRAILER = struct.pack("!h", -1)
+
+
+def binary_field(payload: bytes) -> bytes:
+    return struct.pack("!i", len(payload)) + payload
+
+
+def vector_tuple(chunk: IndexedChunk) -> bytes:
+    """One `chunk_vectors` row in binary COPY form: text as UTF-8, integers as int4, jsonb as its
+    version byte and text, halfvec as halfvec_recv reads it (int16 dimension, int16 zero, big-endian
+    halves). Binary, because printing 384 floats a row as text cost more than all the rest of the load."""
+    vector = np.asarray(chunk.vector, dtype=np.float32).astype(">f2")
+    return b"".join(
+        (
+            struct.pack("!h", 6),
+            binary_field(chunk.uuid.encode()),
+            binary_field(chunk.pmid.encode()),
+            struct.pack("!ii", 4, chunk.year),
+            binary_field(b"\x01" + json.dumps(list(chunk.pub_types)).encode()),
+            struct.pack("!ii", 4, chunk.quality),
+            binary_field(struct.pack("!hh", len(vector), 0) + vector.tobytes()),
+        )
+    )
+
+
+def copy_rows(store: MetadataStore, batch: Sequence[IndexedChunk], seen: set[str], model_id: str) -> None:
+    """Documents (those not in `seen`), chunk rows embedded by `model_id` (no blob: the vector is in
+    the table) and flagged indexed, and their pgvector rows, by COPY in one transaction."""
+    now = datetime.now(UTC)
+    with store.transaction() as tx:
+        cursor = tx.connection.connection.driver_connection.cursor()
+        with cursor.copy(
+            "COPY documents (pmid, pub_types, mesh, citation_subsets, year, retracted, quality_total, "
+            "version, content_hash, created_at, updated_at) FROM STDIN"
+        ) as copy:
+            for chunk in batch:
+                if chunk.pmid not in seen:
+                    seen.add(chunk.pmid)
+                    types = json.dumps(list(chunk.pub_types))
+                    copy.write_row((chunk.pmid, types, "[]", "[]", chunk.year, False, chunk.quality, 1, "0" * 64, now, now))
+        with cursor.copy(
+            "COPY chunks (uuid, pmid, chunk_id, doc_version, text, n_tokens, position, year, pub_types, "
+            "quality_total, embed_model, bm25_indexed, vector_indexed, updated_at) FROM STDIN"
+        ) as copy:
+            for chunk in batch:
+                types = json.dumps(list(chunk.pub_types))
+                copy.write_row(
+                    (chunk.uuid, chunk.pmid, chunk.uuid, 1, chunk.text, len(chunk.text.split()), 0, chunk.year,
+                     types, chunk.quality, model_id, True, True, now)
+                )
+        with cursor.copy(
+            f"COPY {chunk_vectors.TABLE} (uuid, pmid, year, pub_types, quality_total, embedding) "
+            "FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.write(COPY_HEADER + b"".join(vector_tuple(chunk) for chunk in batch) + COPY_TRAILER)
+
+
+def bulk_load(store: MetadataStore, chunks: Iterator[IndexedChunk], size: int, params: Mapping[str, object]) -> None:
+    """The first `size` chunks, rows and vectors, by COPY into the product's schema with the graph
+    dropped (`build_graph` builds it after)."""
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text(f"DROP INDEX {chunk_vectors.INDEX}"))
+    started = time.perf_counter()
+    seen: set[str] = set()
+    batch: list[IndexedChunk] = []
+    for chunk in itertools.islice(chunks, size):
+        batch.append(chunk)
+        if len(batch) == COPY_BATCH:
+            copy_rows(store, batch, seen, MODEL.model_id)
+            batch = []
+    copy_rows(store, batch, seen, MODEL.model_id)
+    seconds = time.perf_counter() - started
+    case = {**params, "what": "documents + chunk rows + pgvector rows, COPY, no graph", "batch": COPY_BATCH}
+    emit("bulk_load", seconds, "s", case)
+    emit("bulk_load_throughput", size / seconds, "chunks/s", case)
+
+
 def build_graph(store: MetadataStore) -> float:
     with store.transaction() as tx:
         tx.connection.execute(sa.text(f"DROP INDEX IF EXISTS {chunk_vectors.INDEX}"))
     started = time.perf_counter()
     with store.transaction() as tx:
-        tx.connection.execute(sa.text("SET LOCAL maintenance_work_mem = '1GB'"))
+        tx.connection.execute(sa.text(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'"))
+        # One worker beside the leader: the machine has two cores.
+        tx.connection.execute(sa.text("SET LOCAL max_parallel_maintenance_workers = 1"))
         schema = chunk_vectors._pgvector(tx.connection)
         tx.connection.execute(
             sa.text(
@@ -219,6 +311,7 @@ started = time.perf_counter()
 from pathlib import Path
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.search.embeddings import HashEmbeddings
+from bio_mcp.search.hybrid import IndexedChunk
 from bio_mcp.search.pg_vectors import PgVectorIndex
 from bio_mcp.store import MetadataStore
 url, home, queries, backend = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
@@ -279,21 +372,23 @@ def emit_replica(out: Mapping[str, object], params: Mapping[str, object]) -> dic
     return p95s
 
 
-def run_replicas(url: str, queries: list[str], params: Mapping[str, object]) -> None:
-    """A pgvector replica on an empty home, the same replica restarted on its home, and the embedded
-    peer (vectors read from the same store into its own matrix) on another empty home."""
+def run_replicas(url: str, queries: list[str], params: Mapping[str, object], peer: bool) -> None:
+    """A pgvector replica on an empty home, the same replica restarted on its home, and (`peer`) the
+    embedded peer (vectors read from the same store into its own matrix) on another empty home."""
     with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
         fresh = replica(url, home, queries, "pgvector")
         restarted = replica(url, home, queries, "pgvector")
-    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
-        peer = replica(url, home, queries, "embedded")
     emit(
         "fresh_replica_first_vector_answer", fresh["first_vector_s"], "s", {**params, "from": "process start"}
     )
     pg = emit_replica(fresh, {**params, "vectors": "pgvector", "home": "empty: builds its tantivy half"})
     emit_replica(restarted, {**params, "vectors": "pgvector", "home": "restart on its own home"})
+    if not peer:
+        return
+    with tempfile.TemporaryDirectory(prefix="bio-mcp-replica-") as home:
+        peer_out = replica(url, home, queries, "embedded")
     embedded = emit_replica(
-        peer, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
+        peer_out, {**params, "vectors": "embedded", "home": "empty: builds tantivy and matrix"}
     )
     for name, value in pg.items():
         emit(
@@ -307,19 +402,38 @@ def run_replicas(url: str, queries: list[str], params: Mapping[str, object]) -> 
 # ---- the two parts --------------------------------------------------------------------------------
 
 
-def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
-    url = fresh_database(admin_url)
-    store = MetadataStore.open(url)
-    store.enable_vector_table(MODEL.dim, MODEL.model_id)
-    params = {
-        "data": "synthetic",
-        "chunks": size,
-        "dim": MODEL.dim,
-        "type": "halfvec",
-        "m": chunk_vectors.HNSW_M,
-        "ef_construction": chunk_vectors.HNSW_EF_CONSTRUCTION,
-    }
-    synthetic = Synthetic(seed=7)
+def product_writes(
+    store: MetadataStore, chunks: Sequence[IndexedChunk], params: Mapping[str, object], into: str
+) -> None:
+    """Chunk rows, then their vectors through the product's own write (`set_embeddings`: chunk row
+    and pgvector row in one transaction): the insert throughput."""
+    insert_rows(store, [(c.uuid, c.pmid, c.text, c.year, c.pub_types, c.quality) for c in chunks], set())
+    matrix = np.stack([np.asarray(c.vector, dtype=np.float32) for c in chunks])
+    seconds = write_vectors(store, [c.uuid for c in chunks], matrix, MODEL.model_id)
+    emit(
+        "vector_insert_throughput",
+        len(chunks) / seconds,
+        "vectors/s",
+        {**params, "into": into, "vectors": len(chunks), "batch": VECTOR_BATCH},
+    )
+
+
+def load_bulk(store: MetadataStore, synthetic: Synthetic, size: int, incremental: int, params: Mapping[str, object]) -> None:
+    """`size` chunks by COPY, the graph built after, then `incremental` more through the product's
+    write into the graph-indexed table of `size` (a slice: the product path is not run at full size)."""
+    chunks = synthetic.chunks(size + incremental)
+    bulk_load(store, chunks, size, params)
+    emit("hnsw_build", build_graph(store), "s", {**params, "maintenance_work_mem": BUILD_MEMORY, "parallel_workers": 1})
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text(f"ANALYZE {chunk_vectors.TABLE}"))
+    slice_ = list(chunks)
+    if slice_:
+        product_writes(store, slice_, params, f"HNSW-indexed table of {size} vectors, after the bulk load")
+
+
+def load_product(store: MetadataStore, synthetic: Synthetic, size: int, incremental: int, params: Mapping[str, object]) -> None:
+    """Chunk rows, then vectors through the product's write: the first `incremental` into the
+    HNSW-indexed table, the rest with the graph dropped, then the graph built over all of them."""
     uuids: list[str] = []
     vectors: list[np.ndarray] = []
     started = time.perf_counter()
@@ -354,7 +468,26 @@ def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
             "vectors/s",
             {**params, "into": "table without graph", "vectors": size - first, "batch": VECTOR_BATCH},
         )
-    emit("hnsw_build", build_graph(store), "s", {**params, "maintenance_work_mem": "1GB"})
+    emit("hnsw_build", build_graph(store), "s", {**params, "maintenance_work_mem": BUILD_MEMORY, "parallel_workers": 1})
+
+
+def scale(admin_url: str, size: int, incremental: int, queries: int, bulk: bool, recall_queries: int, peer: bool) -> None:
+    url = fresh_database(admin_url)
+    store = MetadataStore.open(url)
+    store.enable_vector_table(MODEL.dim, MODEL.model_id)
+    params = {
+        "data": "synthetic",
+        "chunks": size,
+        "dim": MODEL.dim,
+        "type": "halfvec",
+        "m": chunk_vectors.HNSW_M,
+        "ef_construction": chunk_vectors.HNSW_EF_CONSTRUCTION,
+        "load": "bulk COPY, graph after" if bulk else "product writes",
+    }
+    synthetic = Synthetic(seed=7)
+    started = time.perf_counter()
+    (load_bulk if bulk else load_product)(store, synthetic, size, incremental, params)
+    emit("load_total", time.perf_counter() - started, "s", params)
     with store.transaction() as tx:
         tx.connection.execute(sa.text(f"ANALYZE {chunk_vectors.TABLE}"))
     emit("chunk_vectors_table", relation_mb(store, chunk_vectors.TABLE, total=False), "MB", params)
@@ -366,17 +499,21 @@ def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
         {**params, "includes": "text; no vectors (in chunk_vectors only)"},
     )
     index = PgVectorIndex(store, MODEL.dim, MODEL.model_id)
-    recall_queries = synthetic.vectors(100)
+    recall_queries = synthetic.vectors(recall_queries)
+    started = time.perf_counter()
     emit_recall(index, recall_queries, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN})
-    # The 20% filter walked anyway (as before the row budget), in both iterative-scan orders.
-    budget, default_scan = chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN
-    chunk_vectors.EXACT_MAX_ROWS = 0
-    for scan in ("strict_order", "relaxed_order"):
-        chunk_vectors.ITERATIVE_SCAN = scan
-        emit_recall(
-            index, recall_queries, {**params, "iterative_scan": scan, "forced": "walk"}, (VectorFilter((2015, 2025), ()),)
-        )
-    chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN = budget, default_scan
+    emit("recall_phase", time.perf_counter() - started, "s", {**params, "queries": len(recall_queries)})
+    # The 20% filter walked anyway (as before the row budget), in both iterative-scan orders; past
+    # the budget it is walked already.
+    if kept_rows(index, VectorFilter((2015, 2025), ())) <= chunk_vectors.EXACT_MAX_ROWS:
+        budget, default_scan = chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN
+        chunk_vectors.EXACT_MAX_ROWS = 0
+        for scan in ("strict_order", "relaxed_order"):
+            chunk_vectors.ITERATIVE_SCAN = scan
+            emit_recall(
+                index, recall_queries, {**params, "iterative_scan": scan, "forced": "walk"}, (VectorFilter((2015, 2025), ()),)
+            )
+        chunk_vectors.EXACT_MAX_ROWS, chunk_vectors.ITERATIVE_SCAN = budget, default_scan
     for where in (VectorFilter((2015, 2025), ()), VectorFilter((1990, None), ())):
         samples = []
         for q in synthetic.vectors(queries):
@@ -394,7 +531,7 @@ def scale(admin_url: str, size: int, incremental: int, queries: int) -> None:
         emit(f"vector_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
     texts = synthetic.texts(queries, 6)
     store.close()
-    run_replicas(url, texts, params)
+    run_replicas(url, texts, params, peer)
 
 
 # Any of the query's words (plainto_tsquery ANDs them; BM25 scores documents matching any term).
@@ -503,13 +640,20 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA / "bench" / "scifact")
     parser.add_argument("--scifact", action="store_true", help="also SciFact train quality (embeds once)")
     parser.add_argument("--skip-scale", action="store_true")
+    parser.add_argument(
+        "--bulk",
+        action="store_true",
+        help="load by COPY and build the graph after; --incremental then goes through the product's write into the full graph",
+    )
+    parser.add_argument("--recall-queries", type=int, default=100)
+    parser.add_argument("--no-peer", action="store_true", help="skip the embedded peer replica (it builds a full matrix)")
     args = parser.parse_args()
     args.scratch.mkdir(parents=True, exist_ok=True)
     with embedded_pgvector_server() as admin_url:
         if args.scifact:
             scifact(admin_url, args.scratch, args.data)
         if not args.skip_scale:
-            scale(admin_url, args.chunks, args.incremental, args.queries)
+            scale(admin_url, args.chunks, args.incremental, args.queries, args.bulk, args.recall_queries, not args.no_peer)
     emit("bench_max_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MB", {})
 
 

@@ -238,6 +238,41 @@ async def test_filtered_searches_never_come_back_short(make_service, pgvector_ur
         assert [hit.uuid for hit in index.search(query, 50, where)] == [hit.uuid for hit in exact], where
 
 
+async def test_a_filter_keeping_few_rows_is_answered_exactly_not_walked(
+    make_service, pgvector_url, monkeypatch
+) -> None:
+    service = make_service(pgvector_url)
+    await synced(service)
+    store = service.store
+    index = PgVectorIndex(store, 384, service.index.model_id)
+    # A narrow graph walk: a candidate list of just the hits asked for, one pass (no iterative scan).
+    # Over a filter that keeps every row it comes back full (so it is not answered again exactly)
+    # but misses true neighbours: only the exact row budget gives the exact ranking.
+    monkeypatch.setattr(chunk_vectors, "EF_PER_HIT", 1)
+    monkeypatch.setattr(chunk_vectors, "FILTERED_EF_FACTOR", 1)
+    monkeypatch.setattr(chunk_vectors, "ITERATIVE_SCAN", "off")
+    # Every chunk with a year (all of them): far fewer rows than EXACT_MAX_ROWS, yet a filter.
+    where = VectorFilter((None, None), ())
+    queries = [service.index.embeddings.embed_query(text) for text in QUERIES]
+    exact = [[hit.uuid for hit in index.search(query, 50, where, exact=True)] for query in queries]
+    assert all(len(ranking) == 50 for ranking in exact)
+
+    def searched() -> list[list[str]]:
+        rankings = []
+        for query in queries:
+            with store.read() as tx:
+                # A table this small is cheaper to scan than to walk: the graph is what a large one uses.
+                tx.connection.execute(sa.text("SET LOCAL enable_seqscan = off"))
+                walked = chunk_vectors.search(tx.connection, query, 50, where, ef_search=1)
+                rankings.append([uuid for uuid, _, _ in walked])
+        return rankings
+
+    assert searched() == exact
+    # The same searches walked (no row budget) differ: the budget, not the walk, made them exact.
+    monkeypatch.setattr(chunk_vectors, "EXACT_MAX_ROWS", 0)
+    assert searched() != exact
+
+
 def orphans(store: MetadataStore) -> tuple[int, int]:
     """Vectors without an embedded chunk, and embedded chunks without their vector."""
     with store.read() as tx:
