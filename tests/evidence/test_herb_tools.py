@@ -145,6 +145,8 @@ async def test_query_kg_walks_herb_constituent_indication_with_evidence(herb_gra
         assert not error and [[n["id"] for n in p] for p in back["paths"]] == [["mesh:D006528", "mesh:D003474", "mesh:D030024"]]
         # The arrows point the way the edges do: curcumin treats it, turmeric contains curcumin.
         assert "Carcinoma, Hepatocellular (indication, C22.0) ← Curcumin (constituent) ← Turmeric (herb)" in back_text
+        error, wrong, _ = await call(client, "tool.query_kg", {"start": {"type": "indication", "id": "mesh:D030024"}})
+        assert error and wrong["error"]["message"] == "start.id mesh:D030024 is a herb, not an indication"
 
         error, formula, _ = await call(client, "tool.query_kg", {"start": {"type": "formulation", "id": "formulation:triphala"},
                                                                  "max_depth": 1})

@@ -193,7 +193,7 @@ def query_kg(
                           {"field": "start.id"})
     actual = _node_type(start, start_id)
     if actual != start_type and not (start_type == "constituent" and actual == "chemical"):
-        raise BioMcpError(ErrorCode.VALIDATION, f"start.id {start_id} is a {actual}, not a {start_type}",
+        raise BioMcpError(ErrorCode.VALIDATION, f"start.id {start_id} is {_a(actual)}, not {_a(start_type)}",
                           {"field": "start.type", "actual": actual})
     pattern = request.pattern.split(">") if request.pattern else None
     if pattern is not None and pattern[0] != start_type:
@@ -324,6 +324,10 @@ def _path_node(node_id: str, kind: str, info: EntityInfo | None, icd10: Icd10Ind
         codes = icd10.codes(node_id, info.title if info else None)
         code = codes[0].code if codes else None
     return PathNode(id=node_id, type=kind, label=label, icd10cm=code)
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _path_text(nodes: list[PathNode], edges: list[PathEdge]) -> str:
