@@ -471,7 +471,9 @@ def load_product(store: MetadataStore, synthetic: Synthetic, size: int, incremen
     emit("hnsw_build", build_graph(store), "s", {**params, "maintenance_work_mem": BUILD_MEMORY, "parallel_workers": 1})
 
 
-def scale(admin_url: str, size: int, incremental: int, queries: int, bulk: bool, recall_queries: int, peer: bool) -> None:
+def scale(
+    admin_url: str, size: int, incremental: int, queries: int, bulk: bool, recall_queries: int, peer: bool, fts: bool
+) -> None:
     url = fresh_database(admin_url)
     store = MetadataStore.open(url)
     store.enable_vector_table(MODEL.dim, MODEL.model_id)
@@ -532,6 +534,8 @@ def scale(admin_url: str, size: int, incremental: int, queries: int, bulk: bool,
     texts = synthetic.texts(queries, 6)
     store.close()
     run_replicas(url, texts, params, peer)
+    if fts:
+        fts_at_scale(url, texts, params)
 
 
 # Any of the query's words (plainto_tsquery ANDs them; BM25 scores documents matching any term).
@@ -554,12 +558,7 @@ def fts_ranking(store: MetadataStore, text: str, limit: int) -> list[str]:
         return [row.pmid for row in rows]
 
 
-def lexical(store: MetadataStore, dataset: object, embedded: object, params: Mapping[str, object]) -> None:
-    """PostgreSQL full text (GIN over tsvector, ts_rank_cd) against the tantivy BM25 half, lexical alone."""
-    from scifact_corpus import evaluate_index
-
-    from bio_mcp.features.corpus.eval_beir import query_metrics
-
+def build_fts(store: MetadataStore, params: Mapping[str, object]) -> None:
     started = time.perf_counter()
     with store.transaction() as tx:
         tx.connection.execute(
@@ -571,6 +570,36 @@ def lexical(store: MetadataStore, dataset: object, embedded: object, params: Map
         tx.connection.execute(sa.text("CREATE INDEX chunks_tsv ON chunks USING gin (tsv)"))
     emit("fts_build", time.perf_counter() - started, "s", params)
     emit("fts_gin_index", relation_mb(store, "chunks_tsv", total=False), "MB", params)
+
+
+# An any-word query ranks every chunk holding one of its words: seconds each at a million chunks.
+FTS_QUERIES = 50
+
+
+def fts_at_scale(url: str, texts: Sequence[str], params: Mapping[str, object]) -> None:
+    """The lexical half in PostgreSQL at this size: the same queries the replicas' tantivy half answered."""
+    store = MetadataStore.open(url)
+    build_fts(store, params)
+    with store.transaction() as tx:
+        tx.connection.execute(sa.text("ANALYZE chunks"))
+    emit("chunks_table_total", relation_mb(store, "chunks"), "MB", {**params, "includes": "text and stored tsvector"})
+    samples = []
+    for text in texts[:FTS_QUERIES]:
+        t = time.perf_counter()
+        fts_ranking(store, text, 100)
+        samples.append(time.perf_counter() - t)
+    for q in (50, 95, 99):
+        emit(f"fts_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100, "lexical": "postgres_fts_ts_rank_cd"})
+    store.close()
+
+
+def lexical(store: MetadataStore, dataset: object, embedded: object, params: Mapping[str, object]) -> None:
+    """PostgreSQL full text (GIN over tsvector, ts_rank_cd) against the tantivy BM25 half, lexical alone."""
+    from scifact_corpus import evaluate_index
+
+    from bio_mcp.features.corpus.eval_beir import query_metrics
+
+    build_fts(store, params)
     samples, per_query = [], []
     for qid, text in dataset.queries.items():
         t = time.perf_counter()
@@ -646,6 +675,7 @@ def main() -> None:
         help="load by COPY and build the graph after; --incremental then goes through the product's write into the full graph",
     )
     parser.add_argument("--recall-queries", type=int, default=100)
+    parser.add_argument("--fts", action="store_true", help="after the replicas, PostgreSQL full text over the same chunks")
     parser.add_argument("--no-peer", action="store_true", help="skip the embedded peer replica (it builds a full matrix)")
     args = parser.parse_args()
     args.scratch.mkdir(parents=True, exist_ok=True)
@@ -653,7 +683,7 @@ def main() -> None:
         if args.scifact:
             scifact(admin_url, args.scratch, args.data)
         if not args.skip_scale:
-            scale(admin_url, args.chunks, args.incremental, args.queries, args.bulk, args.recall_queries, not args.no_peer)
+            scale(admin_url, args.chunks, args.incremental, args.queries, args.bulk, args.recall_queries, not args.no_peer, args.fts)
     emit("bench_max_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MB", {})
 
 
