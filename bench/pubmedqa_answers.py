@@ -69,12 +69,15 @@ def _side(response: RagAnswerResponse, kb: KbContext, pmid: str) -> dict[str, ob
     uuids = [chunk_uuid(pmid_of(c.id), chunk_id_of(c.anchor)) for c in response.citations]
     with kb.store.read() as tx:
         stored = tx.chunks.get_many(set(uuids))
-    readings = [verdicts.read_sentence(verdicts.QuotedSentence(c.quote, stored[u].text, c.start))
-                for c, u in zip(response.citations, uuids, strict=True) if u in stored]
+    quoted = [verdicts.QuotedSentence(c.quote, stored[u].text, c.start)
+              for c, u in zip(response.citations, uuids, strict=True) if u in stored]
+    readings = [verdicts.read_sentence(sentence) for sentence in quoted]
+    # The quotes themselves too, so a change to how sentences are read is measured without asking again.
     return {"signals": response.scores.signals, "citations": len(response.citations),
             "own_cited": f"pmid:{pmid}" in {c.id for c in response.citations},
             "off_topic": response.focus.off_topic_sentences if response.focus else 0,
-            "readings": [[r.conclusion, r.negated, r.hedged] for r in readings]}
+            "readings": [[r.conclusion, r.negated, r.hedged] for r in readings],
+            "quotes": [sentence.text for sentence in quoted], "verdict": response.verdict}
 
 
 
