@@ -271,6 +271,25 @@ def recall(index: PgVectorIndex, queries: np.ndarray, depth: int, where: VectorF
     return found / (depth * len(queries)), short
 
 
+def ef_sweep(index: PgVectorIndex, queries: np.ndarray, params: Mapping[str, object], efs: Sequence[int]) -> None:
+    """Unfiltered recall@10 and @100 against exact search, and the search's latency at depth 100, per
+    ef_search (the exact answers computed once): what the graph's candidate list buys at this size."""
+    exact = [[hit.uuid for hit in index.search(q, 100, None, exact=True)] for q in queries]
+    for ef in efs:
+        walked = PgVectorIndex(index.store, index.dim, index.model_id, ef_search=ef)
+        for depth in (10, 100):
+            found, samples = 0, []
+            for q, truth in zip(queries, exact, strict=True):
+                t = time.perf_counter()
+                got = {hit.uuid for hit in walked.search(q, depth)}
+                samples.append(time.perf_counter() - t)
+                found += len(got & set(truth[:depth]))
+            case = {**params, "depth": depth, "ef_search": min(1000, max(ef, chunk_vectors.EF_PER_HIT * depth)),
+                    "sweep": True}
+            emit(f"hnsw_recall_at_{depth}", found / (depth * len(queries)), "ratio", case)
+            emit("vector_search_p95", percentile_ms(samples, 95), "ms", {**case, "limit": depth})
+
+
 def kept_rows(index: PgVectorIndex, where: VectorFilter) -> int:
     condition, params = chunk_vectors._filter_sql(where)
     with index.store.read() as tx:
@@ -474,7 +493,16 @@ def load_product(store: MetadataStore, synthetic: Synthetic, size: int, incremen
 
 
 def scale(
-    admin_url: str, size: int, incremental: int, queries: int, bulk: bool, recall_queries: int, peer: bool, fts: bool
+    admin_url: str,
+    size: int,
+    incremental: int,
+    queries: int,
+    bulk: bool,
+    recall_queries: int,
+    peer: bool,
+    fts: bool,
+    efs: Sequence[int] = (),
+    replicas: bool = True,
 ) -> None:
     url = fresh_database(admin_url)
     store = MetadataStore.open(url)
@@ -507,6 +535,11 @@ def scale(
     started = time.perf_counter()
     emit_recall(index, recall_queries, {**params, "iterative_scan": chunk_vectors.ITERATIVE_SCAN})
     emit("recall_phase", time.perf_counter() - started, "s", {**params, "queries": len(recall_queries)})
+    if efs:
+        ef_sweep(index, recall_queries, params, efs)
+        if not replicas:
+            store.close()
+            return
     # The 20% filter walked anyway (as before the row budget), in both iterative-scan orders; past
     # the budget it is walked already.
     if kept_rows(index, VectorFilter((2015, 2025), ())) <= chunk_vectors.EXACT_MAX_ROWS:
@@ -677,6 +710,8 @@ def main() -> None:
         help="load by COPY and build the graph after; --incremental then goes through the product's write into the full graph",
     )
     parser.add_argument("--recall-queries", type=int, default=100)
+    parser.add_argument("--ef-sweep", type=int, nargs="*", default=(), help="unfiltered recall and latency at each ef_search")
+    parser.add_argument("--no-replicas", action="store_true", help="stop after the recall figures (with --ef-sweep)")
     parser.add_argument("--fts", action="store_true", help="after the replicas, PostgreSQL full text over the same chunks")
     parser.add_argument("--no-peer", action="store_true", help="skip the embedded peer replica (it builds a full matrix)")
     args = parser.parse_args()
@@ -685,7 +720,8 @@ def main() -> None:
         if args.scifact:
             scifact(admin_url, args.scratch, args.data)
         if not args.skip_scale:
-            scale(admin_url, args.chunks, args.incremental, args.queries, args.bulk, args.recall_queries, not args.no_peer, args.fts)
+            scale(admin_url, args.chunks, args.incremental, args.queries, args.bulk, args.recall_queries, not args.no_peer, args.fts,
+                  args.ef_sweep, not args.no_replicas)
     emit("bench_max_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MB", {})
 
 
