@@ -537,9 +537,6 @@ def scale(
     emit("recall_phase", time.perf_counter() - started, "s", {**params, "queries": len(recall_queries)})
     if efs:
         ef_sweep(index, recall_queries, params, efs)
-        if not replicas:
-            store.close()
-            return
     # The 20% filter walked anyway (as before the row budget), in both iterative-scan orders; past
     # the budget it is walked already.
     if kept_rows(index, VectorFilter((2015, 2025), ())) <= chunk_vectors.EXACT_MAX_ROWS:
@@ -568,7 +565,8 @@ def scale(
         emit(f"vector_search_p{q}", percentile_ms(samples, q), "ms", {**params, "limit": 100})
     texts = synthetic.texts(queries, 6)
     store.close()
-    run_replicas(url, texts, params, peer)
+    if replicas:
+        run_replicas(url, texts, params, peer)
     if fts:
         fts_at_scale(url, texts, params)
 
@@ -711,7 +709,7 @@ def main() -> None:
     )
     parser.add_argument("--recall-queries", type=int, default=100)
     parser.add_argument("--ef-sweep", type=int, nargs="*", default=(), help="unfiltered recall and latency at each ef_search")
-    parser.add_argument("--no-replicas", action="store_true", help="stop after the recall figures (with --ef-sweep)")
+    parser.add_argument("--no-replicas", action="store_true", help="skip the replica processes (recall, sweep and full text only)")
     parser.add_argument("--fts", action="store_true", help="after the replicas, PostgreSQL full text over the same chunks")
     parser.add_argument("--no-peer", action="store_true", help="skip the embedded peer replica (it builds a full matrix)")
     args = parser.parse_args()
