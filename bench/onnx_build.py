@@ -26,12 +26,13 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO))  # tools.model_build, which is not in the package
 
 from figures import emit
 
-from bio_mcp.search.embeddings.minilm_weights import installed_model_dir
-from bio_mcp.search.embeddings.onnx_export import export_onnx_model, onnx_model_dir
+from bio_mcp.search.embeddings.minilm import installed_model_dir
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, OnnxEmbeddings, onnx_model_id
+from tools.model_build.export import export_onnx_model
 
 SCIFACT = REPO.parent / "shared" / "data" / "bench" / "scifact"
 
@@ -109,9 +110,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bio-mcp-onnx-build-") as scratch:
         new_home, old_home = Path(scratch) / "new", Path(scratch) / "old"
         started = time.perf_counter()
-        new_dir = export_onnx_model(new_home)
+        new_dir = export_onnx_model(new_home / "model")
         emit("onnx_build_seconds", round(time.perf_counter() - started, 1), "s", recipe="safetensors+onnx, no torch")
-        old_dir = onnx_model_dir(old_home)
+        old_dir = old_home / "model"
         started = time.perf_counter()
         torch_reference(old_dir)
         emit("onnx_build_seconds", round(time.perf_counter() - started, 1), "s", recipe="torch.onnx.export (before)")
@@ -132,7 +133,7 @@ def main() -> None:
 
             for label, home in (("new", new_home), ("torch", old_home)):
                 settings = load_settings(BIO_MCP_HOME=str(home))
-                result = evaluate_beir(SCIFACT, "train", "hybrid", False, settings, embeddings=OnnxEmbeddings(model_dir=onnx_model_dir(home)))
+                result = evaluate_beir(SCIFACT, "train", "hybrid", False, settings, embeddings=OnnxEmbeddings(model_dir=home / "model"))
                 emit("scifact_train_ndcg@10", result["ndcg@10"], "ndcg", model=label, queries=result["queries"])
 
 

@@ -170,6 +170,23 @@ def test_a_missing_sentence_transformers_model_is_a_typed_error(tmp_path: Path) 
     assert info.value.code is ErrorCode.EMBEDDINGS
 
 
+def test_the_local_provider_without_its_extra_names_the_extra() -> None:
+    # A child process in which sentence-transformers cannot be imported, as in a default install.
+    script = (
+        "import sys; sys.modules['sentence_transformers'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings\n"
+        "try:\n    SentenceTransformerEmbeddings.local().embed(['text'])\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}, check=True,
+    )
+    assert done.stdout.startswith("EMBEDDINGS ")
+    assert "bio-mcp[local]" in done.stdout
+
+
 @pytest.mark.model
 def test_local_model_vector_of_a_known_sentence() -> None:
     embeddings = SentenceTransformerEmbeddings.local()

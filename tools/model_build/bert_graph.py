@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bio_mcp.search.embeddings.onnx_int8 import INPUT_NAMES, OUTPUT_NAME
+
 if TYPE_CHECKING:
     import onnx
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 OPSET = 17
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-OUTPUT_NAME = "last_hidden_state"
 
 
 @dataclass(frozen=True)
