@@ -40,7 +40,6 @@ from tools.model_build.weights import load_model_files
 DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", REPO.parent / "shared" / "data"))
 
 
-
 def passages(corpus: Path, count: int) -> list[str]:
     texts: list[str] = []
     with corpus.open(encoding="utf-8") as handle:
@@ -55,7 +54,9 @@ def passages(corpus: Path, count: int) -> list[str]:
 def tokenize_throughput(texts: list[str]) -> None:
     from tokenizers import Tokenizer
 
-    shipped = WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library())
+    shipped = WordpieceOnnxTokenizer(
+        SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library()
+    )
     reference = Tokenizer.from_str(load_model_files().tokenizer_json)
     reference.enable_truncation(max_length=MAX_SEQ_LENGTH)
     reference.no_padding()
@@ -66,8 +67,12 @@ def tokenize_throughput(texts: list[str]) -> None:
             encode(text)
         rates[name] = len(texts) / (time.perf_counter() - started)
         emit("tokenize_throughput", rates[name], "passages/s", {"tokenizer": name, "passages": len(texts)})
-    emit("tokenize_throughput_ratio", rates["tokenizer.onnx"] / rates["hf-tokenizers"], "ratio",
-         {"a": "tokenizer.onnx", "b": "hf-tokenizers", "passages": len(texts)})
+    emit(
+        "tokenize_throughput_ratio",
+        rates["tokenizer.onnx"] / rates["hf-tokenizers"],
+        "ratio",
+        {"a": "tokenizer.onnx", "b": "hf-tokenizers", "passages": len(texts)},
+    )
 
 
 def main() -> None:

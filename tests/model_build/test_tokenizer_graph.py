@@ -99,8 +99,11 @@ def test_the_ids_are_hf_tokenizers_ids_on_every_real_text(data_dir: Path, local_
     shipped = _shipped()
     texts = _real_texts(data_dir) + THAI_SENTENCES + EDGE_TEXTS
     expected = reference.encode_batch(texts)  # type: ignore[attr-defined]
-    differ = [text[:80] for text, encoding in zip(texts, expected, strict=True)
-              if shipped.encode(text).tolist() != encoding.ids]
+    differ = [
+        text[:80]
+        for text, encoding in zip(texts, expected, strict=True)
+        if shipped.encode(text).tolist() != encoding.ids
+    ]
     assert not differ, f"{len(differ)} of {len(texts)} texts: {differ[:5]}"
     assert len(texts) > 6000
     # The set covers what the graph must get right: truncation, whole-word [UNK] and non-Latin case.
@@ -122,5 +125,3 @@ def test_the_graph_refuses_a_tokenizer_it_cannot_reproduce(local_extra) -> None:
     spec["normalizer"]["lowercase"] = False
     with pytest.raises(ValueError, match="not an uncased BERT WordPiece tokenizer"):
         build_tokenizer_graph(json.dumps(spec))
-
-

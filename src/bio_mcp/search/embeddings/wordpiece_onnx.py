@@ -75,7 +75,9 @@ class WordpieceOnnxTokenizer:
         self._max_pieces = max_length - 2
 
     def encode(self, text: str) -> np.ndarray:
-        ids, begins, limits = self._session.run(None, {"text": np.array([bert_normalise(text)], dtype=object)})
+        ids, begins, limits = self._session.run(
+            None, {"text": np.array([bert_normalise(text)], dtype=object)}
+        )
         # WordPiece gives a word it cannot cut only [UNK]; the operator keeps the pieces before it.
         bad = (limits > begins) & (ids[np.maximum(limits - 1, 0)] == self._unk)
         keep: Any = np.ones(len(ids), dtype=bool)
