@@ -157,6 +157,17 @@ def test_weights_are_never_downloaded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert info.value.code is ErrorCode.EMBEDDINGS and "bio-mcp[local]" in info.value.message
 
 
+def test_the_tool_without_the_weights_exits_1_naming_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
+    assert main([str(tmp_path / "model")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("EMBEDDINGS: ") and "bio-mcp[local]" in captured.err
+    assert not captured.out and not (tmp_path / "model").exists()
+    assert not list(tmp_path.glob(".building-*"))
+
+
 def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
     # A child process in which onnx cannot be imported, as in a default install.
     script = (
