@@ -14,15 +14,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # tools.model_build reads the model's tokenizer.json; it is not in the package
+
 from figures import emit
 
 from bio_mcp.search.chunking import ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings, HashEmbeddings
-from bio_mcp.search.embeddings.minilm_weights import load_model_files
 from bio_mcp.search.embeddings.onnx_int8 import (
     MAX_SEQ_LENGTH,
     SHIPPED_MODEL_DIR,
@@ -31,9 +35,9 @@ from bio_mcp.search.embeddings.onnx_int8 import (
 )
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
 from bio_mcp.search.embeddings.wordpiece_onnx import WordpieceOnnxTokenizer
+from tools.model_build.weights import load_model_files
 
-DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-
+DEFAULT_DATA = Path(os.environ.get("BIO_MCP_DATA", REPO.parent / "shared" / "data"))
 
 
 def passages(corpus: Path, count: int) -> list[str]:
@@ -50,7 +54,9 @@ def passages(corpus: Path, count: int) -> list[str]:
 def tokenize_throughput(texts: list[str]) -> None:
     from tokenizers import Tokenizer
 
-    shipped = WordpieceOnnxTokenizer(SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library())
+    shipped = WordpieceOnnxTokenizer(
+        SHIPPED_MODEL_DIR / "tokenizer.onnx", MAX_SEQ_LENGTH, custom_ops_library()
+    )
     reference = Tokenizer.from_str(load_model_files().tokenizer_json)
     reference.enable_truncation(max_length=MAX_SEQ_LENGTH)
     reference.no_padding()
@@ -61,8 +67,12 @@ def tokenize_throughput(texts: list[str]) -> None:
             encode(text)
         rates[name] = len(texts) / (time.perf_counter() - started)
         emit("tokenize_throughput", rates[name], "passages/s", {"tokenizer": name, "passages": len(texts)})
-    emit("tokenize_throughput_ratio", rates["tokenizer.onnx"] / rates["hf-tokenizers"], "ratio",
-         {"a": "tokenizer.onnx", "b": "hf-tokenizers", "passages": len(texts)})
+    emit(
+        "tokenize_throughput_ratio",
+        rates["tokenizer.onnx"] / rates["hf-tokenizers"],
+        "ratio",
+        {"a": "tokenizer.onnx", "b": "hf-tokenizers", "passages": len(texts)},
+    )
 
 
 def main() -> None:

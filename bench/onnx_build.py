@@ -26,15 +26,15 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO))  # tools.model_build, which is not in the package
 
 from figures import emit
 
-from bio_mcp.search.embeddings.minilm_weights import installed_model_dir
-from bio_mcp.search.embeddings.onnx_export import export_onnx_model, onnx_model_dir
+from bio_mcp.search.embeddings.minilm import installed_model_dir
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, OnnxEmbeddings, onnx_model_id
+from tools.model_build.export import export_onnx_model
 
 SCIFACT = REPO.parent / "shared" / "data" / "bench" / "scifact"
-
 
 
 def torch_reference(target: Path) -> None:
@@ -66,19 +66,30 @@ def torch_reference(target: Path) -> None:
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            Encoder(), tuple(sample[n] for n in names), str(target / "fp32.onnx"),
-            input_names=list(names), output_names=["last_hidden_state"],
+            Encoder(),
+            tuple(sample[n] for n in names),
+            str(target / "fp32.onnx"),
+            input_names=list(names),
+            output_names=["last_hidden_state"],
             dynamic_axes={n: {0: "batch", 1: "sequence"} for n in (*names, "last_hidden_state")},
-            opset_version=17, dynamo=False,
+            opset_version=17,
+            dynamo=False,
         )
-    fused = optimizer.optimize_model(str(target / "fp32.onnx"), model_type="bert", num_heads=12, hidden_size=384)
+    fused = optimizer.optimize_model(
+        str(target / "fp32.onnx"), model_type="bert", num_heads=12, hidden_size=384
+    )
     fused.save_model_to_file(str(target / "fused.onnx"))
     quantize_dynamic(
-        str(target / "fused.onnx"), str(target / "model.onnx"), per_channel=True, weight_type=QuantType.QInt8,
+        str(target / "fused.onnx"),
+        str(target / "model.onnx"),
+        per_channel=True,
+        weight_type=QuantType.QInt8,
         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
     )
     shutil.copy(source / "tokenizer.json", target / "tokenizer.json")
-    (target / "meta.json").write_text(json.dumps({"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH}))
+    (target / "meta.json").write_text(
+        json.dumps({"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH})
+    )
 
 
 def vectors(model_file: Path, tokenizer_file: Path, texts: list[str]) -> np.ndarray:
@@ -92,7 +103,8 @@ def vectors(model_file: Path, tokenizer_file: Path, texts: list[str]) -> np.ndar
     rows = []
     for encoding in tokenizer.encode_batch(texts):
         feed = {
-            "input_ids": np.array([encoding.ids]), "attention_mask": np.array([encoding.attention_mask]),
+            "input_ids": np.array([encoding.ids]),
+            "attention_mask": np.array([encoding.attention_mask]),
             "token_type_ids": np.array([encoding.type_ids]),
         }
         pooled = session.run(None, feed)[0][0].mean(axis=0)
@@ -103,18 +115,33 @@ def vectors(model_file: Path, tokenizer_file: Path, texts: list[str]) -> np.ndar
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--passages", type=int, default=500)
-    parser.add_argument("--ndcg", action="store_true", help="also SciFact train nDCG@10 (hybrid) with each model")
+    parser.add_argument(
+        "--ndcg", action="store_true", help="also SciFact train nDCG@10 (hybrid) with each model"
+    )
     args = parser.parse_args()
-    texts = [json.loads(line)["text"] for line in (SCIFACT / "corpus.jsonl").read_text().splitlines()[: args.passages]]
+    texts = [
+        json.loads(line)["text"]
+        for line in (SCIFACT / "corpus.jsonl").read_text().splitlines()[: args.passages]
+    ]
     with tempfile.TemporaryDirectory(prefix="bio-mcp-onnx-build-") as scratch:
         new_home, old_home = Path(scratch) / "new", Path(scratch) / "old"
         started = time.perf_counter()
-        new_dir = export_onnx_model(new_home)
-        emit("onnx_build_seconds", round(time.perf_counter() - started, 1), "s", recipe="safetensors+onnx, no torch")
-        old_dir = onnx_model_dir(old_home)
+        new_dir = export_onnx_model(new_home / "model")
+        emit(
+            "onnx_build_seconds",
+            round(time.perf_counter() - started, 1),
+            "s",
+            recipe="safetensors+onnx, no torch",
+        )
+        old_dir = old_home / "model"
         started = time.perf_counter()
         torch_reference(old_dir)
-        emit("onnx_build_seconds", round(time.perf_counter() - started, 1), "s", recipe="torch.onnx.export (before)")
+        emit(
+            "onnx_build_seconds",
+            round(time.perf_counter() - started, 1),
+            "s",
+            recipe="torch.onnx.export (before)",
+        )
 
         # Both through HF tokenizers (the model's own tokenizer.json): this compares the models.
         new_int8 = vectors(new_dir / "model.onnx", old_dir / "tokenizer.json", texts)
@@ -132,8 +159,17 @@ def main() -> None:
 
             for label, home in (("new", new_home), ("torch", old_home)):
                 settings = load_settings(BIO_MCP_HOME=str(home))
-                result = evaluate_beir(SCIFACT, "train", "hybrid", False, settings, embeddings=OnnxEmbeddings(model_dir=onnx_model_dir(home)))
-                emit("scifact_train_ndcg@10", result["ndcg@10"], "ndcg", model=label, queries=result["queries"])
+                result = evaluate_beir(
+                    SCIFACT,
+                    "train",
+                    "hybrid",
+                    False,
+                    settings,
+                    embeddings=OnnxEmbeddings(model_dir=home / "model"),
+                )
+                emit(
+                    "scifact_train_ndcg@10", result["ndcg@10"], "ndcg", model=label, queries=result["queries"]
+                )
 
 
 if __name__ == "__main__":

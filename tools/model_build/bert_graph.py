@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bio_mcp.search.embeddings.onnx_int8 import INPUT_NAMES, OUTPUT_NAME
+
 if TYPE_CHECKING:
     import onnx
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 OPSET = 17
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-OUTPUT_NAME = "last_hidden_state"
 
 
 @dataclass(frozen=True)
@@ -136,8 +136,11 @@ def build_bert_graph(tensors: dict[str, np.ndarray], config: BertConfig) -> onnx
         scale = g.const(f"{module}.weight", w[f"{module}.weight"].astype(f32))
         bias = g.const(f"{module}.bias", w[f"{module}.bias"].astype(f32))
         return g.op(
-            "LayerNormalization", [x, scale, bias], f"/{name}/LayerNormalization",
-            axis=-1, epsilon=config.layer_norm_eps,
+            "LayerNormalization",
+            [x, scale, bias],
+            f"/{name}/LayerNormalization",
+            axis=-1,
+            epsilon=config.layer_norm_eps,
         )
 
     # Embeddings: position ids are a slice of 0..max_positions as long as the input.
@@ -155,7 +158,9 @@ def build_bert_graph(tensors: dict[str, np.ndarray], config: BertConfig) -> onnx
     }
     words = g.op("Gather", [tables["word_embeddings"], "input_ids"], "/embeddings/word_embeddings/Gather")
     types = g.op(
-        "Gather", [tables["token_type_embeddings"], "token_type_ids"], "/embeddings/token_type_embeddings/Gather"
+        "Gather",
+        [tables["token_type_embeddings"], "token_type_ids"],
+        "/embeddings/token_type_embeddings/Gather",
     )
     summed = g.op("Add", [words, types], "/embeddings/Add")
     places = g.op(
@@ -171,9 +176,13 @@ def build_bert_graph(tensors: dict[str, np.ndarray], config: BertConfig) -> onnx
     mask = g.op("Unsqueeze", [mask, axis2], "/mask/Unsqueeze_1")
     mask = g.op("Cast", [mask], "/mask/Cast", to=TensorProto.FLOAT)
     mask = g.op("Sub", [g.const("const_one_f32", np.array(1.0, dtype=f32)), mask], "/mask/Sub")
-    mask_bias = g.op("Mul", [mask, g.const("const_f32_min", np.array(np.finfo(f32).min, dtype=f32))], "/mask/Mul")
+    mask_bias = g.op(
+        "Mul", [mask, g.const("const_f32_min", np.array(np.finfo(f32).min, dtype=f32))], "/mask/Mul"
+    )
 
-    heads_shape = g.const("const_heads_shape", np.array([0, 0, config.num_heads, config.head_size], dtype=np.int64))
+    heads_shape = g.const(
+        "const_heads_shape", np.array([0, 0, config.num_heads, config.head_size], dtype=np.int64)
+    )
     merged_shape = g.const("const_merged_shape", np.array([0, 0, config.hidden_size], dtype=np.int64))
     # A Div, not a Mul by the inverse: the optimizer's mask match takes the first Mul parent of
     # the Add, so a scaling Mul there would hide the mask's Mul from it.
@@ -201,7 +210,9 @@ def build_bert_graph(tensors: dict[str, np.ndarray], config: BertConfig) -> onnx
         context = g.op("Reshape", [context, merged_shape], f"/{name}/attention/self/Reshape_3")
         attended = linear(context, f"{module}.attention.output.dense", f"{name}/attention/output/dense")
         attended = g.op("Add", [attended, hidden], f"/{name}/attention/output/Add")
-        attended = layer_norm(attended, f"{module}.attention.output.LayerNorm", f"{name}/attention/output/LayerNorm")
+        attended = layer_norm(
+            attended, f"{module}.attention.output.LayerNorm", f"{name}/attention/output/LayerNorm"
+        )
         inner = linear(attended, f"{module}.intermediate.dense", f"{name}/intermediate/dense")
         act = f"{name}/intermediate/intermediate_act_fn"
         gelu = g.op("Div", [inner, sqrt2], f"/{act}/Div")
