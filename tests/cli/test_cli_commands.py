@@ -169,7 +169,7 @@ def test_ask_trace_prints_one_json_document(bio_home: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", [[], ["serve"], ["sync"], ["index"], ["index", "rebuild"], ["eval", "beir"], ["ask"], ["embeddings"]]
+    "command", [[], ["serve"], ["sync"], ["index"], ["index", "rebuild"], ["eval", "beir"], ["ask"], ["kg"]]
 )
 def test_dash_h_is_help_everywhere(command: list[str]) -> None:
     short = CliRunner().invoke(app, [*command, "-h"])
