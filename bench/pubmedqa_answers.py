@@ -54,6 +54,7 @@ from bio_mcp.features.evidence.answer_eval import (
     load_pubmedqa,
     reliability_table,
 )
+from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citation_checks import chunk_id_of, pmid_of
 from bio_mcp.features.kb.search import KbContext
@@ -118,6 +119,25 @@ async def ask_all(scratch: Path, data: Path, records: Path, limit: int | None) -
     return [done[item.pmid] for item in items]
 
 
+# Per question (PMID), what tells whether a clause names its subject, as tool.rag_answer reads it,
+# and whether it asks if something is safe.
+Subjects = dict[str, tuple[verdicts.NamesSubject | None, bool]]
+
+
+def question_subjects(scratch: Path, data: Path, rows: list[dict[str, object]]) -> Subjects:
+    """Each question's focus, read as tool.rag_answer reads it (the bench asks without a rewriter),
+    so recorded quotes are read again with their negations scoped to the subject."""
+    questions = {item.pmid: item.question for item in load_pubmedqa(data / "bench" / "pubmedqa" / "pqal_dev.json")}
+    kb = open_context(scratch)
+    subjects: Subjects = {}
+    for row in rows:
+        question = questions[row["pmid"]]
+        focus = read_focus(question, QueryReading(question), kb.linker, kb.catalog)
+        names = focus.names_subject if focus.subject is not None else None
+        subjects[row["pmid"]] = (names, verdicts.is_safety_question(question))
+    return subjects
+
+
 def _answered(side: dict[str, object]) -> float:
     """The event answer_conf estimates: the question's own abstract is cited."""
     return 1.0 if side["own_cited"] else 0.0
@@ -147,10 +167,20 @@ def fit(rows: list[dict[str, object]], l2: float = 0.01) -> tuple[dict[str, floa
     return {n: round(float(v), 3) for n, v in zip(names, w[1:], strict=True)}, round(float(w[0]), 3)
 
 
-def _verdict(side: dict[str, object], weight: float, no_share: float, hedge_share: float) -> str:
+def _verdict(
+    side: dict[str, object], weight: float, no_share: float, hedge_share: float,
+    names_subject: verdicts.NamesSubject | None = None, safety: bool = False,
+) -> str:
     if side["citations"] < MIN_CITATIONS:
         return "insufficient"
-    readings = [verdicts.SentenceReading(*flags) for flags in side["readings"]]
+    # Sentences are read again when their text was recorded: the reading measured is the current one.
+    if "quotes" in side:
+        readings = [verdicts.read_text(quote, flags[0], names_subject)
+                    for quote, flags in zip(side["quotes"], side["readings"], strict=True)]
+    else:
+        readings = [verdicts.SentenceReading(*flags) for flags in side["readings"]]
+    if safety:
+        return verdicts.decide_safety(readings)
     return verdicts.decide(verdicts.shares(readings, weight), no_share, hedge_share)
 
 
@@ -158,19 +188,21 @@ def _correct(predicted: str, gold: str) -> bool:
     return {"yes": "yes", "no": "no", "mixed": "maybe"}.get(predicted) == gold
 
 
-def fit_verdict(rows: list[dict[str, object]]) -> tuple[float, float, float]:
+def fit_verdict(rows: list[dict[str, object]], subjects: Subjects) -> tuple[float, float, float]:
     best = (-1.0, 0.0, 0.0, 0.0)
     for weight in (1.0, 2.0, 3.0, 5.0, 10.0):
         for no_share in np.arange(0.1, 1.01, 0.05):
             for hedge_share in np.arange(0.1, 1.51, 0.05):
-                hits = sum(_correct(_verdict(r["answerable"], weight, no_share, hedge_share), r["decision"]) for r in rows)
+                hits = sum(_correct(_verdict(r["answerable"], weight, no_share, hedge_share, *subjects[r["pmid"]]),
+                                    r["decision"]) for r in rows)
                 if hits > best[0]:
                     best = (hits, weight, round(float(no_share), 2), round(float(hedge_share), 2))
     return best[1], best[2], best[3]
 
 
-def report_verdict(rows: list[dict[str, object]], majority: str, base: dict[str, object]) -> None:
-    predicted = [_verdict(r["answerable"], verdicts.CONCLUSION_WEIGHT, verdicts.NO_SHARE, verdicts.HEDGE_SHARE)
+def report_verdict(rows: list[dict[str, object]], majority: str, base: dict[str, object], subjects: Subjects) -> None:
+    predicted = [_verdict(r["answerable"], verdicts.CONCLUSION_WEIGHT, verdicts.NO_SHARE, verdicts.HEDGE_SHARE,
+                          *subjects[r["pmid"]])
                  for r in rows]
     emit("verdict_accuracy", sum(_correct(p, r["decision"]) for p, r in zip(predicted, rows, strict=True)) / len(rows),
          "ratio", base)
@@ -229,6 +261,7 @@ def main() -> None:
     args = parser.parse_args()
     built = build(args.scratch, args.data)
     rows = asyncio.run(ask_all(args.scratch, args.data, args.records, args.limit))
+    subjects = question_subjects(args.scratch, args.data, rows)
     params = {"documents": built["documents"], "chunks": built["chunks"], "model_id": built["model_id"],
               "top_k": 5, "load_avg_1m": round(os.getloadavg()[0], 2)}
     tune, dev = rows[:TUNE], rows[TUNE:]
@@ -236,13 +269,13 @@ def main() -> None:
         weights, bias = fit(tune)
         print(json.dumps({"name": "answer_conf_weights", "weights": weights, "bias": bias, "fitted_on": "tune"}))
         print(json.dumps({"name": "verdict_parameters", "fitted_on": "tune",
-                          **dict(zip(("conclusion_weight", "no_share", "hedge_share"), fit_verdict(tune), strict=True))}))
+                          **dict(zip(("conclusion_weight", "no_share", "hedge_share"), fit_verdict(tune, subjects), strict=True))}))
     majority = max(("yes", "no", "maybe"), key=lambda label: sum(r["decision"] == label for r in tune))
     for half, rows_of in (("tune", tune), ("dev", dev)):
         if rows_of:
             base = {**params, "half": half, "questions": len(rows_of), "tau": args.tau}
             report(rows_of, half, args.tau, params)
-            report_verdict(rows_of, majority, base)
+            report_verdict(rows_of, majority, base, subjects)
             report_calibration(rows_of, base)
 
 

@@ -41,10 +41,18 @@ from bio_mcp.features.evidence.answer_models import (
     Lang,
     RagAnswerRequest,
     RagAnswerResponse,
+    Scope,
     Verdict,
     WithholdReason,
 )
-from bio_mcp.features.evidence.answer_verdict import QuotedSentence, in_conclusion, is_yes_no, verdict_of
+from bio_mcp.features.evidence.answer_verdict import (
+    QuotedSentence,
+    VerdictReading,
+    in_conclusion,
+    is_safety_question,
+    is_yes_no,
+    verdict_of,
+)
 from bio_mcp.features.evidence.citation_checks import (
     answer_sentences,
     check_sentences,
@@ -299,6 +307,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
                     "no": "Verdict: no, by the quoted evidence {markers}.",
                     "mixed": "Verdict: mixed, the quoted evidence is hedged or points both ways {markers}.",
                     "insufficient": "Verdict: insufficient evidence to say yes or no."},
+        "animals_or_laboratory": "These quotes report findings in animals or laboratory models; none reports "
+                                 "it in humans alone.",
         "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
         "evidence_head": "Evidence (quoted in its own language):",
         "both": "both {subject} and {outcome}",
@@ -318,6 +328,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
                     "no": "สรุป: ไม่ใช่ ตามหลักฐานที่อ้างอิง {markers}",
                     "mixed": "สรุป: ยังไม่ชัดเจน หลักฐานที่อ้างอิงไม่แน่นอนหรือขัดแย้งกัน {markers}",
                     "insufficient": "สรุป: หลักฐานไม่เพียงพอที่จะตอบว่าใช่หรือไม่"},
+        "animals_or_laboratory": "หลักฐานที่อ้างอิงเป็นผลการศึกษาในสัตว์ทดลองหรือในห้องปฏิบัติการ "
+                                 "ไม่มีประโยคใดรายงานผลในมนุษย์โดยเฉพาะ",
         "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
         "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
         "both": "ทั้ง {subject} และ {outcome}",
@@ -326,15 +338,17 @@ _FRAMES: dict[Lang, dict[str, str]] = {
 }
 
 
-def verdict_line(verdict: Verdict, citations: Sequence[Citation], lang: Lang) -> str:
-    """The verdict as the answer's first sentence, citing every quote it was drawn from."""
-    markers = "".join(f"[{c.number}]" for c in citations)
-    return _FRAMES[lang]["verdict"][verdict].format(markers=markers)
+def verdict_line(verdict: Verdict, supporting: Sequence[int], lang: Lang, scope: Scope = "unstated") -> str:
+    """The verdict as the answer's first sentence, citing the quotes (numbers) that support it, and
+    saying so when they report animals or laboratory models and not people."""
+    markers = "".join(f"[{number}]" for number in supporting)
+    line = _FRAMES[lang]["verdict"][verdict].format(markers=markers)
+    return f"{line} {_FRAMES[lang][scope]}" if scope == "animals_or_laboratory" and supporting else line
 
 
-def extractive_answer(citations: Sequence[Citation], lang: Lang, verdict: Verdict | None = None) -> str:
+def extractive_answer(citations: Sequence[Citation], lang: Lang, verdict: VerdictReading | None = None) -> str:
     docs = len({c.id for c in citations})
-    lines = [verdict_line(verdict, citations, lang)] if verdict is not None else []
+    lines = [_verdict_line_of(verdict, citations, lang)] if verdict is not None else []
     lines.append(_FRAMES[lang]["lead"].format(docs=docs))
     lines += [f"“{c.quote}” [{c.number}]" for c in citations]
     return "\n".join(lines)
@@ -399,20 +413,32 @@ async def rag_answer(
         return RagAnswerResponse(answer="", citations=evidence.citations, scores=scores, withheld=True,
                                  reason=reason, lang=lang, verdict="insufficient" if yes_no else None,
                                  focus=described)
-    verdict = await asyncio.to_thread(_verdict, evidence.citations, context.kb) if yes_no else None
+    verdict = await asyncio.to_thread(_verdict, evidence.citations, context.kb, focus, request.question) if yes_no else None
     answer, mode, dropped = extractive_answer(evidence.citations, lang, verdict), "extractive", 0
     if context.sampling and writer is not None:
         written = await writer.write(request.question, numbered_evidence(evidence.citations), lang)
         if written:
             kept, rejected = check_sentences(written, evidence.citations)
             if kept:
-                lead = [verdict_line(verdict, evidence.citations, lang)] if verdict is not None else []
+                lead = [_verdict_line_of(verdict, evidence.citations, lang)] if verdict is not None else []
                 answer, mode, dropped = " ".join([*lead, *kept]), "sampled", len(rejected)
-    return RagAnswerResponse(answer=answer, citations=evidence.citations, scores=scores, lang=lang, mode=mode,
-                             dropped_sentences=dropped, verdict=verdict, focus=described)
+    return RagAnswerResponse(
+        answer=answer, citations=evidence.citations, scores=scores, lang=lang, mode=mode, dropped_sentences=dropped,
+        verdict=verdict.verdict if verdict else None, focus=described,
+        verdict_citations=_numbers(verdict, evidence.citations) if verdict else [],
+        verdict_scope=verdict.scope if verdict else None,
+    )
 
 
-def _verdict(citations: Sequence[Citation], context: KbContext) -> Verdict:
+def _numbers(verdict: VerdictReading, citations: Sequence[Citation]) -> list[int]:
+    return [citations[i].number for i in verdict.supporting]
+
+
+def _verdict_line_of(verdict: VerdictReading, citations: Sequence[Citation], lang: Lang) -> str:
+    return verdict_line(verdict.verdict, _numbers(verdict, citations), lang, verdict.scope)
+
+
+def _verdict(citations: Sequence[Citation], context: KbContext, focus: Focus, question: str) -> VerdictReading:
     """The verdict of the quoted sentences, each read in its stored section (whose labels say which
     sentences are the abstract's conclusion)."""
     uuids = {c.number: chunk_uuid(pmid_of(c.id), chunk_id_of(c.anchor)) for c in citations}
@@ -420,7 +446,8 @@ def _verdict(citations: Sequence[Citation], context: KbContext) -> Verdict:
         stored = tx.chunks.get_many(set(uuids.values()))
     quoted = [QuotedSentence(c.quote, stored[uuids[c.number]].text if uuids[c.number] in stored else c.quote,
                              c.start if uuids[c.number] in stored else 0) for c in citations]
-    return verdict_of(quoted)
+    return verdict_of(quoted, focus.names_subject if focus.subject is not None else None,
+                      is_safety_question(question))
 
 
 def summarize(response: RagAnswerResponse) -> str:

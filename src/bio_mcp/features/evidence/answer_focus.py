@@ -132,6 +132,12 @@ class Focus:
             return not self.terms or any(term in stems for term in self.terms)
         return sum(term in stems for term in self.terms) >= min(2, len(self.terms))
 
+    def names_subject(self, text: str) -> bool:
+        """Whether `text` names the question's subject (False when the question has none)."""
+        if self.subject is None:
+            return False
+        return self._names(self.subject, set(content_terms(text)), self._entities(text), text)
+
     def _entities(self, sentence: str) -> set[str]:
         return self._widened(m.entity_id for m in _link(self.linker, sentence))
 

@@ -77,6 +77,8 @@ class AnswerScores(_Out):
 
 WithholdCode = Literal["no_evidence", "too_few_citations", "low_confidence"]
 Verdict = Literal["yes", "no", "mixed", "insufficient"]
+# Whose finding a verdict's supporting quotes report (`answer_verdict.scope_of`).
+Scope = Literal["humans", "animals_or_laboratory", "unstated"]
 
 
 class AnswerFocus(_Out):
@@ -121,6 +123,17 @@ class RagAnswerResponse(AuditedOutput):
         default=None,
         description="Additive: for a yes/no question, what the quoted sentences conclude (yes, no, mixed; "
         "insufficient when withheld); said first in the answer. None for other questions",
+    )
+    verdict_citations: list[int] = Field(
+        default_factory=list,
+        description="Additive: the numbers of the citations that support the verdict (the plainly stated ones for yes, "
+        "the negated ones for no, all for mixed); empty without a verdict",
+    )
+    verdict_scope: Scope | None = Field(
+        default=None,
+        description="Additive: whose finding the verdict's supporting quotes report: humans (some quote names people "
+        "and no animal or laboratory model), animals_or_laboratory (none names people alone: not a finding in people), "
+        "or unstated. None without a verdict",
     )
     focus: AnswerFocus | None = Field(
         default=None, description="Additive: what every quoted sentence was required to name (subject and outcome)"

@@ -405,7 +405,7 @@ class AnswerFocus(_message.Message):
     def __init__(self, subject: _Optional[str] = ..., outcome: _Optional[str] = ..., interaction: _Optional[bool] = ..., off_topic_sentences: _Optional[int] = ...) -> None: ...
 
 class RagAnswerResponse(_message.Message):
-    __slots__ = ("audit", "answer", "citations", "scores", "withheld", "reason", "lang", "mode", "dropped_sentences", "verdict", "focus")
+    __slots__ = ("audit", "answer", "citations", "scores", "withheld", "reason", "lang", "mode", "dropped_sentences", "verdict", "focus", "verdict_citations", "verdict_scope")
     AUDIT_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -417,6 +417,8 @@ class RagAnswerResponse(_message.Message):
     DROPPED_SENTENCES_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     FOCUS_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_SCOPE_FIELD_NUMBER: _ClassVar[int]
     audit: Audit
     answer: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
@@ -428,7 +430,9 @@ class RagAnswerResponse(_message.Message):
     dropped_sentences: int
     verdict: str
     focus: AnswerFocus
-    def __init__(self, audit: _Optional[_Union[Audit, _Mapping]] = ..., answer: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., scores: _Optional[_Union[AnswerScores, _Mapping]] = ..., withheld: _Optional[bool] = ..., reason: _Optional[_Union[WithholdReason, _Mapping]] = ..., lang: _Optional[str] = ..., mode: _Optional[str] = ..., dropped_sentences: _Optional[int] = ..., verdict: _Optional[str] = ..., focus: _Optional[_Union[AnswerFocus, _Mapping]] = ...) -> None: ...
+    verdict_citations: _containers.RepeatedScalarFieldContainer[int]
+    verdict_scope: str
+    def __init__(self, audit: _Optional[_Union[Audit, _Mapping]] = ..., answer: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., scores: _Optional[_Union[AnswerScores, _Mapping]] = ..., withheld: _Optional[bool] = ..., reason: _Optional[_Union[WithholdReason, _Mapping]] = ..., lang: _Optional[str] = ..., mode: _Optional[str] = ..., dropped_sentences: _Optional[int] = ..., verdict: _Optional[str] = ..., focus: _Optional[_Union[AnswerFocus, _Mapping]] = ..., verdict_citations: _Optional[_Iterable[int]] = ..., verdict_scope: _Optional[str] = ...) -> None: ...
 
 class FindContraindicationsRequest(_message.Message):
     __slots__ = ("herb_ids", "formulation_ids")

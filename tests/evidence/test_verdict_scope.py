@@ -1,0 +1,165 @@
+"""A verdict cites the quotes that support it and says whose finding they report, on real records.
+
+"Does DEHP cause liver cancer?" over the real PubMed records on di(2-ethylhexyl) phthalate: the
+abstracts say it causes liver cancer in rats and mice and that there is "little epidemiological
+evidence" in humans. The verdict once read "yes, by the quoted evidence [1][2][3][4][5]", citing
+the evidence-gap sentences as support and never saying the yes was a rodent finding."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
+from bio_mcp.features.corpus.service import index_folder
+from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize
+from bio_mcp.features.evidence.answer_eval import fill_corpus
+from bio_mcp.features.evidence.answer_models import RagAnswerRequest
+from bio_mcp.features.evidence.answer_verdict import QuotedSentence, verdict_of
+from bio_mcp.graph.indexer import build_graph_indexer
+from bio_mcp.search.embeddings import build_embeddings
+from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
+from bio_mcp.store import open_metadata_store
+from tests.evidence.answer_fixtures import answer_settings, open_answer_context
+
+pytestmark = pytest.mark.anyio
+
+# The real records on DEHP and the liver (pubmed/pubmed_real_records.xml.gz).
+DEHP = ("16954067", "22198209", "10388618", "39180124")
+# Real records on clofibrate and peroxisome proliferation: 1458550 concludes that "selenium
+# deficiency does not have a direct influence on ... peroxisome proliferation, but rather ... the
+# pharmacokinetics of clofibrate", 8472324 reports "similar levels of peroxisome proliferation" with
+# DEHP, MEHP and clofibrate. Read as negations of clofibrate's effect they made the verdict "no".
+CLOFIBRATE = ("9538047", "1458550", "8472324", "6845354")
+DISTRACTORS = 60
+ON_TOPIC = re.compile(r"clofibr|phthalate|DEHP|peroxisom", re.IGNORECASE)
+GAP = "little epidemiological evidence"
+NO_CORRELATION = "The physical aspects including hand size, volume and grip power had no correlation with the volume delivered."
+
+
+def _documents(data_dir: Path) -> list[CorpusDocument]:
+    with gzip.open(data_dir / "pubmed" / "pubmed_real_records.xml.gz") as handle:
+        articles = parse_efetch(handle.read())
+    wanted = {*DEHP, *CLOFIBRATE}
+    # Distractors on other topics, so the records above are the ones that answer.
+    others = [
+        a for a in articles if a.pmid not in wanted and not ON_TOPIC.search(f"{a.title} {a.abstract_text}")
+    ]
+    chosen = [a for a in articles if a.pmid in wanted] + others[:DISTRACTORS]
+    assert {a.pmid for a in chosen} >= wanted, (
+        "the DEHP or clofibrate records are missing from the shared data"
+    )
+    return [corpus_document(article, date(2026, 11, 29)) for article in chosen]
+
+
+@pytest.fixture(scope="module")
+def dehp_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    home = tmp_path_factory.mktemp("dehp-home")
+    settings = answer_settings(home)
+    store = open_metadata_store(settings)
+    try:
+        index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
+        fill_corpus(
+            index, _documents(data_dir), build_graph_indexer(settings), settings.embeddings_batch_size
+        )
+    finally:
+        store.close()
+    return home
+
+
+@pytest.fixture
+def dehp_context(dehp_home: Path) -> Iterator[AnswerContext]:
+    yield from open_answer_context(dehp_home)
+
+
+async def test_a_yes_drawn_from_rodents_says_so_and_cites_only_its_support(dehp_context) -> None:
+    response = await rag_answer(RagAnswerRequest(question="Does DEHP cause liver cancer?"), dehp_context)
+    assert not response.withheld, response.reason
+    assert {c.id for c in response.citations} & {f"pmid:{pmid}" for pmid in DEHP}
+    assert response.verdict == "yes"
+    assert response.verdict_scope == "animals_or_laboratory"
+    first_line = response.answer.splitlines()[0]
+    assert first_line.startswith("Verdict: yes") and "none reports it in humans alone" in first_line
+    assert summarize(response).splitlines()[0] == first_line
+    by_number = {c.number: c for c in response.citations}
+    assert response.verdict_citations and set(response.verdict_citations) <= set(by_number)
+    for number in response.verdict_citations:
+        assert f"[{number}]" in first_line
+        # An evidence gap is never cited as support for the yes.
+        assert GAP not in by_number[number].quote and "gap in our knowledge" not in by_number[number].quote
+    unsupported = set(by_number) - set(response.verdict_citations)
+    assert any(GAP in by_number[n].quote or "gap in our knowledge" in by_number[n].quote for n in unsupported)
+    for number in unsupported:
+        assert f"[{number}]" not in first_line
+
+
+async def test_a_negation_of_another_agent_does_not_make_the_verdict_no(dehp_context) -> None:
+    question = "Does clofibrate cause peroxisome proliferation?"
+    response = await rag_answer(RagAnswerRequest(question=question), dehp_context)
+    assert not response.withheld, response.reason
+    quoted = {c.id for c in response.citations}
+    assert "pmid:1458550" in quoted and "pmid:9538047" in quoted
+    assert response.verdict == "yes" and response.answer.startswith("Verdict: yes")
+    by_number = {c.number: c for c in response.citations}
+    support = [by_number[n].quote for n in response.verdict_citations]
+    assert any("potently causes peroxisome proliferation" in quote for quote in support)
+    # The selenium sentence is quoted, but never as support: it denies something of selenium.
+    assert not any("does not have a direct influence" in quote for quote in support)
+    assert response.verdict_scope == "animals_or_laboratory"
+
+
+def test_a_finding_in_people_is_scoped_to_humans() -> None:
+    # Real sentences: the abstract of PubMedQA's "Can you deliver accurate tidal volume by manual
+    # resuscitator?" (labelled no), and the DEHP record 22198209's (an animal finding, a human gap).
+    no = verdict_of(
+        [
+            QuotedSentence(s, s, 0)
+            for s in (
+                NO_CORRELATION,
+                "114 individuals trained in basic life support and bag-valve-mask ventilation participated in this study.",
+                "The manual resuscitator is not a suitable device for accurate ventilation.",
+            )
+        ]
+    )
+    assert no.verdict == "no" and no.supporting == (0, 2) and no.scope == "unstated"
+    people = verdict_of(
+        [
+            QuotedSentence(s, s, 0)
+            for s in (
+                "114 individuals trained in basic life support and bag-valve-mask ventilation participated in this study.",
+                "Subjects completed three procedures: one-handed, two-handed and two-handed half-compression.",
+            )
+        ]
+    )
+    assert people.verdict == "yes" and people.scope == "humans"
+    animals = "There is sufficient evidence for carcinogenicity of DEHP in the liver in both rats and mice"
+    gap = "there is little epidemiological evidence on possible associations between exposure to DEHP and liver cancer in humans."
+    reading = verdict_of(
+        [QuotedSentence(s, s, 0) for s in (f"{animals}.", gap, f"{animals}; however, {gap}")]
+    )
+    # The whole sentence is hedged by its gap: only the animal finding supports the yes.
+    assert (
+        reading.verdict == "yes" and reading.supporting == (0,) and reading.scope == "animals_or_laboratory"
+    )
+
+
+async def test_a_safety_question_gets_no_all_clear_while_a_quote_reports_harm(dehp_context) -> None:
+    # The verdict once read "yes, by the quoted evidence [1][2][4][5]": a sentence saying DEHP's
+    # routes of exposure "are of concern for human health" cited as saying it is safe.
+    response = await rag_answer(RagAnswerRequest(question="Is DEHP safe for humans?"), dehp_context)
+    assert not response.withheld, response.reason
+    assert response.verdict != "yes"
+    by_number = {c.number: c for c in response.citations}
+    support = [by_number[n].quote for n in response.verdict_citations]
+    harms = [q for q in support if re.search(r"concern|carcinogen|contaminant|toxic", q, re.IGNORECASE)]
+    assert harms, support
+    if response.verdict == "mixed":
+        assert any("unlikely" in q or "safe" in q for q in support)
+    first_line = response.answer.splitlines()[0]
+    assert not first_line.startswith("Verdict: yes")
