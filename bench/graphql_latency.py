@@ -15,17 +15,17 @@ so the ratio is the price of the transport and its serialisation. The load avera
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
+from figures import emit
 
 from bio_mcp.testing import run_fakes
 from tests.server.evidence_server import SEMAGLUTIDE, EvidenceServer, evidence_server
@@ -41,10 +41,6 @@ CALLS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "herb": ("kg://herb/{id}", "herb", {"id": "garlic"}),
     "paper": ("paper://pmid/{pmid}", "paper", {"pmid": SEMAGLUTIDE}),
 }
-
-
-def emit(name: str, value: float, unit: str, params: Mapping[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}), flush=True)
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
-import os
 import socket
 import statistics
 import tempfile
@@ -29,6 +27,7 @@ from typing import Any
 import grpc
 import httpx2
 import uvicorn
+from figures import emit
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -73,12 +72,6 @@ CALLS: list[tuple[str, str, str, type, dict[str, Any]]] = [
     ("rag_answer", "tool.rag_answer", "RagAnswer", pb.RagAnswerRequest,
      {"question": "Does andrographolide prevent cancer?"}),
 ]
-
-
-def emit(name: str, value: float, unit: str, **params: object) -> None:
-    params["load"] = round(os.getloadavg()[0], 1)  # the machine is shared: latencies under load are upper bounds
-    print(json.dumps({"name": name, "value": round(value, 3), "unit": unit, "params": params}, sort_keys=True),
-          flush=True)
 
 
 def ppr_documents(data: Path) -> list[CorpusDocument]:

@@ -14,9 +14,10 @@ is chosen on its even-numbered queries ("tune") and reported on the odd ones ("d
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
+
+from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, ndcg_at
@@ -32,10 +33,6 @@ from bio_mcp.store import open_metadata_store
 
 COMMIT_BATCH = 500
 BINS = 10
-
-
-def emit(name: str, value: float, unit: str, params: dict[str, object]) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit, "params": params}), flush=True)
 
 
 def reliability(pairs: list[tuple[float, bool]]) -> tuple[list[tuple[int, int, float, float]], float]:
