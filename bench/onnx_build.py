@@ -32,16 +32,14 @@ from figures import emit
 
 from bio_mcp.search.embeddings.minilm import installed_model_dir
 from bio_mcp.search.embeddings.onnx_int8 import MAX_SEQ_LENGTH, OnnxEmbeddings, onnx_model_id
-from tools.model_build.export import export_onnx_model
+from tools.model_build.export import export_onnx_model, quantize_int8
 
 SCIFACT = REPO.parent / "shared" / "data" / "bench" / "scifact"
 
 
 def torch_reference(target: Path) -> None:
     """The previous recipe, verbatim in substance: torch export, optimize_model, quantize_dynamic."""
-    import onnx
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers import optimizer
     from transformers import AutoModel, AutoTokenizer
 
@@ -79,13 +77,7 @@ def torch_reference(target: Path) -> None:
         str(target / "fp32.onnx"), model_type="bert", num_heads=12, hidden_size=384
     )
     fused.save_model_to_file(str(target / "fused.onnx"))
-    quantize_dynamic(
-        str(target / "fused.onnx"),
-        str(target / "model.onnx"),
-        per_channel=True,
-        weight_type=QuantType.QInt8,
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
+    quantize_int8(target / "fused.onnx", target / "model.onnx")
     shutil.copy(source / "tokenizer.json", target / "tokenizer.json")
     (target / "meta.json").write_text(
         json.dumps({"model_id": onnx_model_id(), "max_seq_length": MAX_SEQ_LENGTH})

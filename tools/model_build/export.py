@@ -98,11 +98,24 @@ def _basic_optimisation(source: Path, target: Path) -> None:
         onnx.save(model, str(target))
 
 
+def quantize_int8(fused: Path, target: Path) -> None:
+    """Per-channel int8 weights (dynamic quantization), float activations: the shipped model's recipe."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
+
+    quantize_dynamic(
+        str(fused),
+        str(target),
+        per_channel=True,
+        weight_type=QuantType.QInt8,
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+
+
 def _build(work: Path, out: Path) -> None:
     """Writes model.onnx, tokenizer.onnx and meta.json into `out`, using `work` for the rest."""
     try:
         import onnx
-        from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
         from onnxruntime.transformers import optimizer  # type: ignore[import-untyped]
         from onnxruntime.transformers.fusion_options import FusionOptions  # type: ignore[import-untyped]
     except ImportError as exc:
@@ -144,13 +157,7 @@ def _build(work: Path, out: Path) -> None:
             if counts.get("Attention") != config.num_layers:
                 raise ValueError(f"attention was not fused in every layer: {counts}")
             fused.save_model_to_file(str(work / "fused.onnx"))
-            quantize_dynamic(
-                str(work / "fused.onnx"),
-                str(out / "model.onnx"),
-                per_channel=True,
-                weight_type=QuantType.QInt8,
-                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-            )
+            quantize_int8(work / "fused.onnx", out / "model.onnx")
         finally:
             for logger, level in zip(quiet, levels, strict=True):
                 logger.setLevel(level)
