@@ -320,3 +320,20 @@ def test_a_disease_the_words_give_to_an_agent_named_between_is_not_the_first_one
     mentions = linker.link(text)
     [pair] = [c for c in pair_candidates(text, mentions, vocabulary.parents) if c.chemical == "mesh:D002945"]
     assert not pair.features["preempted"]
+
+
+def test_a_chemical_named_inside_a_systematic_name_is_not_a_cause(paths, linker, vocabulary) -> None:
+    # "... Wy-14,643 ([4-chloro-6-(2,3-xylidino)-2-pyrimidinylthio]acetic acid) and ... DEHP ... produce a
+    # significant hepatomegaly": acetic acid is the tail of Wy-14,643's name, and a sync had stated
+    # "Acetic Acid CAUSES Hepatomegaly" from it.
+    articles = parse_efetch(gzip.open(paths["records"]).read())
+    record = next(article for article in articles if article.pmid == "4004798")
+    extractor = AdverseEffectExtractor(vocabulary.parents, load_adverse_priors(paths["training"]))
+    acetic_acid = "mesh:D019342"
+    for chunk in chunk_records(record.pmid, record.title, record.abstract_text):
+        mentions = linker.link(chunk.text)
+        assert acetic_acid not in {m.entity_id for m in mentions}
+        assert not any(r.src == acetic_acid for r in extractor.relations(chunk.text, mentions))
+    # A short label glued to a name keeps its chemical: [3H]spiperone is spiperone.
+    text = "Binding of [3H]spiperone was reduced."
+    assert "mesh:D013134" in {m.entity_id for m in linker.link(text)}

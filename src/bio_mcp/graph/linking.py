@@ -163,7 +163,7 @@ class EntityLinker:
                     if not stack or stack[-1][1] <= start:
                         stack.append((start, end, entry))
                     break
-        hits = scored + other
+        hits = [hit for hit in scored if not (hit[2][1] == "Chemical" and _in_systematic_name(text, hit[0]))] + other
         # Spans are unique (one entry per folded key), so the entries themselves are never compared.
         hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
@@ -191,6 +191,22 @@ class EntityLinker:
                 kept.sort(key=lambda mention: (mention.start, mention.end))
             mentions = kept
         return mentions
+
+
+# A chemical's name glued to the end of a longer bracketed prefix is the tail of a systematic name:
+# "[4-chloro-6-(2,3-xylidino)-2-pyrimidinylthio]acetic acid" is Wy-14,643, not acetic acid. Short
+# labels keep their chemical ("[3H]spiperone", "L-[3H]nicotine").
+SYSTEMATIC_PREFIX = 12
+
+
+def _in_systematic_name(text: str, start: int) -> bool:
+    if start == 0 or text[start - 1] not in "])-":
+        return False
+    first = start
+    while first > 0 and not text[first - 1].isspace():
+        first -= 1
+    prefix = text[first:start]
+    return len(prefix) >= SYSTEMATIC_PREFIX and ("[" in prefix or "(" in prefix)
 
 
 class CurrentIdLinker:
