@@ -23,10 +23,10 @@ from pathlib import Path
 
 from figures import emit
 
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.interactions import InteractionExtractor, ancestors_of, is_plant
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
 

@@ -28,10 +28,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.eval.ppr import read_ppr
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.features.corpus.eval_beir import load_beir
 from bio_mcp.features.evidence.answer_eval import load_pubmedqa
-from bio_mcp.graph.ppr_corpus import read_ppr
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import Concept, load_vocabulary, search_key
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import documents as documents_table
