@@ -33,7 +33,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine

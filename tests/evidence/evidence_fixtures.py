@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import Settings, load_settings
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.retrieval import KbRetrieval
