@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bio_mcp.eval.beir import read_jsonl
+from bio_mcp.eval.ppr import PprDocument
 from bio_mcp.eval.pubmedqa import PubMedQaItem
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
@@ -69,6 +70,16 @@ def pubmedqa_documents(items: list[PubMedQaItem]) -> list[CorpusDocument]:
         if (doc := corpus_document(item.pmid, None, abstract)) is not None:
             documents.append(doc)
     return documents
+
+
+def ppr_documents(documents: list[PprDocument]) -> list[CorpusDocument]:
+    """Each PPR abstract under its PMID, its first sentence the title."""
+    found = []
+    for document in documents:
+        sentences = [sentence.text for sentence in document.sentences]
+        if (doc := corpus_document(document.pmid, sentences[0], " ".join(sentences[1:]))) is not None:
+            found.append(doc)
+    return found
 
 
 def scifact_documents(corpus_path: Path, limit: int | None = None) -> list[CorpusDocument]:
