@@ -26,11 +26,11 @@ import numpy as np
 from figures import emit
 
 from bio_mcp.config import load_settings
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.adverse_effects import may_be_stated, pair_candidates, relative_features
 from bio_mcp.graph.adverse_eval import CURVE, broader_of, gold_pairs
 from bio_mcp.graph.adverse_priors import adverse_priors_of
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
 

@@ -23,15 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from bio_mcp.config import Settings, load_settings
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus, pubmedqa_documents, scifact_documents
+from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
 from bio_mcp.features.corpus.service import index_folder
-from bio_mcp.features.evidence.answer_eval import (
-    fill_corpus,
-    load_pubmedqa,
-    pubmedqa_documents,
-    scifact_documents,
-)
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.graph.indexer import build_graph_indexer
@@ -120,8 +116,8 @@ def build(scratch: Path, data: Path, chunks: int | None = None) -> dict[str, obj
         with store.read() as tx:
             committed = tx.chunks.state_counts(index.model_id).total
         # A killed build resumes: its documents are committed, what is left is embedding them.
-        fill_corpus(index, [] if committed else documents, build_graph_indexer(settings),
-                    batch_size, progress)
+        fill_scratch_corpus(index, [] if committed else documents, batch_size, progress=progress,
+                            graph=build_graph_indexer(settings))
         with store.read() as tx:
             counts = tx.chunks.state_counts(index.model_id)
     finally:

@@ -31,8 +31,8 @@ from answer_corpus import DATA, build, open_context
 from evidence_search_latency import THAI_WORDS
 from figures import emit
 
+from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
-from bio_mcp.features.evidence.answer_eval import load_pubmedqa
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.evidence.hybrid_search import HybridSearchRequest, hybrid_search
 from bio_mcp.features.evidence.language import CrossLingualRewriter

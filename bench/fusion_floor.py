@@ -2,7 +2,7 @@
 
     BIO_MCP_HOME=... .venv/bin/python bench/fusion_floor.py --data ../shared/data/bench/scifact --split train
 
-The BEIR documents go through `eval_beir`'s own path (chunk, commit, embed, `CorpusIndex.search`);
+The BEIR documents go through `bio-mcp eval beir`'s own path (`eval.corpus_fill`, `CorpusIndex.search`);
 only the `FusionConfig` of the index changes between variants, so every figure below comes from
 the same vectors. One JSON line per variant and metric (nDCG@10, Recall@100, MRR@10): the price
 in relevance of `sim_min_span`, the floor under the span of candidate cosines that keeps a query
@@ -19,7 +19,9 @@ from pathlib import Path
 from figures import emit
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, query_metrics
+from bio_mcp.eval.beir import load_beir
+from bio_mcp.eval.corpus_fill import beir_documents, fill_scratch_corpus
+from bio_mcp.eval.metrics import query_metrics
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.search.embeddings import build_embeddings
@@ -40,7 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = load_settings()
     dataset = load_beir(args.data, args.split, max_queries=args.max_queries, max_docs=args.max_docs)
-    documents, beir_ids = _documents(dataset.corpus)
+    documents, beir_ids = beir_documents(dataset.corpus)
     embedder = build_embeddings(settings, model_api=ModelApi)
     with tempfile.TemporaryDirectory(prefix="bio-mcp-fusion-") as scratch:
         scratch_settings = settings.model_copy(update={"home": Path(scratch), "database_url": None})

@@ -32,8 +32,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
-from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus, ppr_documents
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
@@ -52,7 +52,6 @@ from bio_mcp.server.http import MCP_PATH, build_http_app
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import answer_tools, herb_tools, search_tools
 from bio_mcp.sources.ncbi.client import EutilsClient
-from bio_mcp.store import DocumentRecord, QualityScores
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "grpc-latency-bench-secret-0123456789abcdef"
@@ -74,18 +73,6 @@ CALLS: list[tuple[str, str, str, type, dict[str, Any]]] = [
 ]
 
 
-def ppr_documents(data: Path) -> list[CorpusDocument]:
-    sentences: dict[str, list[str]] = {}
-    with (data / "bench" / "ppr" / "PPR_dev_corpus.txt").open(encoding="utf-8") as lines:
-        for line in lines:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) == 2 and "_" in parts[0]:
-                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
-    documents = []
-    for pmid, text in sentences.items():
-        record = DocumentRecord(pmid=pmid, title=text[0], abstract=" ".join(text[1:]), quality=QualityScores(total=0))
-        documents.append(CorpusDocument(record=record, chunks=chunk_records(pmid, text[0], " ".join(text[1:]))))
-    return documents
 
 
 async def build_corpus(data: Path, home: Path, embeddings: str) -> tuple[CorpusService, EutilsClient]:
@@ -101,7 +88,8 @@ async def build_corpus(data: Path, home: Path, embeddings: str) -> tuple[CorpusS
     eutils = EutilsClient(settings)
     corpus = CorpusService(settings, eutils, embed_in_background=False, graph=graph)
     await corpus.open()
-    fill_scratch_corpus(corpus.index, ppr_documents(data), settings.embeddings_batch_size, graph=graph)
+    documents = ppr_documents(read_ppr(data / "bench" / "ppr" / "PPR_dev_corpus.txt"))
+    fill_scratch_corpus(corpus.index, documents, settings.embeddings_batch_size, graph=graph)
     for name in ("thai_herb_names.tsv", "thai_formulations.tsv"):
         with corpus.store.transaction() as tx:
             import_file(tx.connection, REPO / "examples" / "kg" / name, catalog)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -23,26 +22,24 @@ from pathlib import Path
 
 from figures import emit
 
+from bio_mcp.eval.ppr import read_ppr
+from bio_mcp.eval.pubmedqa import load_pubmedqa
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.interactions import InteractionExtractor, ancestors_of, is_plant
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
 
 
 def corpora(data: Path) -> Iterator[tuple[str, str, str]]:
     """(corpus, document key, text) of every document."""
     for split in ("train", "dev"):
-        sentences: dict[str, list[str]] = {}
-        for line in (data / "bench" / "ppr" / f"PPR_{split}_corpus.txt").read_text(encoding="utf-8").splitlines():
-            parts = line.split("\t")
-            if len(parts) == 2 and "_" in parts[0]:
-                sentences.setdefault(parts[0].split("_")[0], []).append(parts[1])
-        yield from ((f"ppr_{split}", pmid, " ".join(text)) for pmid, text in sentences.items())
+        documents = read_ppr(data / "bench" / "ppr" / f"PPR_{split}_corpus.txt")
+        yield from ((f"ppr_{split}", document.pmid, document.text) for document in documents)
     for document in read_pubtator(data / "bench" / "bc5cdr" / "CDR_TrainingSet.PubTator.txt"):
         yield "bc5cdr_train", document.pmid, document.text
-    questions = json.loads((data / "bench" / "pubmedqa" / "pqal_dev.json").read_text(encoding="utf-8"))
-    yield from (("pubmedqa_dev", key, " ".join(value["CONTEXTS"])) for key, value in questions.items())
+    items = load_pubmedqa(data / "bench" / "pubmedqa" / "pqal_dev.json")
+    yield from (("pubmedqa_dev", item.pmid, " ".join(section.text for section in item.contexts)) for item in items)
     with gzip.open(data / "pubmed" / "pubmed_real_records.xml.gz") as handle:
         yield from (("pubmed_records", a.pmid, f"{a.title} {a.abstract_text}") for a in parse_efetch(handle.read()))
 

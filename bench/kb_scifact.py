@@ -24,7 +24,9 @@ from pathlib import Path
 from figures import emit
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, ndcg_at
+from bio_mcp.eval.beir import load_beir
+from bio_mcp.eval.corpus_fill import beir_documents, fill_scratch_corpus
+from bio_mcp.eval.metrics import ndcg_at
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.corpus.sync import commit_documents
@@ -64,7 +66,7 @@ def main() -> None:
 
     settings = load_settings(BIO_MCP_HOME=str(args.home))
     dataset = load_beir(args.data, args.split, max_queries=args.max_queries)
-    documents, beir_ids = _documents(dataset.corpus)
+    documents, beir_ids = beir_documents(dataset.corpus)
     cache = args.home / "cache"
     linker = load_linker_from(mesh, training if training.is_file() else None, cache)
     graph = GraphIndexer(load_catalog(mesh, cache), linker)

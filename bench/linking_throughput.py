@@ -15,9 +15,9 @@ from pathlib import Path
 from figures import emit
 
 from bio_mcp.config import load_settings
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.features.analyst.service import mesh_path_of
 from bio_mcp.graph.linking import load_linker_from, training_path_of
-from bio_mcp.graph.pubtator import read_pubtator
 
 DEFAULT_DATA = Path("..") / "shared" / "data" / "bench" / "bc5cdr" / "CDR_DevelopmentSet.PubTator.txt"
 

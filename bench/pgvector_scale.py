@@ -630,7 +630,7 @@ def lexical(store: MetadataStore, dataset: object, embedded: object, params: Map
     """PostgreSQL full text (GIN over tsvector, ts_rank_cd) against the tantivy BM25 half, lexical alone."""
     from scifact_corpus import evaluate_index
 
-    from bio_mcp.features.corpus.eval_beir import query_metrics
+    from bio_mcp.eval.metrics import query_metrics
 
     build_fts(store, params)
     samples, per_query = [], []

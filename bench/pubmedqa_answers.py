@@ -44,16 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from answer_corpus import DATA, build, open_context
 from figures import emit
 
+from bio_mcp.eval.corpus_fill import chunk_uuids_of
+from bio_mcp.eval.metrics import auroc, expected_calibration_error, reliability_table
+from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.evidence import answer_confidence as confidence
 from bio_mcp.features.evidence import answer_verdict as verdicts
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer
-from bio_mcp.features.evidence.answer_eval import (
-    auroc,
-    chunk_uuids_of,
-    expected_calibration_error,
-    load_pubmedqa,
-    reliability_table,
-)
 from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citation_checks import chunk_id_of, pmid_of

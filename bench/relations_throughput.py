@@ -20,9 +20,9 @@ from pathlib import Path
 from figures import emit
 
 from bio_mcp.config import load_settings
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.features.corpus.records import corpus_document
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
-from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.sources.ncbi.parsers import parse_efetch
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bio_mcp.features.corpus.eval_beir import load_beir, query_metrics
+from bio_mcp.eval.beir import load_beir
+from bio_mcp.eval.metrics import query_metrics
 from bio_mcp.search.chunking import Chunk, ChunkPolicy, chunk_record
 from bio_mcp.search.embeddings import Embeddings
 from bio_mcp.search.fusion import FusionConfig

@@ -29,7 +29,7 @@ import numpy as np
 from figures import emit
 from scifact_corpus import SciFact, VectorCache
 
-from bio_mcp.features.corpus.eval_beir import ndcg_at
+from bio_mcp.eval.metrics import ndcg_at
 from bio_mcp.search.bm25 import BM25Doc, BM25Index
 from bio_mcp.search.chunking import ChunkPolicy
 from bio_mcp.search.embeddings.onnx_int8 import OnnxEmbeddings

@@ -20,10 +20,11 @@ from pathlib import Path
 from figures import emit
 
 from bio_mcp.config import load_settings
-from bio_mcp.features.corpus.eval_beir import _documents, fill_scratch_corpus, load_beir, ndcg_at
+from bio_mcp.eval.beir import load_beir
+from bio_mcp.eval.corpus_fill import beir_documents, fill_scratch_corpus
+from bio_mcp.eval.metrics import ndcg_at
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
-from bio_mcp.features.corpus.sync import commit_documents
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.unmatched_terms import catalog_names, covered_score, query_terms, term_coverage
@@ -31,7 +32,6 @@ from bio_mcp.search.embeddings import build_embeddings
 from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
-COMMIT_BATCH = 500
 BINS = 10
 
 
@@ -65,7 +65,7 @@ def main() -> None:
     floors = [float(f) for f in args.floors.split(",")]
     settings = load_settings(BIO_MCP_HOME=str(args.home))
     dataset = load_beir(args.data, "train", max_queries=args.max_queries)
-    documents, beir_ids = _documents(dataset.corpus)
+    documents, beir_ids = beir_documents(dataset.corpus)
     texts = {d.record.pmid: "\n".join(filter(None, (d.record.title, d.record.abstract))) for d in documents}
     cache = args.home / "cache"
     linker = load_linker_from(mesh, training if training.is_file() else None, cache)
@@ -78,10 +78,7 @@ def main() -> None:
         store = open_metadata_store(scratch_settings)
         try:
             index = CorpusIndex(store, index_folder(scratch_settings), embedder)
-            for offset in range(0, len(documents), COMMIT_BATCH):
-                commit_documents(index, documents[offset : offset + COMMIT_BATCH], None)
-            if args.mode == "hybrid":
-                fill_scratch_corpus(index, [], settings.embeddings_batch_size)
+            fill_scratch_corpus(index, documents, settings.embeddings_batch_size, embed=args.mode == "hybrid")
             for query_id, text in dataset.queries.items():
                 hits = index.search(text, 10, False, args.mode)
                 terms = query_terms(text, linker, names=names)

@@ -9,16 +9,11 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import Settings, load_settings
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus, pubmedqa_documents, scifact_documents
+from bio_mcp.eval.pubmedqa import PubMedQaItem, load_pubmedqa
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext
-from bio_mcp.features.evidence.answer_eval import (
-    PubMedQaItem,
-    fill_corpus,
-    load_pubmedqa,
-    pubmedqa_documents,
-    scifact_documents,
-)
 from bio_mcp.features.kb.providers import ProviderRegistry
 from bio_mcp.features.kb.search import KbContext
 from bio_mcp.graph.indexer import build_graph_indexer
@@ -46,7 +41,7 @@ def fill_answer_home(home: Path, items: list[PubMedQaItem], data_dir: Path) -> P
     store = open_metadata_store(settings)
     try:
         index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
-        fill_corpus(index, documents, build_graph_indexer(settings), settings.embeddings_batch_size)
+        fill_scratch_corpus(index, documents, settings.embeddings_batch_size, graph=build_graph_indexer(settings))
     finally:
         store.close()
     return home

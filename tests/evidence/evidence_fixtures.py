@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import Settings, load_settings
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
-from bio_mcp.features.corpus.records import CorpusDocument, chunk_records
+from bio_mcp.eval import corpus_fill
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
+from bio_mcp.eval.ppr import read_ppr
+from bio_mcp.features.corpus.records import CorpusDocument
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.kb.retrieval import KbRetrieval
 from bio_mcp.graph.indexer import GraphIndexer, build_graph_indexer
 from bio_mcp.graph.names import EntityName, write_names
 from bio_mcp.sources.ncbi.client import EutilsClient
-from bio_mcp.store import DocumentRecord, QualityScores
 
 ANDROGRAPHIS = "mesh:D035685"
 ANDROGRAPHIS_PAPER = "25553378"  # PPR dev: "Andrographolide and analogues in cancer prevention."
@@ -47,18 +48,7 @@ def herb_names(data_dir: Path) -> list[EntityName]:
 
 def ppr_documents(data_dir: Path, split: str = "dev") -> list[CorpusDocument]:
     """The PPR abstracts under their PMIDs: the first sentence is the title."""
-    sentences: dict[str, list[str]] = {}
-    with (data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt").open(encoding="utf-8") as lines:
-        for line in lines:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) == 2 and "_" in parts[0]:
-                sentences.setdefault(parts[0].split("_", 1)[0], []).append(parts[1])
-    documents = []
-    for pmid, text in sentences.items():
-        title, abstract = text[0], " ".join(text[1:])
-        record = DocumentRecord(pmid=pmid, title=title, abstract=abstract, quality=QualityScores(total=0))
-        documents.append(CorpusDocument(record=record, chunks=chunk_records(pmid, title, abstract)))
-    return documents
+    return corpus_fill.ppr_documents(read_ppr(data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt"))
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bio_mcp.features.evidence.answer_eval import load_pubmedqa
+from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.evidence.answer_models import Citation
 from bio_mcp.features.evidence.citation_checks import sentence_checks, split_answer
 from bio_mcp.search.chunking import chunk_record, sentence_spans

@@ -243,7 +243,7 @@ def test_the_cli_runs_the_smoke_set_and_prints_the_report(tmp_path: Path, data_d
     fill = (
         f"import sys; sys.path.insert(0, {root!r})\n"
         "from bio_mcp.config import load_settings\n"
-        "from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus\n"
+        "from bio_mcp.eval.corpus_fill import fill_scratch_corpus\n"
         "from bio_mcp.features.corpus.indexing import CorpusIndex\n"
         "from bio_mcp.features.corpus.service import index_folder\n"
         "from bio_mcp.search.embeddings import build_embeddings\n"

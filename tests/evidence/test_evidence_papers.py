@@ -13,7 +13,7 @@ import pytest
 from lxml import etree
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.hybrid_search import HybridSearch, HybridSearchRequest
 from bio_mcp.features.evidence.papers import PaperLibrary

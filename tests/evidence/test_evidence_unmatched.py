@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerService, RagAnswerEngine
 from bio_mcp.features.kb.retrieval import KbRetrieval

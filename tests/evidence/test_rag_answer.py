@@ -13,9 +13,10 @@ import pytest
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
+from bio_mcp.eval.corpus_fill import chunk_uuids_of
+from bio_mcp.eval.pubmedqa import PubMedQaItem
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer
-from bio_mcp.features.evidence.answer_eval import PubMedQaItem, chunk_uuids_of
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.evidence.citation_checks import answer_sentences, chunk_id_of, pmid_of, verify_citations
 from bio_mcp.features.kb.retrieval import KbRetrieval

@@ -14,10 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer, summarize
-from bio_mcp.features.evidence.answer_eval import (
-    load_pubmedqa,
-)
 from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citation_checks import answer_sentences

@@ -10,11 +10,11 @@ import jsonschema
 import pytest
 from mcp import Client
 
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.features.evidence.relations import CO_MENTION_NOTE, tier_of
 from bio_mcp.graph.adverse_effects import CAUSES_EXTRACTOR, CAUSES_LEAD_EXTRACTOR
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.evidence_store import EvidenceRow, SqlEvidenceStore
-from bio_mcp.graph.pubtator import read_pubtator
 from tests.evidence.test_herb_tools import QUERY_KG_RESPONSE, call, server
 
 pytestmark = pytest.mark.anyio

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize
-from bio_mcp.features.evidence.answer_eval import fill_corpus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.evidence.answer_verdict import QuotedSentence, verdict_of
 from bio_mcp.graph.indexer import build_graph_indexer
@@ -65,8 +65,8 @@ def dehp_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
     store = open_metadata_store(settings)
     try:
         index = CorpusIndex(store, index_folder(settings), build_embeddings(settings))
-        fill_corpus(
-            index, _documents(data_dir), build_graph_indexer(settings), settings.embeddings_batch_size
+        fill_scratch_corpus(
+            index, _documents(data_dir), settings.embeddings_batch_size, graph=build_graph_indexer(settings)
         )
     finally:
         store.close()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.graph.relations import train_extractor
 
 

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bio_mcp.cli import app
+from bio_mcp.eval.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.features.corpus.records import chunk_records, document_facts
 from bio_mcp.graph.adverse_effects import (
     CAUSES_EXTRACTOR,
@@ -35,7 +36,6 @@ from bio_mcp.graph.facts import DocumentFacts
 from bio_mcp.graph.interactions import INTERACTION_EXTRACTOR, find_interactions
 from bio_mcp.graph.lab_measures import is_lab_measure
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import load_vocabulary
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.adverse_effects import _CUE_FAMILIES, _PROTECTIVE, _STRONG_CUE
 from bio_mcp.graph.cue_words import CueWords
-from bio_mcp.graph.pubtator import read_pubtator
 
 CUES = CueWords((_STRONG_CUE, _PROTECTIVE, *_CUE_FAMILIES.values()))
 NEGATION = _CUE_FAMILIES["negation"]

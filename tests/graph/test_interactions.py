@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.features.corpus.records import chunk_records, document_facts
 from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
 from bio_mcp.graph.catalog import MeshCatalog
@@ -26,7 +27,6 @@ from bio_mcp.graph.interactions import (
 )
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.mentions import group_mentions
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch

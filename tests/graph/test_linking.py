@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from bio_mcp.cli import app
 from bio_mcp.config import load_settings
 from bio_mcp.data_files import BC5CDR_PRIORS
+from bio_mcp.eval.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.linking import (
     CurrentIdLinker,
@@ -31,7 +32,6 @@ from bio_mcp.graph.linking import (
 )
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
-from bio_mcp.graph.pubtator import format_document, parse_pubtator, read_pubtator
 from bio_mcp.graph.vocabulary import load_vocabulary
 
 # Document-level concept F1 on the development split must stay at or above these.

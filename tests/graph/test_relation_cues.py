@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import load_settings
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.graph.elements import CAUSES, HAS_CONSTITUENT, TREATS
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.graph.ppr_corpus import read_ppr
 from bio_mcp.graph.relation_cues import CUE_CONFIDENCE, CUE_EXTRACTOR
 from bio_mcp.graph.relations import RelationExtractor, load_relation_extractor
 from bio_mcp.graph.relations_eval import evaluate

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from bio_mcp.eval.ppr import PprDocument, read_ppr
 from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.graph.build import DocumentSource, SectionSource, write_document_graphs
 from bio_mcp.graph.elements import CAUSES, EVIDENCE_RELATIONS, HAS_CONSTITUENT, TREATS
@@ -21,7 +22,6 @@ from bio_mcp.graph.ids import document_node_id, pubmed_source_uri
 from bio_mcp.graph.indexer import GraphIndexer, load_catalog
 from bio_mcp.graph.linking import load_linker_from
 from bio_mcp.graph.plant_names import duke_plant_names, plant_descriptors
-from bio_mcp.graph.ppr_corpus import PprDocument, read_ppr
 from bio_mcp.graph.relation_kinds import DECREASE, POSITIVE
 from bio_mcp.graph.relations import RelationExtractor, RelationModel, extractor_of, train_relation_model
 from bio_mcp.graph.relations_eval import evaluate

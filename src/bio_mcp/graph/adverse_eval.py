@@ -34,6 +34,8 @@ from typing import Protocol
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.eval.metrics import Counts
+from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.adverse_effects import (
     THRESHOLD,
     Broader,
@@ -44,11 +46,9 @@ from bio_mcp.graph.adverse_effects import (
 )
 from bio_mcp.graph.adverse_priors import NO_PRIORS, AdversePriors, load_adverse_priors
 from bio_mcp.graph.elements import CAUSES, TREATS, StatedRelation
-from bio_mcp.graph.extraction_metrics import Counts
 from bio_mcp.graph.ids import mesh_entity_id
 from bio_mcp.graph.linking import load_linker_from, training_path_of
 from bio_mcp.graph.mentions import Mention
-from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.relations import load_relation_extractor
 from bio_mcp.graph.vocabulary import Vocabulary, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of

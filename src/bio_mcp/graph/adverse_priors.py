@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bio_mcp.data_files import is_json, read_json
+from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.ids import mesh_entity_id
-from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,10 +39,10 @@ import ahocorasick
 from bio_mcp.config import Settings
 from bio_mcp.data_files import BC5CDR_PRIORS, data_file, is_json, read_json
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
-from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
 from bio_mcp.mesh_files import mesh_path_of
 from bio_mcp.pickle_cache import load_cached

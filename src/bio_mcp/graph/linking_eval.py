@@ -16,9 +16,9 @@ from pathlib import Path
 from bio_mcp.config import Settings
 from bio_mcp.data_files import is_json, read_json
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.graph.extraction_metrics import Counts
+from bio_mcp.eval.metrics import Counts
+from bio_mcp.eval.pubtator import Annotation, PubtatorDocument, format_document, read_pubtator
 from bio_mcp.graph.linking import EntityLinker, load_linker_from, training_path_of
-from bio_mcp.graph.pubtator import Annotation, PubtatorDocument, format_document, read_pubtator
 from bio_mcp.mesh_files import mesh_path_of
 
 SCORED_TYPES = ("Chemical", "Disease")

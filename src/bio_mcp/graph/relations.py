@@ -52,12 +52,13 @@ import ahocorasick
 
 from bio_mcp.config import Settings
 from bio_mcp.data_files import is_json, member, read_json
+from bio_mcp.eval import ppr
+from bio_mcp.eval.ppr import PLANT, PprDocument, read_ppr
 from bio_mcp.graph import (
     abbreviations,
     duke_constituents,
     linking,
     plant_names,
-    ppr_corpus,
     relation_kinds,
     sentences,
 )
@@ -77,7 +78,6 @@ from bio_mcp.graph.plant_names import (
     mesh_plant_names,
     plant_descriptors,
 )
-from bio_mcp.graph.ppr_corpus import PLANT, PprDocument, read_ppr
 from bio_mcp.graph.relation_cues import CUE_CONFIDENCE, CUE_EXTRACTOR, CueRules
 from bio_mcp.graph.relation_kinds import DECREASE, INCREASE, NEGATIVE, NONE, PLANT_KIND, POSITIVE, Span
 from bio_mcp.graph.sentences import sentence_spans
@@ -744,7 +744,7 @@ def _cached_extractor(training: Path, duke_dir: Path | None, linker: TextLinker,
 
 def _code_digest() -> str:
     # By module, not by file name: a renamed module must not break (or silently leave) the digest.
-    modules = (plant_names, sentences, ppr_corpus, abbreviations, linking, relation_kinds, duke_constituents)
+    modules = (plant_names, sentences, ppr, abbreviations, linking, relation_kinds, duke_constituents)
     sources = [Path(__file__), *(Path(module.__file__) for module in modules)]
     return sha256_hex("".join(path.read_text(encoding="utf-8") for path in sources))
 

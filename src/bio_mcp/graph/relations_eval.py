@@ -28,10 +28,10 @@ from pathlib import Path
 
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.graph.extraction_metrics import Counts
+from bio_mcp.eval.metrics import Counts
+from bio_mcp.eval.ppr import PprDocument, read_ppr
 from bio_mcp.graph.indexer import load_catalog
 from bio_mcp.graph.linking import EntityLinker, load_linker
-from bio_mcp.graph.ppr_corpus import PprDocument, read_ppr
 from bio_mcp.graph.relation_cues import CUE_EXTRACTOR
 from bio_mcp.graph.relations import (
     DECREASE,

@@ -31,9 +31,9 @@ from bio_mcp.data_files import (
     VOCABULARIES,
     Shipped,
 )
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.adverse_priors import adverse_priors_of, priors_to_json
 from bio_mcp.graph.linking import build_linker, linker_priors
-from bio_mcp.graph.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import Vocabulary, read_descriptors
 
 # The Dr. Duke tables the product reads (graph/herb_catalog.py, graph/plant_names.py), and those of
@@ -119,8 +119,8 @@ def build_vocabularies(data: Path, out: Path = VOCABULARIES) -> list[Built]:
 def build_relation_model(data: Path, target: Path) -> Built:
     """PPR's training split learnt into a `RelationModel` at `target` (never into the package: PPR
     may not be redistributed), over the shipped-equivalent MeSH, Duke tables and BC5CDR priors."""
+    from bio_mcp.eval.ppr import read_ppr
     from bio_mcp.graph.linking import LinkerPriors
-    from bio_mcp.graph.ppr_corpus import read_ppr
     from bio_mcp.graph.relations import train_relation_model
 
     vocabulary = Vocabulary(read_descriptors(data / "mesh" / "mesh_descriptors_2024.jsonl"))

@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 from mcp import Client
 
+from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.features.corpus.records import chunk_records
 from bio_mcp.features.evidence.herb_knowledge import HerbKnowledge
 from bio_mcp.features.evidence.ingest_jobs import IngestService
@@ -20,7 +21,6 @@ from bio_mcp.features.kb.rebuild import rebuild_graph
 from bio_mcp.graph.elements import CAUSES
 from bio_mcp.graph.ids import document_node_id, section_node_id
 from bio_mcp.graph.indexer import GraphIndexer
-from bio_mcp.graph.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.server.app import build_server
 from bio_mcp.server.toolset import Toolset
 from bio_mcp.server.toolsets.evidence import herb_tools

@@ -28,10 +28,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.corpus.eval_beir import load_beir
-from bio_mcp.features.evidence.answer_eval import load_pubmedqa
-from bio_mcp.graph.ppr_corpus import read_ppr
-from bio_mcp.graph.pubtator import read_pubtator
+from bio_mcp.eval.beir import first_queries, load_beir
+from bio_mcp.eval.ppr import read_ppr
+from bio_mcp.eval.pubmedqa import load_pubmedqa
+from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.vocabulary import Concept, load_vocabulary, search_key
 from bio_mcp.store import MetadataStore
 from bio_mcp.store.schema import documents as documents_table
@@ -52,11 +52,6 @@ class QuerySet:
     corpus: list[dict[str, Any]] | None
     description: str
     lang: dict[str, str] = field(default_factory=dict)
-
-
-def _cap(queries: dict[str, str], qrels: dict[str, dict[str, int]], max_queries: int) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
-    chosen = sorted(queries, key=lambda key: (len(key), key))[:max_queries]
-    return {key: queries[key] for key in chosen}, {key: qrels[key] for key in chosen}
 
 
 def _trim_corpus(corpus: list[dict[str, Any]], qrels: dict[str, dict[str, int]], max_docs: int | None) -> list[dict[str, Any]]:
@@ -177,7 +172,7 @@ def pubmedqa_set(folder: Path, max_queries: int, max_docs: int | None) -> QueryS
         corpus.append({"_id": item.pmid, "title": "", "text": " ".join(section.text for section in item.contexts)})
         queries[item.pmid] = item.question
         qrels[item.pmid] = {item.pmid: 1}
-    queries, qrels = _cap(queries, qrels, max_queries)
+    queries, qrels = first_queries(queries, qrels, max_queries)
     return QuerySet(
         name="pubmedqa", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
         description=f"PubMedQA {path.name}: each question must find its own abstract (conclusion left out)",
@@ -201,7 +196,7 @@ def bc5cdr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet
                 queries[key] = f"{first[chemical]} {first[disease]}"
             if key in queries:
                 qrels.setdefault(key, {})[document.pmid] = 1
-    queries, qrels = _cap(queries, qrels, max_queries)
+    queries, qrels = first_queries(queries, qrels, max_queries)
     return QuerySet(
         name="bc5cdr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
         description=f"BC5CDR {path.name}: '<chemical> <disease>' per chemical-induces-disease pair",
@@ -224,7 +219,7 @@ def ppr_set(folder: Path, max_queries: int, max_docs: int | None) -> QuerySet:
                 key = f"{plant.casefold()}>{phenotype.casefold()}"
                 queries.setdefault(key, f"{plant} {phenotype}")
                 qrels.setdefault(key, {})[document.pmid] = 1
-    queries, qrels = _cap(queries, qrels, max_queries)
+    queries, qrels = first_queries(queries, qrels, max_queries)
     return QuerySet(
         name="ppr", queries=queries, qrels=qrels, corpus=_trim_corpus(corpus, qrels, max_docs),
         description="PPR dev relations as '<plant> <phenotype>' over the train and dev abstracts",

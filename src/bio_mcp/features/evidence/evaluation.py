@@ -9,7 +9,7 @@ Retrieval runs every query of the set (`eval_sets`) through `tool.hybrid_search`
 only): the smoke set against the server's corpus (or, the corpus empty, against a scratch corpus of
 MeSH descriptors: `eval_sets.mesh_smoke_set`), curated and custom sets against a scratch corpus
 per dataset built through the corpus's write path (`fill_scratch_corpus`, linked into its own graph
-so the entity boost is exercised). Metrics per query are `eval_beir`'s (R@k: recall of the judged
+so the entity boost is exercised). Metrics per query come from `eval.metrics` (R@k: recall of the judged
 documents in the first k; MRR: reciprocal rank of the first relevant document within k; nDCG@k:
 graded, linear gain), averaged over all queries; each dataset's figures are in `datasets`.
 
@@ -40,8 +40,8 @@ from pydantic import Field, StringConstraints, ValidationError
 from bio_mcp.canonical import canonical_sha256
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode, validation_error_details
-from bio_mcp.features.corpus.eval_beir import _documents as beir_documents
-from bio_mcp.features.corpus.eval_beir import fill_scratch_corpus, mrr_at, ndcg_at, recall_at
+from bio_mcp.eval.corpus_fill import beir_documents, fill_scratch_corpus
+from bio_mcp.eval.metrics import mrr_at, ndcg_at, recall_at
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import CorpusService, index_folder
 from bio_mcp.features.evidence.eval_sets import QuerySet, beir_set, curated_sets, smoke_set
