@@ -13,7 +13,12 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from bio_mcp.features.evidence.strength import Strength, SupportingDocument, evidence_strength
+from bio_mcp.features.evidence.strength import (
+    Strength,
+    SupportingDocument,
+    evidence_strength,
+    indexes_animals,
+)
 from bio_mcp.graph.adverse_effects import CAUSES_EXTRACTOR, CAUSES_LEAD_EXTRACTOR, QUALIFIER_EXTRACTOR
 from bio_mcp.graph.elements import HAS_CONSTITUENT
 from bio_mcp.graph.evidence_store import IMPORT_EXTRACTOR, EvidenceRow
@@ -153,7 +158,7 @@ def supporting_documents(connection: Connection, rows: Iterable[StoredEvidence])
     quality: dict[str, Any] = {}
     for batch in in_batches(pmids):
         statement = sa.select(documents.c.pmid, documents.c.quality_design, documents.c.quality_human,
-                              documents.c.retracted).where(documents.c.pmid.in_(batch))
+                              documents.c.retracted, documents.c.mesh).where(documents.c.pmid.in_(batch))
         quality.update({row.pmid: row for row in connection.execute(statement)})
     found: dict[str, SupportingDocument] = {}
     for row in rows:
@@ -164,6 +169,7 @@ def supporting_documents(connection: Connection, rows: Iterable[StoredEvidence])
                 design=stored.quality_design if stored else None,
                 human=stored.quality_human if stored else None,
                 retracted=bool(stored.retracted) if stored else False,
+                animals=indexes_animals(stored.mesh or []) if stored else False,
             )
         else:
             found.setdefault(row.source, SupportingDocument(key=row.source))

@@ -7,9 +7,14 @@ no PMID counts as one document per distinct source).
 
 Each supporting document gets a grade:
 - `top`: design 2: a meta-analysis, systematic review or randomised controlled trial;
-- `human`: design 1 in humans (human 2): another clinical trial, cohort or observational study;
+- `human`: design 1 in humans (human 2) and not in animals: another clinical trial, cohort or
+  observational study;
 - `weak`: everything else: case reports, letters and editorials (design 0), animal and in-vitro
-  studies (human 0 or 1), and documents the corpus does not hold (their design is unknown).
+  studies (human 0 or 1), and documents the corpus does not hold (their design is unknown). A
+  document NLM indexed with both Humans and Animals is mostly human cells or tissue beside animal
+  experiments ("Curcumin suppresses phthalate-induced metastasis ... in hepatocellular carcinoma":
+  human cell lines and BALB/c mice; "DEHP accelerates atherosclerosis in apolipoprotein
+  E-deficient mice"), so it is weak too, and its kind says both.
 Retracted documents are left out.
 
 Then:
@@ -38,20 +43,27 @@ class SupportingDocument:
     design: int | None = None
     human: int | None = None
     retracted: bool = False
+    # Indexed with the MeSH heading Animals (`indexes_animals`).
+    animals: bool = False
 
     @property
     def grade(self) -> Grade:
         if self.design == 2:
             return "top"
-        if self.design == 1 and self.human == 2:
+        if self.design == 1 and self.human == 2 and not self.animals:
             return "human"
         return "weak"
+
+
+def indexes_animals(mesh_headings: Iterable[str]) -> bool:
+    return any(heading.strip().lower() == "animals" for heading in mesh_headings)
 
 
 # What kind of study a document is, best first (its design, then who was studied): what a reader
 # weighs a quote by (a clinical study over a case report over an animal or in-vitro study).
 STUDY_KINDS: tuple[str, ...] = (
-    "trial or meta-analysis", "clinical study", "case report or opinion", "study (population not indexed)",
+    "trial or meta-analysis", "clinical study", "case report or opinion", "human material and animal study",
+    "study (population not indexed)",
     "in vitro or other non-human study", "animal study", "unknown design",
 )
 
@@ -64,6 +76,8 @@ def study_kind(document: SupportingDocument) -> str:
         return "trial or meta-analysis"
     if document.design == 0:
         return "case report or opinion"
+    if document.human == 2 and document.animals:
+        return "human material and animal study"
     return {2: "clinical study", 1: "in vitro or other non-human study", 0: "animal study"}.get(
         document.human, "study (population not indexed)")  # type: ignore[arg-type]
 
