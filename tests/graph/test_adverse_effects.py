@@ -337,3 +337,23 @@ def test_a_chemical_named_inside_a_systematic_name_is_not_a_cause(paths, linker,
     # A short label glued to a name keeps its chemical: [3H]spiperone is spiperone.
     text = "Binding of [3H]spiperone was reduced."
     assert "mesh:D013134" in {m.entity_id for m in linker.link(text)}
+
+
+def test_a_chemical_another_agent_acts_on_is_not_the_cause(paths, linker, vocabulary) -> None:
+    # "In conclusion, DEHP may disturb cholesterol homeostasis and deregulate the inflammatory
+    # response, thus leading to accelerated atherosclerosis." (PMID 25270622): the atherosclerosis is
+    # DEHP's. A sync had stated "Cholesterol CAUSES Atherosclerosis", and tool.find_contraindications
+    # then listed atherosclerosis as an adverse effect of garlic, via its cholesterol.
+    articles = parse_efetch(gzip.open(paths["records"]).read())
+    record = next(article for article in articles if article.pmid == "25270622")
+    extractor = AdverseEffectExtractor(vocabulary.parents, load_adverse_priors(paths["training"]))
+    cholesterol, atherosclerosis = "mesh:D002784", "mesh:D050197"
+    found = set()
+    for chunk in chunk_records(record.pmid, record.title, record.abstract_text):
+        found |= {(r.src, r.dst) for r in extractor.relations(chunk.text, linker.link(chunk.text))}
+    assert (cholesterol, atherosclerosis) not in found, found
+    # Named as the cause right after, the chemical is the cause whatever acts on its effect.
+    text = "Naloxone reduced morphine-induced muscle rigidity in rats."
+    mentions = linker.link(text)
+    [pair] = [c for c in pair_candidates(text, mentions, vocabulary.parents) if c.chemical == "mesh:D009020"]
+    assert not pair.features["acted_on"]
