@@ -5,7 +5,10 @@ the stated tier can reach) and how many gold ends the linker names nowhere, the 
 chemical-induced-disease pairs the plant relations state as TREATS, and PPR's stated Increase and
 Decrease relations with the confusion between the two (and gold harms stated as treatments).
 
-    PYTHONPATH=src .venv/bin/python bench/relation_precision.py [--data ../shared/data] > bench/results/relation_precision.jsonl
+    BIO_MCP_RELATIONS_TRAINING=../shared/data/bench/ppr/PPR_train_corpus.txt \
+        PYTHONPATH=src .venv/bin/python bench/relation_precision.py [--data ../shared/data] > bench/results/relation_precision.jsonl
+
+(Without BIO_MCP_RELATIONS_TRAINING the plant relations run untrained, as `mode` says in each line.)
 
 The same scoring as `bio-mcp eval adverse` and `bio-mcp eval relations` (`graph/adverse_eval.py`,
 `graph/relations_eval.py`); the CAUSES threshold was tuned on BC5CDR's training split
