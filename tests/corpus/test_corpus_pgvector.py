@@ -13,6 +13,7 @@ import json
 import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,9 +22,12 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from bio_mcp.features.corpus.models import SyncDeltaRequest
+from bio_mcp.features.corpus.indexing import CorpusIndex
+from bio_mcp.features.corpus.models import RagSearchRequest, SyncDeltaRequest
+from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.search.embeddings import HashEmbeddings
 from bio_mcp.search.pg_vectors import PgVectorIndex
+from bio_mcp.sources.ncbi.client import EutilsClient
 from bio_mcp.store import MetadataStore, chunk_vectors, open_metadata_store
 from bio_mcp.store.chunk_vectors import VectorFilter
 from tests.corpus.corpus_fixtures import TERM, corpus_settings
@@ -48,6 +52,7 @@ SEARCHER = textwrap.dedent(
         eutils = EutilsClient(settings)
         service = CorpusService(settings, eutils, embed_in_background=False, follow_changes=False)
         await service.open()
+        await service.lexical_built()
         out = {"shares_vectors": service.index.hybrid.shares_vectors, "hits": {}}
         for query in json.loads(sys.argv[1]):
             hits = service.index.search(query, 10, True)
@@ -190,6 +195,44 @@ async def test_a_second_process_on_an_empty_home_finds_what_the_first_wrote(
         assert np.allclose([s for _, s in got], [s for _, s in expected[query]], atol=1e-6)
     # The replica built its BM25 half from the store and holds no copy of the vectors.
     assert not list(empty.rglob("vectors.npy")) and list(empty.rglob("bm25.json"))
+
+
+async def test_a_new_replica_answers_at_once_while_its_word_index_is_built(
+    make_service, corpus_fakes, pgvector_url, tmp_path, monkeypatch
+) -> None:
+    service = make_service(pgvector_url)
+    await synced(service)
+    expected = {query: [hit.pmid for hit in service.index.search(query, 10, True)] for query in QUERIES}
+    # The new replica's BM25 build waits until released: at a million chunks it takes minutes.
+    release = threading.Event()
+    build = CorpusIndex.reconcile
+
+    def held(index: CorpusIndex) -> object:
+        release.wait(120)
+        return build(index)
+
+    monkeypatch.setattr(CorpusIndex, "reconcile", held)
+    settings = corpus_settings(tmp_path / "replica-home", corpus_fakes, pgvector_url)
+    eutils = EutilsClient(settings)
+    replica = CorpusService(settings, eutils, embed_in_background=False, follow_changes=False)
+    try:
+        with anyio.fail_after(60):
+            await replica.open()
+            first = await replica.search(RagSearchRequest(query="influenza vaccine", top_k=5))
+        assert replica.index.lexical_building
+        assert first.results and first.note and first.note.startswith("This replica's word index is still being built")
+        assert all(result.score is not None for result in first.results)
+        release.set()
+        await replica.lexical_built()
+        assert not replica.index.lexical_building
+        for query in QUERIES:
+            assert [hit.pmid for hit in replica.index.search(query, 10, True)] == expected[query], query
+        after = await replica.search(RagSearchRequest(query="influenza vaccine", top_k=5))
+        assert not (after.note or "").startswith("This replica's word index")
+    finally:
+        release.set()
+        await replica.aclose()
+        await eutils.aclose()
 
 
 async def test_filtered_searches_never_come_back_short(make_service, pgvector_url, monkeypatch) -> None:

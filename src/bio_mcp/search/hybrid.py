@@ -42,6 +42,7 @@ store and the index as one step holds it across both.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -420,7 +421,9 @@ class HybridIndex:
         use_vectors = mode != "bm25" and self._vectors.has_vectors
         # Embedded outside the lock: a remote provider may take a while, writers need not wait.
         query_vector = self.embeddings.embed_query(query) if use_vectors else None
-        with self.lock:
+        # Shared vectors are the store's: a vector search reads nothing this process writes, so it
+        # does not wait for a write (a new replica's first BM25 build holds the lock for minutes).
+        with contextlib.nullcontext() if mode == "vector" and self.shares_vectors else self.lock:
             bm25_hits = self._bm25.search(query, depth, year_range, pub_types) if mode != "vector" else []
             vector_hits: list[VectorHit] = []
             if query_vector is not None:

@@ -19,7 +19,10 @@ restarted process replays only what it missed, and rebuilds when the log no long
 On PostgreSQL with pgvector (`vector_backend`: "auto" finds the extension, "pgvector" insists on
 it, "embedded" never uses it) the vectors stay in the store (`search.pg_vectors`): the store
 writes them with their chunks, every process searches the same table, and this index holds the
-BM25 half alone.
+BM25 half alone. A replica that starts on a new home builds that half from the store in the
+background (`needs_lexical_build`, `CorpusService.open`): until it is built, searches are answered
+from the shared vectors alone (`lexical_building`), so its first search is answered at once at any
+corpus size.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,6 +108,22 @@ class CorpusIndex:
         # The last change-log id this index reflects; rows this process wrote are in `_own` until passed.
         self.cursor = 0
         self._own: set[int] = set()
+        # Cleared while the BM25 half is being built in the background (`needs_lexical_build`).
+        self.lexical_ready = threading.Event()
+        self.lexical_ready.set()
+
+    @property
+    def lexical_building(self) -> bool:
+        """Whether searches are answered from the shared vectors alone while the BM25 half is built."""
+        return not self.lexical_ready.is_set()
+
+    def needs_lexical_build(self) -> bool:
+        """A replica of the store's shared vectors on a new home: its BM25 half is empty while the
+        store holds chunks, and building it (`reconcile`) takes minutes at a million chunks."""
+        if not self.hybrid.shares_vectors or self.hybrid.count:
+            return False
+        with self.store.read() as tx:
+            return tx.chunks.state_counts(self.model_id).total > 0
 
     @property
     def _reads_vectors(self) -> bool:
@@ -138,6 +158,8 @@ class CorpusIndex:
         year_range: tuple[int | None, int | None] | None = None,
         pub_types: Sequence[str] | None = None,
     ) -> list[Hit]:
+        if self.lexical_building and mode != "bm25":
+            mode = "vector"
         return self.hybrid.search(query, top_k, quality_bias, year_range, pub_types, mode=mode)
 
     # ---- writes after a store commit -------------------------------------------------------

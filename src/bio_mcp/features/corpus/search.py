@@ -38,6 +38,8 @@ EMPTY_CORPUS_NOTE = (
     "query_key and a PubMed term (or run `bio-mcp sync KEY TERM`), then search again."
 )
 NO_MATCH_NOTE = "No document in the local corpus ({documents} documents) matches this query."
+LEXICAL_BUILDING_NOTE = ("This replica's word index is still being built from the store: these results are "
+                         "ranked by meaning (vector similarity) alone, not by the query's words.")
 _WORD = re.compile(r"[A-Za-z0-9]{3,}")
 
 
@@ -109,7 +111,10 @@ def search_corpus(
         )
     results.sort(key=lambda result: (-result.score, result.doc_id))
     unmatched = unmatched_terms(terms, (document_text(document) for document in stored.values()), linker)
-    return RagSearchResponse(results=results, unmatched_terms=unmatched, note=coverage_sentence(terms, unmatched))
+    note = coverage_sentence(terms, unmatched)
+    if index.lexical_building:
+        note = f"{LEXICAL_BUILDING_NOTE} {note}" if note else LEXICAL_BUILDING_NOTE
+    return RagSearchResponse(results=results, unmatched_terms=unmatched, note=note)
 
 
 def summarize(response: RagSearchResponse) -> str:

@@ -124,6 +124,8 @@ class CorpusService:
         # Follows other processes' writes; by default when the embedding writer runs (a server).
         self._follow = embed_in_background if follow_changes is None else follow_changes
         self._follower: asyncio.Task[None] | None = None
+        # Builds a new replica's BM25 half from the store (`CorpusIndex.needs_lexical_build`).
+        self._lexical: asyncio.Task[None] | None = None
         self._lease: IndexLease | None = None
         self._listener: ChangeListener | None = None
         # Recomputes RELATED_TO after this process's writes; by default in a server, as the setting says.
@@ -156,7 +158,11 @@ class CorpusService:
                     self.settings.ann_threshold,
                     self.settings.vector_backend,
                 )
-                self.last_reconcile = await asyncio.to_thread(index.reconcile)
+                build_in_background = await asyncio.to_thread(index.needs_lexical_build)
+                if build_in_background:
+                    index.lexical_ready.clear()
+                else:
+                    self.last_reconcile = await asyncio.to_thread(index.reconcile)
                 if self.graph is None:
                     self.graph = await asyncio.to_thread(build_graph_indexer, self.settings)
                     if self.graph.linker is not None:
@@ -172,6 +178,10 @@ class CorpusService:
                 store.close()
                 raise
             self._store, self._index, self._lease = store, index, lease
+            if build_in_background:
+                log.info("this replica's word index is empty: building it from the store in the background; "
+                         "searches use the shared vectors alone until it is built")
+                self._lexical = asyncio.create_task(self._build_lexical(index), name="bio-mcp-corpus-lexical")
             if self._embed_in_background:
                 pending = await asyncio.to_thread(index.pending_embeddings)
                 if pending:
@@ -214,7 +224,28 @@ class CorpusService:
             raise RuntimeError("CorpusService.open() has not run")
         return self._index
 
+    async def _build_lexical(self, index: CorpusIndex) -> None:
+        try:
+            self.last_reconcile = await asyncio.to_thread(index.reconcile)
+        except Exception:
+            log.exception("building this replica's word index failed; searches stay on the shared vectors")
+            raise
+        else:
+            index.lexical_ready.set()
+            log.info("this replica's word index is built: searches are hybrid")
+
+    async def lexical_built(self) -> None:
+        """Wait until a new replica's word index is built (at once when none is being built)."""
+        await self.open()
+        if self._lexical is not None:
+            await asyncio.shield(self._lexical)
+
     async def aclose(self) -> None:
+        if self._lexical is not None:
+            # The build runs in a thread that cannot be cancelled: it finishes before the store closes.
+            with contextlib.suppress(Exception):
+                await self._lexical
+            self._lexical = None
         for task in (self._worker, self._follower):
             if task is not None:
                 task.cancel()

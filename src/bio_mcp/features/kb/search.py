@@ -36,7 +36,12 @@ import numpy as np
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.indexing import CorpusIndex
-from bio_mcp.features.corpus.search import EMPTY_CORPUS_NOTE, NO_MATCH_NOTE, document_text
+from bio_mcp.features.corpus.search import (
+    EMPTY_CORPUS_NOTE,
+    LEXICAL_BUILDING_NOTE,
+    NO_MATCH_NOTE,
+    document_text,
+)
 from bio_mcp.features.kb.diagnostics import StageClock, record_diagnostics
 from bio_mcp.features.kb.language import (
     CrossLingualQuery,
@@ -429,7 +434,9 @@ def search_kb(
         with clock.stage("coverage"):
             unmatched = unmatched_terms(terms, [texts[key] for key, _ in chosen], context.linker)
         notes = [coverage_sentence(terms, unmatched)]
-        if not any(by_key[key].hit.bm25 for key, _ in chosen):
+        if context.index.lexical_building:
+            notes.insert(0, LEXICAL_BUILDING_NOTE)
+        elif not any(by_key[key].hit.bm25 for key, _ in chosen):
             notes.append(NO_QUERY_WORD_NOTE)
         note = " ".join(n for n in notes if n) or None
     lat_ms = round((time.perf_counter() - started) * 1000)
