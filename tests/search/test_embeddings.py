@@ -152,6 +152,21 @@ def test_the_shipped_model_embeds_without_onnx_torch_faiss_weights_or_network() 
     assert (rows, dim) == ("2", "384") and float(cosine) > 0.8
 
 
+def typed_error_in_child(script: str) -> str:
+    """What `script` prints in a child process (an import made to fail there): the error code and
+    message it catches, which must be the EMBEDDINGS error, never a trace."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )
+    assert done.stdout.startswith("EMBEDDINGS "), done.stdout + done.stderr
+    return done.stdout
+
+
 def test_the_onnx_provider_without_onnxruntime_extensions_names_it() -> None:
     # A child process in which onnxruntime-extensions cannot be imported: the typed error, no trace.
     script = (
@@ -161,15 +176,7 @@ def test_the_onnx_provider_without_onnxruntime_extensions_names_it() -> None:
         "try:\n    OnnxEmbeddings().embed(['text'])\n"
         "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
-    )
-    assert done.stdout.startswith("EMBEDDINGS ") and "onnxruntime-extensions" in done.stdout
+    assert "onnxruntime-extensions" in typed_error_in_child(script)
 
 
 @pytest.mark.model
@@ -189,16 +196,7 @@ def test_the_local_provider_without_its_extra_names_the_extra() -> None:
         "try:\n    SentenceTransformerEmbeddings.local().embed(['text'])\n"
         "except BioMcpError as exc:\n    print(exc.code.value, exc.message)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
-        check=True,
-    )
-    assert done.stdout.startswith("EMBEDDINGS ")
-    assert "bio-mcp[local]" in done.stdout
+    assert "bio-mcp[local]" in typed_error_in_child(script)
 
 
 @pytest.mark.model
