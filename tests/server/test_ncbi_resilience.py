@@ -85,14 +85,13 @@ async def test_deadline_includes_queue_time_so_callers_fail_fast(fakes, bio_home
                 result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
                 codes.append("ok" if not result.is_error else result.meta["error"]["code"])
 
-            started = time.monotonic()
             async with anyio.create_task_group() as tg:
                 for _ in range(12):
                     tg.start_soon(one)
-            elapsed = time.monotonic() - started
-    # 3 per second with a 1 s deadline: the first few succeed, the rest fail at once instead of queueing.
+    # 3 per second with a 1 s deadline: the first few succeed, the rest fail instead of queueing, and
+    # never reach NCBI (the clock is not asked: a loaded machine stretches any bound).
     assert codes.count("ok") >= 3 and set(codes) <= {"ok", "RATE_LIMIT"} and "RATE_LIMIT" in codes
-    assert elapsed < 12 / 3  # queued, the twelve would have taken four seconds
+    assert len(fakes.eutils.requests) == codes.count("ok")
 
 
 @pytest.mark.parametrize("fault_name", ["rate_limited", "server_error"])
@@ -146,12 +145,10 @@ async def test_one_slow_answer_leaves_time_for_a_retry(fakes, bio_home) -> None:
     fakes.eutils.inject(fakes.eutils.slow(5.0), path="efetch.fcgi")
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=4, NCBI_ATTEMPT_TIMEOUT_S=1.5) as runtime:
         async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
-            started = time.monotonic()
             result = await client.call_tool("fetchArticleDetails", {"pmids": [SEMAGLUTIDE]})
-            elapsed = time.monotonic() - started
     assert not result.is_error, result.structured_content
-    assert 1.5 <= elapsed < 5.0  # past the first attempt's timeout, before the slow answer
-    # The answer came from the retry; the first attempt hung up on the slow request (the fake's 499).
+    # The answer came from the retry; the first attempt hung up on the slow request (the fake's 499)
+    # at its own timeout, before the slow answer.
     arrivals = fakes.eutils.faults.log.to("efetch.fcgi")
     assert [(a.fault, a.status) for a in arrivals] == [("slow", 499), (None, 200)]
 
@@ -179,8 +176,11 @@ async def test_slow_upstream_times_out_with_upstream_error(fakes, bio_home) -> N
     fakes.eutils.inject(fakes.eutils.slow(3.0), times=None)
     async with await gateway_for(fakes, NCBI_TIMEOUT_S=1, NCBI_MAX_RETRIES=3) as runtime:
         async with Client(build_server(build_toolsets(runtime, ["pubmed"]))) as client:
-            started = time.monotonic()
             result = await client.call_tool("searchPubMedArticles", {"queryTerm": "asthma"})
-            elapsed = time.monotonic() - started
     assert result.is_error and result.meta["error"]["code"] in {"UPSTREAM", "RATE_LIMIT"}
-    assert elapsed < 3.0  # the 1 s deadline ended it; no retry waited for the 3 s answer
+    # The 1 s deadline ended it: every request was hung up on (the fake's 499, logged once the fake
+    # sees the connection close), none waited for the 3 s answer.
+    with anyio.fail_after(10):
+        while not (arrivals := fakes.eutils.faults.log.to("esearch.fcgi")):
+            await anyio.sleep(0.05)
+    assert all(a.status == 499 for a in arrivals)

@@ -39,10 +39,10 @@ class DataSettings(BaseSettings):
     )
     # Dr. Duke's plant-to-constituent and plant-to-traditional-use tables as processed CSV
     # (duke_plant_constituents.csv, duke_plant_ethnobotany.csv): herbs' constituents for
-    # `bio-mcp kg herbs`, their traditional uses in kg://herb. Default: the shared data beside the checkout.
+    # `bio-mcp kg herbs`, their traditional uses in kg://herb. Default: the tables shipped in the package.
     duke_farmacy_dir: OptionalPath = Field(
         default=None, validation_alias="BIO_MCP_DUKE_FARMACY_DIR",
-        description="Dr. Duke's plant-to-constituent and plant-to-traditional-use tables folder.",
+        description="Dr. Duke's plant-to-constituent and plant-to-traditional-use tables folder (default: shipped).",
     )
     # The Disease Ontology's cross-references (allXREFinDO.tsv: DOID, label, xref): MeSH -> ICD-10-CM
     # codes of indications. Default: the MESH and ICD10CM rows shipped in the package.
