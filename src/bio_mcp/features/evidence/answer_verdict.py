@@ -160,24 +160,23 @@ def read_text(text: str, conclusion: bool, names_subject: NamesSubject | None = 
     some clause does): "selenium deficiency does not have a direct influence on ... peroxisome
     proliferation, but rather ... the pharmacokinetics of clofibrate" does not deny that
     clofibrate causes it."""
-    safe = bool(_SAFE.search(text)) and not _HEDGE.search(text)
+    negated, hedged = _negated(text), bool(_HEDGE.search(text))
+    safe = not hedged and bool(_SAFE.search(text))
     return SentenceReading(
         conclusion,
-        _negated_of_subject(text, names_subject),
-        bool(_HEDGE.search(text)),
+        negated and (names_subject is None or _negated_of_subject(text, names_subject)),
+        hedged,
         bool(_HUMAN.search(text)),
         bool(_NONHUMAN.search(text)),
-        _negated(text),
+        negated,
         safe,
         not safe and bool(_HARM.search(text)),
     )
 
 
-def _negated_of_subject(text: str, names_subject: NamesSubject | None) -> bool:
-    if not _negated(text) or names_subject is None:
-        return _negated(text)
-    clauses = _CLAUSE_BREAK.split(text)
-    naming = [clause for clause in clauses if names_subject(clause)]
+def _negated_of_subject(text: str, names_subject: NamesSubject) -> bool:
+    """Whether a clause naming the subject holds the negation (any clause, when none names it)."""
+    naming = [clause for clause in _CLAUSE_BREAK.split(text) if names_subject(clause)]
     return any(_negated(clause) for clause in naming) if naming else True
 
 
