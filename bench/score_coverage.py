@@ -22,7 +22,7 @@ from figures import emit
 from bio_mcp.config import load_settings
 from bio_mcp.eval.beir import load_beir
 from bio_mcp.eval.corpus_fill import beir_documents, fill_scratch_corpus
-from bio_mcp.eval.metrics import ndcg_at
+from bio_mcp.eval.metrics import expected_calibration_error, ndcg_at, reliability_table
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.graph.indexer import load_catalog
@@ -33,21 +33,6 @@ from bio_mcp.sources.model_apis import ModelApi
 from bio_mcp.store import open_metadata_store
 
 BINS = 10
-
-
-def reliability(pairs: list[tuple[float, bool]]) -> tuple[list[tuple[int, int, float, float]], float]:
-    """(bin, n, mean score, share relevant) per non-empty bin, and the expected calibration error."""
-    bins: dict[int, list[tuple[float, bool]]] = {}
-    for score, relevant in pairs:
-        bins.setdefault(min(BINS - 1, int(score * BINS)), []).append((score, relevant))
-    rows, ece = [], 0.0
-    for number in sorted(bins):
-        members = bins[number]
-        mean = sum(s for s, _ in members) / len(members)
-        share = sum(r for _, r in members) / len(members)
-        rows.append((number, len(members), mean, share))
-        ece += len(members) / len(pairs) * abs(mean - share)
-    return rows, ece
 
 
 def main() -> None:
@@ -99,16 +84,16 @@ def main() -> None:
             emit("score_coverage_resorted_ndcg@10", sum(values) / len(values), "ndcg",
                  base | {"floor": floor, "subset": subset, "n": len(values)})
             pairs = [pair for query in scored[floor][start::2] for pair in query]
-            rows, ece = reliability(pairs)
-            emit("score_coverage_ece", ece, "fraction", base | {"floor": floor, "subset": subset, "results": len(pairs)})
+            scores, events = [s for s, _ in pairs], [float(r) for _, r in pairs]
+            emit("score_coverage_ece", expected_calibration_error(scores, events, BINS), "fraction", base | {"floor": floor, "subset": subset, "results": len(pairs)})
             top = [query[0] for query in scored[floor][start::2] if query]
             emit("score_coverage_top1_mean_score", sum(s for s, _ in top) / len(top), "score",
                  base | {"floor": floor, "subset": subset, "top1_share_relevant": round(sum(r for _, r in top) / len(top), 4)})
             if subset == "dev":
-                for number, count, mean, share in rows:
-                    emit("score_coverage_reliability_bin", share, "share_relevant",
-                         base | {"floor": floor, "subset": subset, "bin": f"{number / BINS:.1f}-{(number + 1) / BINS:.1f}",
-                                 "n": count, "mean_score": round(mean, 4)})
+                for row in reliability_table(scores, events, BINS):
+                    emit("score_coverage_reliability_bin", row.observed, "share_relevant",
+                         base | {"floor": floor, "subset": subset, "bin": f"{row.low:.1f}-{row.high:.1f}",
+                                 "n": row.count, "mean_score": row.mean_conf})
 
 
 if __name__ == "__main__":
