@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bio_mcp.config import load_settings
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.features.corpus.records import document_record
 from bio_mcp.features.corpus.service import CorpusService
 from bio_mcp.graph.catalog import MeshCatalog
@@ -51,13 +52,10 @@ CORPUS_PMIDS = ("23121403", "26585812")
 
 
 def ppr_sentences(data_dir: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    with (data_dir / "bench" / "ppr" / "PPR_train_corpus.txt").open(encoding="utf-8") as handle:
-        for line in handle:
-            key, _, text = line.rstrip("\n").partition("\t")
-            if "_" in key and key.replace("_", "").isdigit():
-                found[key] = text
-    return found
+    """`PMID_n` (n from 1) -> that sentence of PPR_train_corpus.txt."""
+    return {f"{document.pmid}_{number}": sentence.text
+            for document in read_ppr(data_dir / "bench" / "ppr" / "PPR_train_corpus.txt")
+            for number, sentence in enumerate(document.sentences, 1)}
 
 
 def real_articles(data_dir: Path) -> dict[str, object]:

@@ -8,6 +8,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from bio_mcp.eval.ppr import read_ppr
+
 FONT_DIR = Path("/usr/share/fonts/truetype/tlwg")
 # Loma has Latin and Thai glyphs, so one font renders both scripts.
 FONT = FONT_DIR / "Loma.ttf"
@@ -29,16 +31,10 @@ class SampleDocument:
 
 def ppr_abstracts(data_dir: Path, count: int, split: str = "dev") -> list[tuple[str, SampleDocument]]:
     """The first `count` PPR abstracts: (PMID, title = first sentence, one paragraph of the rest)."""
-    sentences: dict[str, list[str]] = {}
-    with (data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt").open(encoding="utf-8") as handle:
-        for line in handle:
-            head, _, rest = line.rstrip("\n").partition("\t")
-            if "_" in head and head.split("_")[0].isdigit() and rest and "\t" not in rest:
-                sentences.setdefault(head.split("_")[0], []).append(rest.strip())
-    out = []
-    for pmid, found in list(sentences.items())[:count]:
-        out.append((pmid, SampleDocument(title=found[0], paragraphs=[" ".join(found[1:])])))
-    return out
+    documents = read_ppr(data_dir / "bench" / "ppr" / f"PPR_{split}_corpus.txt")[:count]
+    return [(document.pmid, SampleDocument(title=document.sentences[0].text.strip(),
+                                           paragraphs=[" ".join(s.text.strip() for s in document.sentences[1:])]))
+            for document in documents]
 
 
 def thai_herb_document(data_dir: Path) -> SampleDocument:
