@@ -1,5 +1,6 @@
 """A small real corpus for tool.rag_answer: PubMedQA abstracts among SciFact distractors, committed
-with their MeSH-linked graph and embedded by the shipped model (built once per test module)."""
+with their MeSH-linked graph and embedded by the shipped model (built once per test worker, read by
+every module that asks tool.rag_answer about PubMedQA)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,20 @@ from bio_mcp.store import open_metadata_store
 
 PUBMEDQA_ITEMS = 16
 DISTRACTORS = 120
+# PubMedQA (tune half), both labelled no, for the verdict tests (tests/evidence/test_rag_answer_focus.py).
+# "Can you deliver accurate tidal volume by manual resuscitator?": "The manual resuscitator is not a
+# suitable device for accurate ventilation."
+RESUSCITATOR = "18843057"
+# "Does a colonoscopy after acute diverticulitis affect its management?": only two of its sentences
+# name both colonoscopy and diverticulitis (the conclusion's).
+COLONOSCOPY = "22186742"
 
 
 def answer_settings(home: Path, **extra: object) -> Settings:
     return load_settings(BIO_MCP_HOME=str(home), **extra)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pubmedqa(data_dir: Path) -> list[PubMedQaItem]:
     return load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")[:PUBMEDQA_ITEMS]
 
@@ -59,9 +67,13 @@ def open_answer_context(home: Path) -> Iterator[AnswerContext]:
     store.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def answer_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path, pubmedqa: list[PubMedQaItem]) -> Path:
-    return fill_answer_home(tmp_path_factory.mktemp("answer-home"), pubmedqa, data_dir)
+    """The first PubMedQA items' abstracts and the two labelled no, among the distractors (tests only
+    read it)."""
+    items = load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")
+    chosen = pubmedqa + [item for item in items if item.pmid in (RESUSCITATOR, COLONOSCOPY)]
+    return fill_answer_home(tmp_path_factory.mktemp("answer-home"), chosen, data_dir)
 
 
 @pytest.fixture

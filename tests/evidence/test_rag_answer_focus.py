@@ -14,22 +14,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bio_mcp.eval.pubmedqa import load_pubmedqa
 from bio_mcp.features.evidence.answer import AnswerContext, AnswerService, rag_answer, summarize
 from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest, RagAnswerResponse
 from bio_mcp.features.evidence.citation_checks import answer_sentences
 from bio_mcp.features.kb.retrieval import KbRetrieval
-from tests.evidence.answer_fixtures import PUBMEDQA_ITEMS, fill_answer_home, open_answer_context
+from tests.evidence.answer_fixtures import RESUSCITATOR, open_answer_context
 
 pytestmark = pytest.mark.anyio
 
-# PubMedQA (tune half), both labelled no. "Can you deliver accurate tidal volume by manual
-# resuscitator?": "The manual resuscitator is not a suitable device for accurate ventilation."
-RESUSCITATOR = "18843057"
-# "Does a colonoscopy after acute diverticulitis affect its management?": only two of its sentences
-# name both colonoscopy and diverticulitis (the conclusion's).
-COLONOSCOPY = "22186742"
 SCHEMA = RagAnswerResponse.model_json_schema(mode="serialization")
 
 
@@ -38,16 +31,9 @@ def valid(response: RagAnswerResponse) -> None:
     assert 0.0 <= response.scores.answer_conf <= 1.0 and 0.0 <= response.scores.retrieval <= 1.0
 
 
-@pytest.fixture(scope="module")
-def focus_home(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
-    items = load_pubmedqa(data_dir / "bench" / "pubmedqa" / "pqal_dev.json")
-    chosen = items[:PUBMEDQA_ITEMS] + [item for item in items if item.pmid in (RESUSCITATOR, COLONOSCOPY)]
-    return fill_answer_home(tmp_path_factory.mktemp("focus-home"), chosen, data_dir)
-
-
 @pytest.fixture
-def pubmedqa_context(focus_home: Path) -> Iterator[AnswerContext]:
-    yield from open_answer_context(focus_home)
+def pubmedqa_context(answer_home: Path) -> Iterator[AnswerContext]:
+    yield from open_answer_context(answer_home)
 
 
 async def test_a_yes_no_question_gets_the_verdict_of_its_conclusion_first(pubmedqa_context) -> None:
