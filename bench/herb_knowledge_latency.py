@@ -23,6 +23,7 @@ from pathlib import Path
 
 from figures import emit
 
+from bio_mcp.eval.ppr import read_ppr
 from bio_mcp.features.evidence.contraindications import FindContraindicationsRequest, find_contraindications
 from bio_mcp.features.evidence.herbs import herb_record
 from bio_mcp.features.evidence.query_kg import QueryKgRequest, query_kg
@@ -40,34 +41,25 @@ REPO = Path(__file__).resolve().parents[1]
 
 def ppr_relations(data: Path, herb_of: dict[str, str], vocabulary) -> list[str]:
     """Import lines (TSV) for the PPR train relations whose plant and phenotype match exactly."""
-    sentences: dict[str, list[str]] = {}
     # Phenotype text -> its MeSH search (a fuzzy search is slow; the same phenotypes recur).
     found: dict[str, list] = {}
     lines: list[str] = []
-    with (data / "bench" / "ppr" / "PPR_train_corpus.txt").open(encoding="utf-8") as handle:
-        current = ""
-        for raw in handle:
-            fields = raw.rstrip("\n").split("\t")
-            if "_" in fields[0]:
-                pmid = fields[0].split("_")[0]
-                sentences.setdefault(pmid, []).append(fields[1])
-                current = fields[1]
-            elif len(fields) == 10 and fields[1] in ("Increase", "Decrease"):
-                ends = [(fields[4], fields[5]), (fields[8], fields[9])]
-                plant = next((text for text, kind in ends if kind == "Plant"), None)
-                phenotype = next((text for text, kind in ends if kind == "Negative_phenotype"), None)
-                herb = herb_of.get(" ".join((plant or "").casefold().split()))
-                if herb is None or not phenotype:
+    for document in read_ppr(data / "bench" / "ppr" / "PPR_train_corpus.txt"):
+        for sentence in document.sentences:
+            for relation in sentence.relations:
+                if relation.kind not in ("Increase", "Decrease") or relation.phenotype.type != "Negative_phenotype":
                     continue
+                herb = herb_of.get(" ".join(relation.plant.text.casefold().split()))
+                if herb is None:
+                    continue
+                phenotype = relation.phenotype.text
                 if phenotype not in found:
                     found[phenotype] = vocabulary.search(phenotype, limit=1)
                 hits = found[phenotype]
                 if not hits or hits[0].how not in ("name", "synonym") or hits[0].concept.type != "Disease":
                     continue
-                relation = "indication" if fields[1] == "Decrease" else "adverse_effect"
-                sentence = current if plant in current and phenotype in current else next(
-                    (s for s in sentences[fields[0]] if plant in s and phenotype in s), current)
-                lines.append("\t".join([herb, relation, hits[0].concept.id, sentence, f"pmid:{fields[0]}", ""]))
+                kind = "indication" if relation.kind == "Decrease" else "adverse_effect"
+                lines.append("\t".join([herb, kind, hits[0].concept.id, sentence.text, f"pmid:{document.pmid}", ""]))
     return lines
 
 
