@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from bio_mcp.errors import BioMcpError, ErrorCode
-from bio_mcp.features.analyst.executor import StepContext, Executor, ToolResult, render_args, waves
+from bio_mcp.features.analyst.executor import Executor, StepContext, ToolResult, render_args, waves
 from bio_mcp.features.analyst.models import Frame, Plan, PlanStep
 from bio_mcp.features.analyst.plan import plan_from_frame
 from bio_mcp.features.analyst.projection import flatten_unique, project, select
