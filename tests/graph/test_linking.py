@@ -185,6 +185,20 @@ def test_plural_and_adjectival_variants(mesh_only) -> None:
     assert any(m.entity_type == "Organism" and m.start == 0 for m in mesh_only.link(text))
 
 
+def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(mesh_only) -> None:
+    # BC5CDR training abstracts 11334364 and 9199746: MeSH has "Lung Diseases" and "Retinal Diseases",
+    # not "lung toxicity" or "retinal toxicity".
+    text = ("This study assessed the ability of IH636 grape seed proanthocyanidin extract (GSPE) to prevent "
+            "amiodarone (AMI)-induced lung toxicity. We present a case of presumed amikacin retinal toxicity.")
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["lung toxicity"] == ("mesh:D008171", "mesh-head")  # Lung Diseases
+    assert found["retinal toxicity"] == ("mesh:D012164", "mesh-head")  # Retinal Diseases
+    # Only organ systems' and mental disorders' descriptors: not Chronic Disease (C23) nor after a
+    # weak head ("bone involvement" is not Bone Diseases).
+    assert not {"chronic toxicity", "bone involvement"} & {m.text for m in mesh_only.link(
+        "Chronic toxicity was rare; bone involvement was seen.")}
+
+
 def test_british_spellings(mesh_only) -> None:
     text = "Haemorrhage and oedema after oestrogen; ischaemic patients had diarrhoea and Wilms tumours."
     found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}

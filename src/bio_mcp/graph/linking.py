@@ -56,10 +56,10 @@ _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
-DICTIONARY, VARIANT, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
-    "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
+DICTIONARY, VARIANT, MESH_HEAD, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
+    "mesh-head", "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
 _SCORED = frozenset(("Chemical", "Disease"))
-_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85, TRAINING_HEAD: 0.7}
+_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, MESH_HEAD: 0.6, TRAINING: 0.85, TRAINING_HEAD: 0.7}
 
 # The last words of a phrase that names a disease by the organ or function it harms ("renal
 # toxicity", "cardiac dysfunction"), in two groups that BC5CDR reads differently: harm done ("liver
@@ -69,6 +69,15 @@ GENERIC_HEADS = (
     ("disease", "diseases", "disorder", "disorders", "dysfunction", "dysfunctions", "abnormality", "abnormalities",
      "complication", "complications", "impairment", "impairments", "involvement", "deficit", "deficits", "symptoms"),
 )
+# MeSH's "<organ> Diseases" and "<function> Disorders" terms, whose modifier is read with every generic
+# head ("retinal toxicity": Retinal Diseases; "cognitive deficits": Cognition Disorders, whose entry
+# term is "Cognitive Disorders"). Only concepts filed under an organ system's or a mental disorder's
+# branch: "chronic toxicity" is not Chronic Disease (C23) nor "occupational injury" Occupational Diseases.
+_DISEASE_HEADS = frozenset(("disease", "diseases", "disorder", "disorders"))
+# Heads that name a disease only after a modifier the training set vouches for ("bone involvement",
+# "joint symptoms" are mostly not annotated).
+_WEAK_HEADS = frozenset(("involvement", "symptoms"))
+_SYSTEM_BRANCH = re.compile(r"^(C(0[1-9]|1\d|20)|F03)\.")
 
 
 def fold(text: str) -> str:
@@ -318,6 +327,12 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
                 found[british].append(_Candidate(british, concept.id, VARIANT, _PRIOR[VARIANT], None, variant_rank))
             if " " in key and entity_type != "Disease":
                 continue
+            modifier, _, last = key.rpartition(" ")
+            if last in _DISEASE_HEADS and len(modifier) > 3 and any(map(_SYSTEM_BRANCH.match, concept.tree_numbers)):
+                for group in GENERIC_HEADS:
+                    for head in set(group) - _WEAK_HEADS:
+                        found[f"{modifier} {head}"].append(_Candidate(f"{modifier} {head}", concept.id, MESH_HEAD,
+                                                                      _PRIOR[MESH_HEAD], None, (3, 0, concept.id)))
             for spelling in (key,) if british == key else (key, british):
                 head, _, last = spelling.rpartition(" ")
                 for variant_last in (_plural(last), _adjective(last) if entity_type == "Disease" else None):
@@ -481,7 +496,8 @@ def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str,
         option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
         candidates[key].insert(0, option)
     for key, entity_id in head_variants(pairs).items():
-        if key not in candidates:
+        # The training set's reading of a modifier outranks MeSH's generic one, not MeSH's own terms.
+        if all(option.linker == MESH_HEAD for option in candidates.get(key, ())):
             candidates[key].append(_Candidate(key, entity_id, TRAINING_HEAD, _PRIOR[TRAINING_HEAD], None,
                                               (-1, 1, entity_id)))
     return candidates, types
