@@ -199,6 +199,16 @@ def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(
         "Chronic toxicity was rare; bone involvement was seen.")}
 
 
+def test_a_modifier_coordinated_before_a_disease_phrase_shares_its_head(mesh_only) -> None:
+    # The title of BC5CDR training abstract 20477932: "memory ... impairments" is Memory Disorders.
+    text = "Cocaine causes memory and learning impairments in rats: involvement of nuclear factor kappa B."
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["learning impairments"][0] == "mesh:D007859"  # Learning Disabilities
+    assert found["memory"] == ("mesh:D008569", "coordinated")  # Memory Disorders
+    # A modifier whose phrase with the head names no disease is left alone.
+    assert not any(m.linker == "coordinated" for m in mesh_only.link("Age and renal injury were compared."))
+
+
 def test_british_spellings(mesh_only) -> None:
     text = "Haemorrhage and oedema after oestrogen; ischaemic patients had diarrhoea and Wilms tumours."
     found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}

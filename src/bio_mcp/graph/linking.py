@@ -51,6 +51,8 @@ _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
 _SPACES = re.compile(r"\s+")
 _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
+# The modifier before a coordinated one: "ocular and auditory toxicity", "myocardial, renal or hepatic injury".
+_COORDINATED_MODIFIER = re.compile(r"\b([a-z]{4,})\s*(?:,|\band\b|\bor\b|\band/or\b)\s*$")
 
 # Entry terms that are everyday words or lab jargon far more often than they are the concept.
 STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
@@ -58,6 +60,7 @@ STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
 DICTIONARY, VARIANT, MESH_HEAD, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
     "mesh-head", "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
+COORDINATED = "coordinated"
 _SCORED = frozenset(("Chemical", "Disease"))
 _PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, MESH_HEAD: 0.6, TRAINING: 0.85, TRAINING_HEAD: 0.7}
 
@@ -138,6 +141,7 @@ class EntityLinker:
 
     def link(self, text: str) -> list[Mention]:
         mentions = self._dictionary_mentions(text)
+        mentions = self._coordinated(text, mentions)
         abbreviations = find_abbreviations(text) if "(" in text else []
         if abbreviations:
             mentions = self._resolve_abbreviations(text, mentions, abbreviations)
@@ -177,6 +181,37 @@ class EntityLinker:
         hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
+
+    def _coordinated(self, text: str, mentions: list[Mention]) -> list[Mention]:
+        """Each disease phrase's head shared by a modifier coordinated before it ("ocular and
+        auditory toxicity": the ocular toxicity too), when that modifier and the head are a term of
+        a disease; the modifier alone is its mention."""
+        added: list[Mention] = []
+        taken = 0
+        for mention in mentions:
+            if mention.entity_type != "Disease" or " " not in mention.text:
+                taken = max(taken, mention.end)
+                continue
+            head = mention.text.rsplit(None, 1)[1]
+            start = mention.start
+            while (match := _COORDINATED_MODIFIER.search(text, max(taken, start - 40), start)) is not None:
+                entry = self._disease_entry(f"{match.group(1)} {head}")
+                if entry is None:
+                    break
+                added.append(Mention(match.start(1), match.end(1), match.group(1), entry[0], entry[1], COORDINATED,
+                                     round(entry[3] * 0.9, 4)))
+                start = match.start(1)
+            taken = max(taken, mention.end)
+        if not added:
+            return mentions
+        return sorted((*mentions, *added), key=lambda m: (m.start, m.end))
+
+    def _disease_entry(self, term: str) -> Entry | None:
+        key_number = self._automaton.get(f" {term_key(term)} ", None)
+        if key_number is None:
+            return None
+        return next((entry for entry in self._entries[self._rows[key_number]]
+                     if entry[4] is None and entry[1] == "Disease"), None)
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
