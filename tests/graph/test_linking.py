@@ -32,7 +32,8 @@ from bio_mcp.graph.linking import (
 )
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
-from bio_mcp.graph.vocabulary import load_vocabulary
+from bio_mcp.graph.vocabulary import load_supplementary_names, load_vocabulary
+from bio_mcp.mesh_files import pharm_actions_path
 
 # Document-level concept F1 on the development split must stay at or above these.
 TARGETS = {"Disease": 0.82, "Chemical": 0.85}
@@ -105,8 +106,8 @@ def test_mentions_are_well_formed(linker, dev) -> None:
             assert document.text[m.start:m.end] == m.text
             assert 0 < m.confidence <= 1
             assert m.entity_id.startswith(("mesh:D", "mesh:C", "nct:NCT"))
-            assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "bc5cdr-train-head", "abbreviation",
-                                "nct"}
+            assert m.linker in {"mesh-dictionary", "mesh-variant", "mesh-head", "mesh-supplementary", "coordinated",
+                                "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"}
         scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
         assert all(a.end <= b.start for a, b in pairwise(scored)), "chemical/disease spans overlap"
 
@@ -207,6 +208,19 @@ def test_a_modifier_coordinated_before_a_disease_phrase_shares_its_head(mesh_onl
     assert found["memory"] == ("mesh:D008569", "coordinated")  # Memory Disorders
     # A modifier whose phrase with the head names no disease is left alone.
     assert not any(m.linker == "coordinated" for m in mesh_only.link("Age and renal injury were compared."))
+
+
+def test_supplementary_concepts_with_a_pharmacological_action_are_linked_by_their_name(paths, linker_cache) -> None:
+    # The title of BC5CDR training abstract 12464714: rizatriptan is a supplementary concept
+    # (C093622), not a descriptor; the linker learns it from the pharmacological actions' table.
+    supplementary = load_supplementary_names(pharm_actions_path(paths["mesh"]))
+    linker = build_linker(load_vocabulary(paths["mesh"], linker_cache), supplementary=supplementary)
+    text = "Crossover comparison of efficacy and preference for rizatriptan 10 mg versus ergotamine/caffeine in migraine."
+    found = {m.text: (m.entity_id, m.entity_type, m.linker) for m in linker.link(text)}
+    assert found["rizatriptan"] == ("mesh:C093622", "Chemical", "mesh-supplementary")
+    assert linker.names["mesh:C093622"] == "rizatriptan"
+    # Descriptors keep their reading.
+    assert found["ergotamine"][0] == "mesh:D004878" and found["caffeine"][0] == "mesh:D002110"
 
 
 def test_british_spellings(mesh_only) -> None:

@@ -14,7 +14,13 @@ starts and ends on a word boundary and keeps the text's offsets. On top of it:
   (`BIO_MCP_LINKER_TRAINING`, else what the package ships of the training split: `LinkerPriors`);
 - the same pairs carried over to the other heads of a generic disease phrase: the training set
   names "renal damage", "renal dysfunction" and "renal toxicity" Kidney Diseases, so "renal
-  injury" and "renal disorders" are read the same way (`head_variants`);
+  injury" and "renal disorders" are read the same way (`head_variants`); below those, MeSH's own
+  "<organ> Diseases" terms read with the same heads ("retinal toxicity": Retinal Diseases);
+- a modifier coordinated before a disease phrase shares its head ("memory and learning
+  impairments": Memory Disorders too);
+- MeSH's supplementary concepts with a pharmacological action, by name (drugs the descriptors do
+  not hold: rizatriptan, mesh:C093622), from the pharmacological actions' table beside the
+  descriptors (`pharm_actions_path`);
 - terms that were mostly wrong on the training set (a common word that is also a MeSH term) are
   dropped, judged by their precision there;
 - abbreviations the text defines (`long form (SF)`): every later SF names the long form's concept,
@@ -43,8 +49,8 @@ from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
-from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
-from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_supplementary_names, load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of, pharm_actions_path
 from bio_mcp.pickle_cache import load_cached
 
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
@@ -58,11 +64,11 @@ _COORDINATED_MODIFIER = re.compile(r"\b([a-z]{4,})\s*(?:,|\band\b|\bor\b|\band/o
 STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
-DICTIONARY, VARIANT, MESH_HEAD, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
-    "mesh-head", "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
+DICTIONARY, VARIANT, MESH_HEAD, SUPPLEMENTARY, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", \
+    "mesh-variant", "mesh-head", "mesh-supplementary", "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
 COORDINATED = "coordinated"
 _SCORED = frozenset(("Chemical", "Disease"))
-_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, MESH_HEAD: 0.6, TRAINING: 0.85, TRAINING_HEAD: 0.7}
+_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, MESH_HEAD: 0.6, SUPPLEMENTARY: 0.8, TRAINING: 0.85, TRAINING_HEAD: 0.7}
 
 # The last words of a phrase that names a disease by the organ or function it harms ("renal
 # toxicity", "cardiac dysfunction"), in two groups that BC5CDR reads differently: harm done ("liver
@@ -378,6 +384,20 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
     return found
 
 
+def supplementary_candidates(supplementary: Mapping[str, str], candidates: dict[str, list[_Candidate]],
+                             types: dict[str, EntityType]) -> None:
+    """MeSH's supplementary concepts with a pharmacological action (`load_supplementary_names`) by
+    their name, as chemicals: below every descriptor's reading of the same words."""
+    for entity_id, name in supplementary.items():
+        key = term_key(name)
+        if len(key) < 4 or key in STOP_TERMS or key.isdigit():
+            continue
+        types.setdefault(entity_id, "Chemical")
+        forms = {name, name + "s"} if _case_sensitive(name) else None
+        candidates[key].append(_Candidate(key, entity_id, SUPPLEMENTARY, _PRIOR[SUPPLEMENTARY], forms,
+                                          (3, 0, entity_id)))
+
+
 @dataclass(slots=True)
 class TrainingPairs:
     """What a PubTator training set says: folded mention text -> its MeSH ids (counted) and the
@@ -512,14 +532,16 @@ class LinkerPriors:
                    frozenset(data.get("pmids", ())))  # type: ignore[arg-type]
 
 
-def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str, list[_Candidate]],
-                                                                        dict[str, EntityType]]:
-    """MeSH's terms plus the training set's pairs (which outrank them), and the types they give."""
+def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs, supplementary: Mapping[str, str]
+                ) -> tuple[dict[str, list[_Candidate]], dict[str, EntityType]]:
+    """MeSH's terms (and `supplementary` names) plus the training set's pairs (which outrank them),
+    and the types they give."""
     types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
     # BC5CDR's reading of a concept's type wins over the tree's ("Death" is annotated a disease).
     for entity_id, counts in pairs.types.items():
         types[entity_id] = counts.most_common(1)[0][0]  # type: ignore[assignment]
     candidates = dictionary_candidates(vocabulary, types)
+    supplementary_candidates(supplementary, candidates, types)
     for key, counts in pairs.ids.items():
         entity_id, count = counts.most_common(1)[0]
         if len(key) < 2 or count * 2 < sum(counts.values()):
@@ -539,28 +561,33 @@ def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str,
 
 
 def linker_priors(vocabulary: Vocabulary, training: list[PubtatorDocument], min_precision: float = 0.4,
-                  min_branch_precision: float = 0.4) -> LinkerPriors:
-    """What `training` teaches the linker over `vocabulary` (see `LinkerPriors`)."""
+                  min_branch_precision: float = 0.4, supplementary: Mapping[str, str] | None = None) -> LinkerPriors:
+    """What `training` teaches the linker over `vocabulary` and `supplementary` (see `LinkerPriors`)."""
     pairs = training_pairs(training)
-    candidates, types = _with_pairs(vocabulary, pairs)
+    candidates, types = _with_pairs(vocabulary, pairs, supplementary or {})
     keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision, min_branch_precision)
     return LinkerPriors(pairs, frozenset(keys), frozenset(branches), frozenset(d.pmid for d in training))
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | LinkerPriors | None = None,
-                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
-    """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong;
-    `training` is the annotated documents or what was learnt from them (`LinkerPriors`)."""
+                 min_precision: float = 0.4, min_branch_precision: float = 0.4,
+                 supplementary: Mapping[str, str] | None = None) -> EntityLinker:
+    """MeSH's terms and the `supplementary` concepts' names (`load_supplementary_names`), plus the
+    training set's pairs and minus the terms it shows to be mostly wrong; `training` is the
+    annotated documents or what was learnt from them (`LinkerPriors`)."""
+    supplementary = supplementary or {}
     if not training:
         types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
-        return _compile(dictionary_candidates(vocabulary, types), types)
+        candidates = dictionary_candidates(vocabulary, types)
+        supplementary_candidates(supplementary, candidates, types)
+        return _compile(candidates, types, _named(candidates, supplementary))
     if isinstance(training, LinkerPriors):
         priors = training
-        candidates, types = _with_pairs(vocabulary, priors.pairs)
+        candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
         keys, branches = priors.imprecise_keys, priors.imprecise_branches
     else:
         priors = LinkerPriors(training_pairs(training), frozenset(), frozenset())
-        candidates, types = _with_pairs(vocabulary, priors.pairs)
+        candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
         keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision,
                                     min_branch_precision)
     pairs = priors.pairs
@@ -583,7 +610,14 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
     linked = {option.entity_id for options in candidates.values() for option in options}
     names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
              if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
-    return _compile(candidates, types, names, _promoted(names, types, vocabulary))
+    promoted = _promoted(names, types, vocabulary)
+    return _compile(candidates, types, {**_named(candidates, supplementary), **names}, promoted)
+
+
+def _named(candidates: Mapping[str, list[_Candidate]], supplementary: Mapping[str, str]) -> dict[str, str]:
+    """The supplementary concepts some key still links, by their MeSH name."""
+    linked = {option.entity_id for options in candidates.values() for option in options}
+    return {entity_id: name for entity_id, name in sorted(supplementary.items()) if entity_id in linked}
 
 
 def _promoted(names: Mapping[str, str], types: Mapping[str, EntityType], vocabulary: Vocabulary) -> dict[str, str]:
@@ -647,9 +681,13 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     learnt from that file's documents (the shared BC5CDR training file also holds the development
     split's 500 abstracts).
     """
+    supplementary_path = pharm_actions_path(mesh_path)
     if cache_dir is None:
-        return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out))
+        return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out),
+                            supplementary=_supplementary(supplementary_path))
     digest = file_digest(mesh_path)[:12]
+    if supplementary_path is not None:
+        digest += f"-{file_digest(supplementary_path)[:12]}"
     if training_path is not None:
         digest += f"-{file_digest(training_path)[:12]}"
     if held_out:
@@ -658,8 +696,13 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
     # The vocabulary is read only to build: a linker read back does not need it.
     return load_cached(cache, EntityLinker,
-                       lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out)),
+                       lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out),
+                                            supplementary=_supplementary(supplementary_path)),
                        stale=f"entity-linker-*-{digest}.pickle")
+
+
+def _supplementary(path: Path | None) -> dict[str, str]:
+    return load_supplementary_names(path) if path is not None else {}
 
 
 def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | LinkerPriors | None:
