@@ -87,6 +87,12 @@ _DISEASE_HEADS = frozenset(("disease", "diseases", "disorder", "disorders"))
 # "joint symptoms" are mostly not annotated).
 _WEAK_HEADS = frozenset(("involvement", "symptoms"))
 _SYSTEM_BRANCH = re.compile(r"^(C(0[1-9]|1\d|20)|F03)\.")
+# Read when the text is linked, not compiled into the dictionary (1,900 modifiers by 20 heads were
+# 32,000 keys, 7 MB of the warm server, for a few dozen mentions).
+_HEAD_WORD = re.compile(r"\b(" + "|".join(sorted({head for group in GENERIC_HEADS for head in group} - _WEAK_HEADS))
+                        + r")\b", re.IGNORECASE)
+_MODIFIER_WORDS = re.compile(r"(?:[^\W_]+[ -])*[^\W_]+[ -]$")
+_MAX_MODIFIER_WORDS = 4
 
 
 def fold(text: str) -> str:
@@ -127,9 +133,11 @@ class _Candidate:
 class EntityLinker:
     def __init__(self, automaton: ahocorasick.Automaton, lengths: array, rows: array,
                  entries: list[tuple[Entry, ...]], types: dict[str, EntityType], names: dict[str, str] | None = None,
-                 current_ids: dict[str, str] | None = None) -> None:
+                 current_ids: dict[str, str] | None = None, heads: dict[str, str] | None = None,
+                 excluded_heads: frozenset[str] = frozenset()) -> None:
         """`automaton`: padded folded key -> its number; `lengths`, `rows`: by key number, the padded
-        key's length and its row of `entries` (`_compile`)."""
+        key's length and its row of `entries` (`_compile`); `heads`: `head_modifiers`, but the
+        phrases in `excluded_heads` (mostly wrong on the training set)."""
         self._automaton = automaton
         self._lengths = lengths
         self._rows = rows
@@ -141,6 +149,8 @@ class EntityLinker:
         # Those of them that MeSH 2024 files under a descriptor by name or entry term (BC5CDR's 2015
         # sorafenib, mesh:C471405, is now the descriptor Sorafenib, mesh:D000077157): `CurrentIdLinker`.
         self.current_ids = current_ids or {}
+        self._heads = heads or {}
+        self._excluded_heads = excluded_heads
 
     def type_of(self, entity_id: str) -> EntityType:
         return self.types.get(entity_id, "Concept")
@@ -182,11 +192,37 @@ class EntityLinker:
                     if not stack or stack[-1][1] <= start:
                         stack.append((start, end, entry))
                     break
+        if self._heads:
+            scored = self._head_hits(text, scored)
         hits = [hit for hit in scored if not (hit[2][1] == "Chemical" and _in_systematic_name(text, hit[0]))] + other
         # Spans are unique (one entry per folded key), so the entries themselves are never compared.
         hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
+
+    def _head_hits(self, text: str, scored: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+        """`scored` with each "<modifier> <generic head>" whose modifier names an organ's or a
+        function's diseases (`head_modifiers`), the longest modifier first, where no match reaches
+        past the phrase (a dictionary term of the same words wins); matches inside it give way."""
+        for match in _HEAD_WORD.finditer(text):
+            found = _MODIFIER_WORDS.search(text, max(0, match.start() - 60), match.start())
+            if found is None:
+                continue
+            words = list(re.finditer(r"[^\W_]+", found.group(0)))[-_MAX_MODIFIER_WORDS:]
+            for index, first in enumerate(words):
+                modifier = " ".join(word.group(0).lower() for word in words[index:])
+                entry = self._head_entry(modifier, match.group(1))
+                if entry is None:
+                    continue
+                start, end = found.start() + first.start(), match.end()
+                if any(hit[0] < end and start < hit[1] and not (start <= hit[0] and hit[1] <= end) for hit in scored):
+                    break
+                if any(hit[0] == start and hit[1] == end for hit in scored):
+                    break
+                scored = sorted([hit for hit in scored if not (start <= hit[0] and hit[1] <= end)] + [(start, end, entry)],
+                                key=lambda hit: hit[:2])
+                break
+        return scored
 
     def _coordinated(self, text: str, mentions: list[Mention]) -> list[Mention]:
         """Each disease phrase's head shared by a modifier coordinated before it ("ocular and
@@ -201,7 +237,7 @@ class EntityLinker:
             head = mention.text.rsplit(None, 1)[1]
             start = mention.start
             while (match := _COORDINATED_MODIFIER.search(text, max(taken, start - 40), start)) is not None:
-                entry = self._disease_entry(f"{match.group(1)} {head}")
+                entry = self._disease_entry(f"{match.group(1)} {head}") or self._head_entry(match.group(1), head)
                 if entry is None:
                     break
                 added.append(Mention(match.start(1), match.end(1), match.group(1), entry[0], entry[1], COORDINATED,
@@ -211,6 +247,14 @@ class EntityLinker:
         if not added:
             return mentions
         return sorted((*mentions, *added), key=lambda m: (m.start, m.end))
+
+    def _head_entry(self, modifier: str, head: str) -> Entry | None:
+        """What `_head_hits` reads "<modifier> <head>" as, if anything."""
+        modifier, head = modifier.lower(), head.lower()
+        entity_id = self._heads.get(modifier)
+        if entity_id is None or not _HEAD_WORD.fullmatch(head) or f"{modifier} {head}" in self._excluded_heads:
+            return None
+        return Entry(entity_id, self.types.get(entity_id, "Disease"), MESH_HEAD, _PRIOR[MESH_HEAD], None)
 
     def _disease_entry(self, term: str) -> Entry | None:
         key_number = self._automaton.get(f" {term_key(term)} ", None)
@@ -368,12 +412,6 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
                 found[british].append(_Candidate(british, concept.id, VARIANT, _PRIOR[VARIANT], None, variant_rank))
             if " " in key and entity_type != "Disease":
                 continue
-            modifier, _, last = key.rpartition(" ")
-            if last in _DISEASE_HEADS and len(modifier) > 3 and any(map(_SYSTEM_BRANCH.match, concept.tree_numbers)):
-                for group in GENERIC_HEADS:
-                    for head in set(group) - _WEAK_HEADS:
-                        found[f"{modifier} {head}"].append(_Candidate(f"{modifier} {head}", concept.id, MESH_HEAD,
-                                                                      _PRIOR[MESH_HEAD], None, (3, 0, concept.id)))
             for spelling in (key,) if british == key else (key, british):
                 head, _, last = spelling.rpartition(" ")
                 for variant_last in (_plural(last), _adjective(last) if entity_type == "Disease" else None):
@@ -384,18 +422,42 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
     return found
 
 
+# Longer supplementary names are systematic names and drug combinations that texts seldom write as
+# MeSH does; they were half the characters (and of the memory) the 7,527 names add to the dictionary.
+SUPPLEMENTARY_LONGEST = 40
+
+
 def supplementary_candidates(supplementary: Mapping[str, str], candidates: dict[str, list[_Candidate]],
                              types: dict[str, EntityType]) -> None:
     """MeSH's supplementary concepts with a pharmacological action (`load_supplementary_names`) by
     their name, as chemicals: below every descriptor's reading of the same words."""
     for entity_id, name in supplementary.items():
         key = term_key(name)
-        if len(key) < 4 or key in STOP_TERMS or key.isdigit():
+        if not 4 <= len(key) <= SUPPLEMENTARY_LONGEST or key in STOP_TERMS or key.isdigit():
             continue
         types.setdefault(entity_id, "Chemical")
         forms = {name, name + "s"} if _case_sensitive(name) else None
         candidates[key].append(_Candidate(key, entity_id, SUPPLEMENTARY, _PRIOR[SUPPLEMENTARY], forms,
                                           (3, 0, entity_id)))
+
+
+def head_modifiers(vocabulary: Vocabulary) -> dict[str, str]:
+    """The modifier of each organ-system or mental-disorder descriptor's "<modifier> Diseases" or
+    "<modifier> Disorders" term (name first) -> the descriptor; read with the generic heads when
+    a text is linked (`EntityLinker._head_mentions`)."""
+    found: dict[str, tuple[tuple[int, str], str]] = {}
+    for concept in vocabulary.concepts.values():
+        if concept.type != "Disease" or not any(map(_SYSTEM_BRANCH.match, concept.tree_numbers)):
+            continue
+        for position, term in enumerate((concept.name, *concept.synonyms)):
+            if ", " in term:
+                continue
+            modifier, _, last = term_key(term).rpartition(" ")
+            if last in _DISEASE_HEADS and len(modifier) > 3 and modifier not in STOP_TERMS:
+                rank = (min(position, 1), concept.id)
+                if modifier not in found or rank < found[modifier][0]:
+                    found[modifier] = (rank, concept.id)
+    return {modifier: entity_id for modifier, (_, entity_id) in sorted(found.items())}
 
 
 @dataclass(slots=True)
@@ -456,7 +518,8 @@ def head_variants(pairs: TrainingPairs, min_count: int = 2, min_share: float = 0
 
 
 def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType],
-             names: dict[str, str] | None = None, current_ids: dict[str, str] | None = None) -> EntityLinker:
+             names: dict[str, str] | None = None, current_ids: dict[str, str] | None = None,
+             heads: dict[str, str] | None = None, excluded_heads: frozenset[str] = frozenset()) -> EntityLinker:
     # Each key's value is its number, which indexes two arrays: its padded length and its row in a
     # table of distinct rows of entries. 134,000 keys name 34,000 distinct rows (a concept's
     # variants read the same); a tuple per key and an Entry per key and concept took 30 MB of the
@@ -493,7 +556,7 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
         lengths.append(len(key) + 2)
         key_rows.append(index)
     automaton.make_automaton()
-    return EntityLinker(automaton, lengths, key_rows, entries, types, names, current_ids)
+    return EntityLinker(automaton, lengths, key_rows, entries, types, names, current_ids, heads, excluded_heads)
 
 
 @dataclass(slots=True)
@@ -553,8 +616,7 @@ def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs, supplementary: Map
         option = _Candidate(key, entity_id, TRAINING, round(_PRIOR[TRAINING] * share, 4), forms, (-1, 0, entity_id))
         candidates[key].insert(0, option)
     for key, entity_id in head_variants(pairs).items():
-        # The training set's reading of a modifier outranks MeSH's generic one, not MeSH's own terms.
-        if all(option.linker == MESH_HEAD for option in candidates.get(key, ())):
+        if key not in candidates:
             candidates[key].append(_Candidate(key, entity_id, TRAINING_HEAD, _PRIOR[TRAINING_HEAD], None,
                                               (-1, 1, entity_id)))
     return candidates, types
@@ -565,7 +627,8 @@ def linker_priors(vocabulary: Vocabulary, training: list[PubtatorDocument], min_
     """What `training` teaches the linker over `vocabulary` and `supplementary` (see `LinkerPriors`)."""
     pairs = training_pairs(training)
     candidates, types = _with_pairs(vocabulary, pairs, supplementary or {})
-    keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision, min_branch_precision)
+    keys, branches = _imprecise(_compile(candidates, types, heads=head_modifiers(vocabulary)), training, vocabulary,
+                                min_precision, min_branch_precision)
     return LinkerPriors(pairs, frozenset(keys), frozenset(branches), frozenset(d.pmid for d in training))
 
 
@@ -580,7 +643,7 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
         types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
         candidates = dictionary_candidates(vocabulary, types)
         supplementary_candidates(supplementary, candidates, types)
-        return _compile(candidates, types, _named(candidates, supplementary))
+        return _compile(candidates, types, _named(candidates, supplementary), heads=head_modifiers(vocabulary))
     if isinstance(training, LinkerPriors):
         priors = training
         candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
@@ -588,8 +651,8 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
     else:
         priors = LinkerPriors(training_pairs(training), frozenset(), frozenset())
         candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
-        keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision,
-                                    min_branch_precision)
+        keys, branches = _imprecise(_compile(candidates, types, heads=head_modifiers(vocabulary)), training,
+                                    vocabulary, min_precision, min_branch_precision)
     pairs = priors.pairs
     for key in keys:
         candidates.pop(key, None)
@@ -611,7 +674,10 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
     names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
              if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
     promoted = _promoted(names, types, vocabulary)
-    return _compile(candidates, types, {**_named(candidates, supplementary), **names}, promoted)
+    heads = {modifier: entity_id for modifier, entity_id in head_modifiers(vocabulary).items()
+             if entity_id not in unconfirmed}
+    excluded = frozenset(key for key in keys if _HEAD_WORD.fullmatch(key.rpartition(" ")[2]))
+    return _compile(candidates, types, {**_named(candidates, supplementary), **names}, promoted, heads, excluded)
 
 
 def _named(candidates: Mapping[str, list[_Candidate]], supplementary: Mapping[str, str]) -> dict[str, str]:
