@@ -194,6 +194,15 @@ def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(
     found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
     assert found["lung toxicity"] == ("mesh:D008171", "mesh-head")  # Lung Diseases
     assert found["retinal toxicity"] == ("mesh:D012164", "mesh-head")  # Retinal Diseases
+    # A modifier of several words (abstract 12695819: "white matter abnormalities", Leukoencephalopathies,
+    # whose entry term is "White Matter Diseases"), written with a hyphen too; a dictionary term
+    # inside the phrase ("toxicity") gives way to it.
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(
+        "Among the 5 patients with white matter abnormalities, 4 had white-matter abnormalities; "
+        "mitochondrial toxicity is an early common event.")}
+    assert found["white matter abnormalities"] == found["white-matter abnormalities"] == ("mesh:D056784", "mesh-head")
+    assert found["mitochondrial toxicity"] == ("mesh:D028361", "mesh-head")  # Mitochondrial Diseases
+    assert "toxicity" not in found
     # Only organ systems' and mental disorders' descriptors: not Chronic Disease (C23) nor after a
     # weak head ("bone involvement" is not Bone Diseases).
     assert not {"chronic toxicity", "bone involvement"} & {m.text for m in mesh_only.link(

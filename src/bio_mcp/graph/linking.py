@@ -88,10 +88,13 @@ _DISEASE_HEADS = frozenset(("disease", "diseases", "disorder", "disorders"))
 _WEAK_HEADS = frozenset(("involvement", "symptoms"))
 _SYSTEM_BRANCH = re.compile(r"^(C(0[1-9]|1\d|20)|F03)\.")
 # Read when the text is linked, not compiled into the dictionary (1,900 modifiers by 20 heads were
-# 32,000 keys, 7 MB of the warm server, for a few dozen mentions).
-_HEAD_WORD = re.compile(r"\b(" + "|".join(sorted({head for group in GENERIC_HEADS for head in group} - _WEAK_HEADS))
-                        + r")\b", re.IGNORECASE)
-_MODIFIER_WORDS = re.compile(r"(?:[^\W_]+[ -])*[^\W_]+[ -]$")
+# 32,000 keys, 7 MB of the warm server, for a few dozen mentions); the heads are found in the folded
+# text by an automaton of their own (a case-blind regular expression took as long as the dictionary).
+_HEAD_WORDS = frozenset({head for group in GENERIC_HEADS for head in group} - _WEAK_HEADS)
+_HEADS = ahocorasick.Automaton()
+for _head in _HEAD_WORDS:
+    _HEADS.add_word(f" {_head} ", _head)
+_HEADS.make_automaton()
 _MAX_MODIFIER_WORDS = 4
 
 
@@ -181,7 +184,8 @@ class EntityLinker:
         scored: list[tuple[int, int, Entry]] = []
         other: list[tuple[int, int, Entry]] = []
         lengths, rows = self._lengths, self._rows
-        for end_index, key_number in self._automaton.iter(f" {fold(text)} "):
+        folded = fold(text)
+        for end_index, key_number in self._automaton.iter(f" {folded} "):
             start = end_index - lengths[key_number] + 1
             end = end_index - 1
             for entry in entries[rows[key_number]]:
@@ -193,28 +197,33 @@ class EntityLinker:
                         stack.append((start, end, entry))
                     break
         if self._heads:
-            scored = self._head_hits(text, scored)
+            scored = self._head_hits(text, folded, scored)
         hits = [hit for hit in scored if not (hit[2][1] == "Chemical" and _in_systematic_name(text, hit[0]))] + other
         # Spans are unique (one entry per folded key), so the entries themselves are never compared.
         hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
 
-    def _head_hits(self, text: str, scored: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+    def _head_hits(self, text: str, folded: str, scored: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
         """`scored` with each "<modifier> <generic head>" whose modifier names an organ's or a
         function's diseases (`head_modifiers`), the longest modifier first, where no match reaches
-        past the phrase (a dictionary term of the same words wins); matches inside it give way."""
-        for match in _HEAD_WORD.finditer(text):
-            found = _MODIFIER_WORDS.search(text, max(0, match.start() - 60), match.start())
-            if found is None:
-                continue
-            words = list(re.finditer(r"[^\W_]+", found.group(0)))[-_MAX_MODIFIER_WORDS:]
-            for index, first in enumerate(words):
-                modifier = " ".join(word.group(0).lower() for word in words[index:])
-                entry = self._head_entry(modifier, match.group(1))
+        past the phrase (a dictionary term of the same words wins); matches inside it give way.
+        `folded`: `fold(text)`. The modifier's words are joined by a space or a hyphen."""
+        for end_index, head in _HEADS.iter(f" {folded} "):
+            head_start = end_index - len(head) - 1
+            words: list[tuple[int, int]] = []
+            position = head_start
+            while len(words) < _MAX_MODIFIER_WORDS and position >= 2 and text[position - 1] in " -" \
+                    and folded[position - 2] != " ":
+                word_start = folded.rfind(" ", 0, position - 1) + 1
+                words.insert(0, (word_start, position - 1))
+                position = word_start
+            for index, (start, _) in enumerate(words):
+                modifier = " ".join(folded[a:b] for a, b in words[index:])
+                entry = self._head_entry(modifier, head)
                 if entry is None:
                     continue
-                start, end = found.start() + first.start(), match.end()
+                end = head_start + len(head)
                 if any(hit[0] < end and start < hit[1] and not (start <= hit[0] and hit[1] <= end) for hit in scored):
                     break
                 if any(hit[0] == start and hit[1] == end for hit in scored):
@@ -252,7 +261,7 @@ class EntityLinker:
         """What `_head_hits` reads "<modifier> <head>" as, if anything."""
         modifier, head = modifier.lower(), head.lower()
         entity_id = self._heads.get(modifier)
-        if entity_id is None or not _HEAD_WORD.fullmatch(head) or f"{modifier} {head}" in self._excluded_heads:
+        if entity_id is None or head not in _HEAD_WORDS or f"{modifier} {head}" in self._excluded_heads:
             return None
         return Entry(entity_id, self.types.get(entity_id, "Disease"), MESH_HEAD, _PRIOR[MESH_HEAD], None)
 
@@ -676,7 +685,7 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
     promoted = _promoted(names, types, vocabulary)
     heads = {modifier: entity_id for modifier, entity_id in head_modifiers(vocabulary).items()
              if entity_id not in unconfirmed}
-    excluded = frozenset(key for key in keys if _HEAD_WORD.fullmatch(key.rpartition(" ")[2]))
+    excluded = frozenset(key for key in keys if key.rpartition(" ")[2] in _HEAD_WORDS)
     return _compile(candidates, types, {**_named(candidates, supplementary), **names}, promoted, heads, excluded)
 
 
