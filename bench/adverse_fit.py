@@ -27,7 +27,13 @@ from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.eval.pubtator import read_pubtator
-from bio_mcp.graph.adverse_effects import may_be_stated, pair_candidates, relative_features
+from bio_mcp.graph.adverse_effects import (
+    ACTED_ON,
+    PREEMPTED,
+    may_be_stated,
+    pair_candidates,
+    relative_features,
+)
 from bio_mcp.graph.adverse_eval import CURVE, broader_of, gold_pairs
 from bio_mcp.graph.adverse_priors import adverse_priors_of
 from bio_mcp.graph.linking import load_linker_from
@@ -86,8 +92,9 @@ def main() -> None:
                 pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
                 rows.append((document.pmid, pair, candidate.features, pair in gold))
                 stateable.append(may_be_stated(candidate))
-    # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent).
-    names = sorted({name for _, _, features, _ in rows for name in features})
+    # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent);
+    # `may_be_stated`'s guards are not model features.
+    names = sorted({name for _, _, features, _ in rows for name in features} - {ACTED_ON, PREEMPTED})
     x = np.array([[features.get(name, 0.0) for name in names] for _, _, features, _ in rows])
     y = np.array([float(label) for *_, label in rows])
     weights = fit_logistic(x, y, args.l2)

@@ -32,7 +32,8 @@ from bio_mcp.graph.linking import (
 )
 from bio_mcp.graph.linking_eval import predicted_annotations
 from bio_mcp.graph.mentions import group_mentions
-from bio_mcp.graph.vocabulary import load_vocabulary
+from bio_mcp.graph.vocabulary import load_supplementary_names, load_vocabulary
+from bio_mcp.mesh_files import pharm_actions_path
 
 # Document-level concept F1 on the development split must stay at or above these.
 TARGETS = {"Disease": 0.82, "Chemical": 0.85}
@@ -105,8 +106,8 @@ def test_mentions_are_well_formed(linker, dev) -> None:
             assert document.text[m.start:m.end] == m.text
             assert 0 < m.confidence <= 1
             assert m.entity_id.startswith(("mesh:D", "mesh:C", "nct:NCT"))
-            assert m.linker in {"mesh-dictionary", "mesh-variant", "bc5cdr-train", "bc5cdr-train-head", "abbreviation",
-                                "nct"}
+            assert m.linker in {"mesh-dictionary", "mesh-variant", "mesh-head", "mesh-supplementary", "coordinated",
+                                "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"}
         scored = [m for m in mentions if m.entity_type in ("Chemical", "Disease")]
         assert all(a.end <= b.start for a, b in pairwise(scored)), "chemical/disease spans overlap"
 
@@ -183,6 +184,52 @@ def test_plural_and_adjectival_variants(mesh_only) -> None:
     assert found["ischemic"] == ("mesh:D007511", "mesh-variant")  # Ischemia
     # The organism reading of the longer phrase is kept alongside the disease inside it.
     assert any(m.entity_type == "Organism" and m.start == 0 for m in mesh_only.link(text))
+
+
+def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(mesh_only) -> None:
+    # BC5CDR training abstracts 11334364 and 9199746: MeSH has "Lung Diseases" and "Retinal Diseases",
+    # not "lung toxicity" or "retinal toxicity".
+    text = ("This study assessed the ability of IH636 grape seed proanthocyanidin extract (GSPE) to prevent "
+            "amiodarone (AMI)-induced lung toxicity. We present a case of presumed amikacin retinal toxicity.")
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["lung toxicity"] == ("mesh:D008171", "mesh-head")  # Lung Diseases
+    assert found["retinal toxicity"] == ("mesh:D012164", "mesh-head")  # Retinal Diseases
+    # A modifier of several words (abstract 12695819: "white matter abnormalities", Leukoencephalopathies,
+    # whose entry term is "White Matter Diseases"), written with a hyphen too; a dictionary term
+    # inside the phrase ("toxicity") gives way to it.
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(
+        "Among the 5 patients with white matter abnormalities, 4 had white-matter abnormalities; "
+        "mitochondrial toxicity is an early common event.")}
+    assert found["white matter abnormalities"] == found["white-matter abnormalities"] == ("mesh:D056784", "mesh-head")
+    assert found["mitochondrial toxicity"] == ("mesh:D028361", "mesh-head")  # Mitochondrial Diseases
+    assert "toxicity" not in found
+    # Only organ systems' and mental disorders' descriptors: not Chronic Disease (C23) nor after a
+    # weak head ("bone involvement" is not Bone Diseases).
+    assert not {"chronic toxicity", "bone involvement"} & {m.text for m in mesh_only.link(
+        "Chronic toxicity was rare; bone involvement was seen.")}
+
+
+def test_a_modifier_coordinated_before_a_disease_phrase_shares_its_head(mesh_only) -> None:
+    # The title of BC5CDR training abstract 20477932: "memory ... impairments" is Memory Disorders.
+    text = "Cocaine causes memory and learning impairments in rats: involvement of nuclear factor kappa B."
+    found = {m.text: (m.entity_id, m.linker) for m in mesh_only.link(text)}
+    assert found["learning impairments"][0] == "mesh:D007859"  # Learning Disabilities
+    assert found["memory"] == ("mesh:D008569", "coordinated")  # Memory Disorders
+    # A modifier whose phrase with the head names no disease is left alone.
+    assert not any(m.linker == "coordinated" for m in mesh_only.link("Age and renal injury were compared."))
+
+
+def test_supplementary_concepts_with_a_pharmacological_action_are_linked_by_their_name(paths, linker_cache) -> None:
+    # The title of BC5CDR training abstract 12464714: rizatriptan is a supplementary concept
+    # (C093622), not a descriptor; the linker learns it from the pharmacological actions' table.
+    supplementary = load_supplementary_names(pharm_actions_path(paths["mesh"]))
+    linker = build_linker(load_vocabulary(paths["mesh"], linker_cache), supplementary=supplementary)
+    text = "Crossover comparison of efficacy and preference for rizatriptan 10 mg versus ergotamine/caffeine in migraine."
+    found = {m.text: (m.entity_id, m.entity_type, m.linker) for m in linker.link(text)}
+    assert found["rizatriptan"] == ("mesh:C093622", "Chemical", "mesh-supplementary")
+    assert linker.names["mesh:C093622"] == "rizatriptan"
+    # Descriptors keep their reading.
+    assert found["ergotamine"][0] == "mesh:D004878" and found["caffeine"][0] == "mesh:D002110"
 
 
 def test_british_spellings(mesh_only) -> None:

@@ -40,11 +40,12 @@ when the text model did not already.
 The stated tier trades recall for precision: `THRESHOLD` is the lowest score at which the pairs
 one sentence names both of reach 0.80 precision on BC5CDR's training split (`bench/adverse_fit.py`;
 0.75 is asked of the development split and the test split is scored later). BC5CDR (dev, end to
-end with the project's linker, priors from the 500 training abstracts): P 0.790 R 0.257 (F1 0.388;
+end with the project's linker, priors from the 500 training abstracts): P 0.789 R 0.259 (F1 0.390;
 before the tier, every pair scoring 0.25 including those the lead names one end of: P 0.513
-R 0.532); with gold entities P 0.850 R 0.303 (`bio-mcp eval adverse`). The linker caps recall:
-every pair of its entities covers 0.71 of the gold pairs, the pairs one sentence names 0.55 (0.76
-with the gold mentions), and over the gold mentions this model gives P 0.775 R 0.428 at 0.45.
+R 0.532, measured with an earlier linker); with gold entities P 0.850 R 0.303 (`bio-mcp eval
+adverse`). The linker caps recall: every pair of its entities covers 0.74 of the gold pairs, the
+pairs one sentence names 0.56 (0.76 with the gold mentions), and over the gold mentions this model
+gives P 0.776 R 0.424 at 0.45.
 """
 
 from __future__ import annotations

@@ -14,7 +14,13 @@ starts and ends on a word boundary and keeps the text's offsets. On top of it:
   (`BIO_MCP_LINKER_TRAINING`, else what the package ships of the training split: `LinkerPriors`);
 - the same pairs carried over to the other heads of a generic disease phrase: the training set
   names "renal damage", "renal dysfunction" and "renal toxicity" Kidney Diseases, so "renal
-  injury" and "renal disorders" are read the same way (`head_variants`);
+  injury" and "renal disorders" are read the same way (`head_variants`); below those, MeSH's own
+  "<organ> Diseases" terms read with the same heads ("retinal toxicity": Retinal Diseases);
+- a modifier coordinated before a disease phrase shares its head ("memory and learning
+  impairments": Memory Disorders too);
+- MeSH's supplementary concepts with a pharmacological action, by name (drugs the descriptors do
+  not hold: rizatriptan, mesh:C093622), from the pharmacological actions' table beside the
+  descriptors (`pharm_actions_path`);
 - terms that were mostly wrong on the training set (a common word that is also a MeSH term) are
   dropped, judged by their precision there;
 - abbreviations the text defines (`long form (SF)`): every later SF names the long form's concept,
@@ -43,23 +49,26 @@ from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
-from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_vocabulary
-from bio_mcp.mesh_files import mesh_path_of
+from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_supplementary_names, load_vocabulary
+from bio_mcp.mesh_files import mesh_path_of, pharm_actions_path
 from bio_mcp.pickle_cache import load_cached
 
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
 _SPACES = re.compile(r"\s+")
 _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
+# The modifier before a coordinated one: "ocular and auditory toxicity", "myocardial, renal or hepatic injury".
+_COORDINATED_MODIFIER = re.compile(r"\b([a-z]{4,})\s*(?:,|\band\b|\bor\b|\band/or\b)\s*$")
 
 # Entry terms that are everyday words or lab jargon far more often than they are the concept.
 STOP_TERMS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "for", "from", "has", "have", "he", "her", "his", "i", "if", "in", "is", "it", "its", "may", "no", "not", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "which", "who", "will", "with", "aim", "aims", "all", "also", "rose", "tetra", "any", "arm", "arms", "back", "base", "bases", "cell", "cells", "change", "control", "controls", "day", "days", "dose", "doses", "effect", "effects", "face", "factor", "factors", "form", "forms", "group", "groups", "hand", "hands", "head", "help", "high", "human", "humans", "lead", "level", "levels", "life", "light", "line", "lines", "low", "male", "female", "man", "men", "mass", "methods", "mode", "model", "models", "name", "names", "need", "normal", "order", "pain", "part", "parts", "patient", "patients", "period", "phase", "plan", "point", "population", "power", "rate", "rates", "rest", "result", "results", "risk", "role", "safety", "scale", "sex", "sign", "signs", "size", "state", "states", "step", "study", "studies", "system", "systems", "test", "tests", "therapy", "time", "times", "type", "types", "use", "value", "values", "water", "wave", "way", "weight", "work"])
 
 # Which rule found a mention, and how far it is trusted before the training set says otherwise.
-DICTIONARY, VARIANT, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", "mesh-variant", \
-    "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
+DICTIONARY, VARIANT, MESH_HEAD, SUPPLEMENTARY, TRAINING, TRAINING_HEAD, ABBREVIATION, TRIAL = "mesh-dictionary", \
+    "mesh-variant", "mesh-head", "mesh-supplementary", "bc5cdr-train", "bc5cdr-train-head", "abbreviation", "nct"
+COORDINATED = "coordinated"
 _SCORED = frozenset(("Chemical", "Disease"))
-_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, TRAINING: 0.85, TRAINING_HEAD: 0.7}
+_PRIOR = {DICTIONARY: 0.9, VARIANT: 0.7, MESH_HEAD: 0.6, SUPPLEMENTARY: 0.8, TRAINING: 0.85, TRAINING_HEAD: 0.7}
 
 # The last words of a phrase that names a disease by the organ or function it harms ("renal
 # toxicity", "cardiac dysfunction"), in two groups that BC5CDR reads differently: harm done ("liver
@@ -69,6 +78,24 @@ GENERIC_HEADS = (
     ("disease", "diseases", "disorder", "disorders", "dysfunction", "dysfunctions", "abnormality", "abnormalities",
      "complication", "complications", "impairment", "impairments", "involvement", "deficit", "deficits", "symptoms"),
 )
+# MeSH's "<organ> Diseases" and "<function> Disorders" terms, whose modifier is read with every generic
+# head ("retinal toxicity": Retinal Diseases; "cognitive deficits": Cognition Disorders, whose entry
+# term is "Cognitive Disorders"). Only concepts filed under an organ system's or a mental disorder's
+# branch: "chronic toxicity" is not Chronic Disease (C23) nor "occupational injury" Occupational Diseases.
+_DISEASE_HEADS = frozenset(("disease", "diseases", "disorder", "disorders"))
+# Heads that name a disease only after a modifier the training set vouches for ("bone involvement",
+# "joint symptoms" are mostly not annotated).
+_WEAK_HEADS = frozenset(("involvement", "symptoms"))
+_SYSTEM_BRANCH = re.compile(r"^(C(0[1-9]|1\d|20)|F03)\.")
+# Read when the text is linked, not compiled into the dictionary (1,900 modifiers by 20 heads were
+# 32,000 keys, 7 MB of the warm server, for a few dozen mentions); the heads are found in the folded
+# text by an automaton of their own (a case-blind regular expression took as long as the dictionary).
+_HEAD_WORDS = frozenset({head for group in GENERIC_HEADS for head in group} - _WEAK_HEADS)
+_HEADS = ahocorasick.Automaton()
+for _head in _HEAD_WORDS:
+    _HEADS.add_word(f" {_head} ", _head)
+_HEADS.make_automaton()
+_MAX_MODIFIER_WORDS = 4
 
 
 def fold(text: str) -> str:
@@ -109,9 +136,11 @@ class _Candidate:
 class EntityLinker:
     def __init__(self, automaton: ahocorasick.Automaton, lengths: array, rows: array,
                  entries: list[tuple[Entry, ...]], types: dict[str, EntityType], names: dict[str, str] | None = None,
-                 current_ids: dict[str, str] | None = None) -> None:
+                 current_ids: dict[str, str] | None = None, heads: dict[str, str] | None = None,
+                 excluded_heads: frozenset[str] = frozenset()) -> None:
         """`automaton`: padded folded key -> its number; `lengths`, `rows`: by key number, the padded
-        key's length and its row of `entries` (`_compile`)."""
+        key's length and its row of `entries` (`_compile`); `heads`: `head_modifiers`, but the
+        phrases in `excluded_heads` (mostly wrong on the training set)."""
         self._automaton = automaton
         self._lengths = lengths
         self._rows = rows
@@ -123,12 +152,15 @@ class EntityLinker:
         # Those of them that MeSH 2024 files under a descriptor by name or entry term (BC5CDR's 2015
         # sorafenib, mesh:C471405, is now the descriptor Sorafenib, mesh:D000077157): `CurrentIdLinker`.
         self.current_ids = current_ids or {}
+        self._heads = heads or {}
+        self._excluded_heads = excluded_heads
 
     def type_of(self, entity_id: str) -> EntityType:
         return self.types.get(entity_id, "Concept")
 
     def link(self, text: str) -> list[Mention]:
         mentions = self._dictionary_mentions(text)
+        mentions = self._coordinated(text, mentions)
         abbreviations = find_abbreviations(text) if "(" in text else []
         if abbreviations:
             mentions = self._resolve_abbreviations(text, mentions, abbreviations)
@@ -152,7 +184,8 @@ class EntityLinker:
         scored: list[tuple[int, int, Entry]] = []
         other: list[tuple[int, int, Entry]] = []
         lengths, rows = self._lengths, self._rows
-        for end_index, key_number in self._automaton.iter(f" {fold(text)} "):
+        folded = fold(text)
+        for end_index, key_number in self._automaton.iter(f" {folded} "):
             start = end_index - lengths[key_number] + 1
             end = end_index - 1
             for entry in entries[rows[key_number]]:
@@ -163,11 +196,81 @@ class EntityLinker:
                     if not stack or stack[-1][1] <= start:
                         stack.append((start, end, entry))
                     break
+        if self._heads:
+            scored = self._head_hits(text, folded, scored)
         hits = [hit for hit in scored if not (hit[2][1] == "Chemical" and _in_systematic_name(text, hit[0]))] + other
         # Spans are unique (one entry per folded key), so the entries themselves are never compared.
         hits.sort()
         return [Mention(start, end, text[start:end], entry[0], entry[1], entry[2], entry[3])
                 for start, end, entry in hits]
+
+    def _head_hits(self, text: str, folded: str, scored: list[tuple[int, int, Entry]]) -> list[tuple[int, int, Entry]]:
+        """`scored` with each "<modifier> <generic head>" whose modifier names an organ's or a
+        function's diseases (`head_modifiers`), the longest modifier first, where no match reaches
+        past the phrase (a dictionary term of the same words wins); matches inside it give way.
+        `folded`: `fold(text)`. The modifier's words are joined by a space or a hyphen."""
+        for end_index, head in _HEADS.iter(f" {folded} "):
+            head_start = end_index - len(head) - 1
+            words: list[tuple[int, int]] = []
+            position = head_start
+            while len(words) < _MAX_MODIFIER_WORDS and position >= 2 and text[position - 1] in " -" \
+                    and folded[position - 2] != " ":
+                word_start = folded.rfind(" ", 0, position - 1) + 1
+                words.insert(0, (word_start, position - 1))
+                position = word_start
+            for index, (start, _) in enumerate(words):
+                modifier = " ".join(folded[a:b] for a, b in words[index:])
+                entry = self._head_entry(modifier, head)
+                if entry is None:
+                    continue
+                end = head_start + len(head)
+                if any(hit[0] < end and start < hit[1] and not (start <= hit[0] and hit[1] <= end) for hit in scored):
+                    break
+                if any(hit[0] == start and hit[1] == end for hit in scored):
+                    break
+                scored = sorted([hit for hit in scored if not (start <= hit[0] and hit[1] <= end)] + [(start, end, entry)],
+                                key=lambda hit: hit[:2])
+                break
+        return scored
+
+    def _coordinated(self, text: str, mentions: list[Mention]) -> list[Mention]:
+        """Each disease phrase's head shared by a modifier coordinated before it ("ocular and
+        auditory toxicity": the ocular toxicity too), when that modifier and the head are a term of
+        a disease; the modifier alone is its mention."""
+        added: list[Mention] = []
+        taken = 0
+        for mention in mentions:
+            if mention.entity_type != "Disease" or " " not in mention.text:
+                taken = max(taken, mention.end)
+                continue
+            head = mention.text.rsplit(None, 1)[1]
+            start = mention.start
+            while (match := _COORDINATED_MODIFIER.search(text, max(taken, start - 40), start)) is not None:
+                entry = self._disease_entry(f"{match.group(1)} {head}") or self._head_entry(match.group(1), head)
+                if entry is None:
+                    break
+                added.append(Mention(match.start(1), match.end(1), match.group(1), entry[0], entry[1], COORDINATED,
+                                     round(entry[3] * 0.9, 4)))
+                start = match.start(1)
+            taken = max(taken, mention.end)
+        if not added:
+            return mentions
+        return sorted((*mentions, *added), key=lambda m: (m.start, m.end))
+
+    def _head_entry(self, modifier: str, head: str) -> Entry | None:
+        """What `_head_hits` reads "<modifier> <head>" as, if anything."""
+        modifier, head = modifier.lower(), head.lower()
+        entity_id = self._heads.get(modifier)
+        if entity_id is None or head not in _HEAD_WORDS or f"{modifier} {head}" in self._excluded_heads:
+            return None
+        return Entry(entity_id, self.types.get(entity_id, "Disease"), MESH_HEAD, _PRIOR[MESH_HEAD], None)
+
+    def _disease_entry(self, term: str) -> Entry | None:
+        key_number = self._automaton.get(f" {term_key(term)} ", None)
+        if key_number is None:
+            return None
+        return next((entry for entry in self._entries[self._rows[key_number]]
+                     if entry[4] is None and entry[1] == "Disease"), None)
 
     def _resolve_abbreviations(self, text: str, mentions: list[Mention], abbreviations: Iterable) -> list[Mention]:
         for abbreviation in abbreviations:
@@ -328,6 +431,44 @@ def dictionary_candidates(vocabulary: Vocabulary, types: dict[str, EntityType]) 
     return found
 
 
+# Longer supplementary names are systematic names and drug combinations that texts seldom write as
+# MeSH does; they were half the characters (and of the memory) the 7,527 names add to the dictionary.
+SUPPLEMENTARY_LONGEST = 40
+
+
+def supplementary_candidates(supplementary: Mapping[str, str], candidates: dict[str, list[_Candidate]],
+                             types: dict[str, EntityType]) -> None:
+    """MeSH's supplementary concepts with a pharmacological action (`load_supplementary_names`) by
+    their name, as chemicals: below every descriptor's reading of the same words."""
+    for entity_id, name in supplementary.items():
+        key = term_key(name)
+        if not 4 <= len(key) <= SUPPLEMENTARY_LONGEST or key in STOP_TERMS or key.isdigit():
+            continue
+        types.setdefault(entity_id, "Chemical")
+        forms = {name, name + "s"} if _case_sensitive(name) else None
+        candidates[key].append(_Candidate(key, entity_id, SUPPLEMENTARY, _PRIOR[SUPPLEMENTARY], forms,
+                                          (3, 0, entity_id)))
+
+
+def head_modifiers(vocabulary: Vocabulary) -> dict[str, str]:
+    """The modifier of each organ-system or mental-disorder descriptor's "<modifier> Diseases" or
+    "<modifier> Disorders" term (name first) -> the descriptor; read with the generic heads when
+    a text is linked (`EntityLinker._head_mentions`)."""
+    found: dict[str, tuple[tuple[int, str], str]] = {}
+    for concept in vocabulary.concepts.values():
+        if concept.type != "Disease" or not any(map(_SYSTEM_BRANCH.match, concept.tree_numbers)):
+            continue
+        for position, term in enumerate((concept.name, *concept.synonyms)):
+            if ", " in term:
+                continue
+            modifier, _, last = term_key(term).rpartition(" ")
+            if last in _DISEASE_HEADS and len(modifier) > 3 and modifier not in STOP_TERMS:
+                rank = (min(position, 1), concept.id)
+                if modifier not in found or rank < found[modifier][0]:
+                    found[modifier] = (rank, concept.id)
+    return {modifier: entity_id for modifier, (_, entity_id) in sorted(found.items())}
+
+
 @dataclass(slots=True)
 class TrainingPairs:
     """What a PubTator training set says: folded mention text -> its MeSH ids (counted) and the
@@ -386,7 +527,8 @@ def head_variants(pairs: TrainingPairs, min_count: int = 2, min_share: float = 0
 
 
 def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityType],
-             names: dict[str, str] | None = None, current_ids: dict[str, str] | None = None) -> EntityLinker:
+             names: dict[str, str] | None = None, current_ids: dict[str, str] | None = None,
+             heads: dict[str, str] | None = None, excluded_heads: frozenset[str] = frozenset()) -> EntityLinker:
     # Each key's value is its number, which indexes two arrays: its padded length and its row in a
     # table of distinct rows of entries. 134,000 keys name 34,000 distinct rows (a concept's
     # variants read the same); a tuple per key and an Entry per key and concept took 30 MB of the
@@ -423,7 +565,7 @@ def _compile(candidates: dict[str, list[_Candidate]], types: dict[str, EntityTyp
         lengths.append(len(key) + 2)
         key_rows.append(index)
     automaton.make_automaton()
-    return EntityLinker(automaton, lengths, key_rows, entries, types, names, current_ids)
+    return EntityLinker(automaton, lengths, key_rows, entries, types, names, current_ids, heads, excluded_heads)
 
 
 @dataclass(slots=True)
@@ -462,14 +604,16 @@ class LinkerPriors:
                    frozenset(data.get("pmids", ())))  # type: ignore[arg-type]
 
 
-def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str, list[_Candidate]],
-                                                                        dict[str, EntityType]]:
-    """MeSH's terms plus the training set's pairs (which outrank them), and the types they give."""
+def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs, supplementary: Mapping[str, str]
+                ) -> tuple[dict[str, list[_Candidate]], dict[str, EntityType]]:
+    """MeSH's terms (and `supplementary` names) plus the training set's pairs (which outrank them),
+    and the types they give."""
     types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
     # BC5CDR's reading of a concept's type wins over the tree's ("Death" is annotated a disease).
     for entity_id, counts in pairs.types.items():
         types[entity_id] = counts.most_common(1)[0][0]  # type: ignore[assignment]
     candidates = dictionary_candidates(vocabulary, types)
+    supplementary_candidates(supplementary, candidates, types)
     for key, counts in pairs.ids.items():
         entity_id, count = counts.most_common(1)[0]
         if len(key) < 2 or count * 2 < sum(counts.values()):
@@ -488,30 +632,36 @@ def _with_pairs(vocabulary: Vocabulary, pairs: TrainingPairs) -> tuple[dict[str,
 
 
 def linker_priors(vocabulary: Vocabulary, training: list[PubtatorDocument], min_precision: float = 0.4,
-                  min_branch_precision: float = 0.4) -> LinkerPriors:
-    """What `training` teaches the linker over `vocabulary` (see `LinkerPriors`)."""
+                  min_branch_precision: float = 0.4, supplementary: Mapping[str, str] | None = None) -> LinkerPriors:
+    """What `training` teaches the linker over `vocabulary` and `supplementary` (see `LinkerPriors`)."""
     pairs = training_pairs(training)
-    candidates, types = _with_pairs(vocabulary, pairs)
-    keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision, min_branch_precision)
+    candidates, types = _with_pairs(vocabulary, pairs, supplementary or {})
+    keys, branches = _imprecise(_compile(candidates, types, heads=head_modifiers(vocabulary)), training, vocabulary,
+                                min_precision, min_branch_precision)
     return LinkerPriors(pairs, frozenset(keys), frozenset(branches), frozenset(d.pmid for d in training))
 
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | LinkerPriors | None = None,
-                 min_precision: float = 0.4, min_branch_precision: float = 0.4) -> EntityLinker:
-    """MeSH's terms, plus the training set's pairs and minus the terms it shows to be mostly wrong;
-    `training` is the annotated documents or what was learnt from them (`LinkerPriors`)."""
+                 min_precision: float = 0.4, min_branch_precision: float = 0.4,
+                 supplementary: Mapping[str, str] | None = None) -> EntityLinker:
+    """MeSH's terms and the `supplementary` concepts' names (`load_supplementary_names`), plus the
+    training set's pairs and minus the terms it shows to be mostly wrong; `training` is the
+    annotated documents or what was learnt from them (`LinkerPriors`)."""
+    supplementary = supplementary or {}
     if not training:
         types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
-        return _compile(dictionary_candidates(vocabulary, types), types)
+        candidates = dictionary_candidates(vocabulary, types)
+        supplementary_candidates(supplementary, candidates, types)
+        return _compile(candidates, types, _named(candidates, supplementary), heads=head_modifiers(vocabulary))
     if isinstance(training, LinkerPriors):
         priors = training
-        candidates, types = _with_pairs(vocabulary, priors.pairs)
+        candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
         keys, branches = priors.imprecise_keys, priors.imprecise_branches
     else:
         priors = LinkerPriors(training_pairs(training), frozenset(), frozenset())
-        candidates, types = _with_pairs(vocabulary, priors.pairs)
-        keys, branches = _imprecise(_compile(candidates, types), training, vocabulary, min_precision,
-                                    min_branch_precision)
+        candidates, types = _with_pairs(vocabulary, priors.pairs, supplementary)
+        keys, branches = _imprecise(_compile(candidates, types, heads=head_modifiers(vocabulary)), training,
+                                    vocabulary, min_precision, min_branch_precision)
     pairs = priors.pairs
     for key in keys:
         candidates.pop(key, None)
@@ -532,7 +682,17 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
     linked = {option.entity_id for options in candidates.values() for option in options}
     names = {entity_id: pairs.name_of(entity_id) for entity_id in sorted(linked)
              if entity_id in pairs.texts and vocabulary.get(entity_id) is None}
-    return _compile(candidates, types, names, _promoted(names, types, vocabulary))
+    promoted = _promoted(names, types, vocabulary)
+    heads = {modifier: entity_id for modifier, entity_id in head_modifiers(vocabulary).items()
+             if entity_id not in unconfirmed}
+    excluded = frozenset(key for key in keys if key.rpartition(" ")[2] in _HEAD_WORDS)
+    return _compile(candidates, types, {**_named(candidates, supplementary), **names}, promoted, heads, excluded)
+
+
+def _named(candidates: Mapping[str, list[_Candidate]], supplementary: Mapping[str, str]) -> dict[str, str]:
+    """The supplementary concepts some key still links, by their MeSH name."""
+    linked = {option.entity_id for options in candidates.values() for option in options}
+    return {entity_id: name for entity_id, name in sorted(supplementary.items()) if entity_id in linked}
 
 
 def _promoted(names: Mapping[str, str], types: Mapping[str, EntityType], vocabulary: Vocabulary) -> dict[str, str]:
@@ -596,9 +756,13 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     learnt from that file's documents (the shared BC5CDR training file also holds the development
     split's 500 abstracts).
     """
+    supplementary_path = pharm_actions_path(mesh_path)
     if cache_dir is None:
-        return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out))
+        return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out),
+                            supplementary=_supplementary(supplementary_path))
     digest = file_digest(mesh_path)[:12]
+    if supplementary_path is not None:
+        digest += f"-{file_digest(supplementary_path)[:12]}"
     if training_path is not None:
         digest += f"-{file_digest(training_path)[:12]}"
     if held_out:
@@ -607,8 +771,13 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     # Pickles of the same files built by earlier code are dead weight (about 45 MB each).
     # The vocabulary is read only to build: a linker read back does not need it.
     return load_cached(cache, EntityLinker,
-                       lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out)),
+                       lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out),
+                                            supplementary=_supplementary(supplementary_path)),
                        stale=f"entity-linker-*-{digest}.pickle")
+
+
+def _supplementary(path: Path | None) -> dict[str, str]:
+    return load_supplementary_names(path) if path is not None else {}
 
 
 def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | LinkerPriors | None:

@@ -266,6 +266,14 @@ def load_pharm_actions(path: Path) -> dict[str, tuple[str, ...]]:
     return {substance: tuple(dict.fromkeys(ids)) for substance, ids in actions.items()}
 
 
+def load_supplementary_names(path: Path) -> dict[str, str]:
+    """`data_pharm_action.tsv`: supplementary concept id (C...) -> its name, for each such concept
+    with a pharmacological action: drugs the descriptors do not hold (rizatriptan, asenapine)."""
+    with open_text(path, newline="") as handle:
+        return {mesh_entity_id(row["DescriptorUI"]): row["DescriptorName"]
+                for row in csv.DictReader(handle, delimiter="\t") if row["DescriptorUI"].startswith("C")}
+
+
 def ancestors_of(broader: Callable[[str], Iterable[str]]) -> Callable[[str], frozenset[str]]:
     """entity id -> every entity above it in the MeSH tree (`broader` gives a node's parents),
     remembered per id."""
