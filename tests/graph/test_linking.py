@@ -207,6 +207,11 @@ def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(
     # weak head ("bone involvement" is not Bone Diseases).
     assert not {"chronic toxicity", "bone involvement"} & {m.text for m in mesh_only.link(
         "Chronic toxicity was rare; bone involvement was seen.")}
+    # A modifier giving the organ's disease a course names that one disease, not the organ's harm:
+    # "Chronic Renal Diseases" is chronic kidney disease (Renal Insufficiency, Chronic), "chronic
+    # renal toxicity" is not; the organ's reading stays.
+    found = {m.text: m.entity_id for m in mesh_only.link("chronic renal toxicity and end stage renal damage")}
+    assert "mesh:D051436" not in found.values() and "mesh:D007676" not in found.values()  # CKD; Kidney Failure, Chronic
 
 
 def test_a_modifier_coordinated_before_a_disease_phrase_shares_its_head(mesh_only) -> None:

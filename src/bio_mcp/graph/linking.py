@@ -86,6 +86,12 @@ _DISEASE_HEADS = frozenset(("disease", "diseases", "disorder", "disorders"))
 # Heads that name a disease only after a modifier the training set vouches for ("bone involvement",
 # "joint symptoms" are mostly not annotated).
 _WEAK_HEADS = frozenset(("involvement", "symptoms"))
+# A modifier that gives an organ's disease a course, stage or onset names one disease, not the
+# organ's harm: "Chronic Renal Diseases" is chronic kidney disease, and "chronic renal toxicity" is
+# not; nor is "end stage renal damage" kidney failure. Such modifiers are left out (`head_modifiers`).
+_COURSE_WORDS = frozenset(("chronic", "acute", "subacute", "end", "stage", "early", "late", "onset", "severe", "mild",
+                           "congenital", "hereditary", "familial", "inherited", "juvenile", "adult", "childhood",
+                           "neonatal", "primary", "secondary", "progressive", "degenerative", "obstructive"))
 _SYSTEM_BRANCH = re.compile(r"^(C(0[1-9]|1\d|20)|F03)\.")
 # Read when the text is linked, not compiled into the dictionary (1,900 modifiers by 20 heads were
 # 32,000 keys, 7 MB of the warm server, for a few dozen mentions); the heads are found in the folded
@@ -466,7 +472,8 @@ def head_modifiers(vocabulary: Vocabulary) -> dict[str, str]:
                 rank = (min(position, 1), concept.id)
                 if modifier not in found or rank < found[modifier][0]:
                     found[modifier] = (rank, concept.id)
-    return {modifier: entity_id for modifier, (_, entity_id) in sorted(found.items())}
+    return {modifier: entity_id for modifier, (_, entity_id) in sorted(found.items())
+            if not _COURSE_WORDS.intersection(modifier.split()[:-1])}
 
 
 @dataclass(slots=True)
