@@ -16,35 +16,25 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bc5cdr_folds import DEVELOPMENT, TRAINING, training_split
 from figures import emit
 
 from bio_mcp.config import load_settings
 from bio_mcp.eval.metrics import Counts
-from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph import linking_eval
 from bio_mcp.graph.adverse_eval import gold_pairs, scored_pairs
-from bio_mcp.graph.linking import load_linker_from
-from bio_mcp.mesh_files import mesh_path_of
-
-BC5CDR = Path("..") / "shared" / "data" / "bench" / "bc5cdr"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--training", type=Path, default=BC5CDR / "CDR_TrainingSet.PubTator.txt")
-    parser.add_argument("--dev", type=Path, default=BC5CDR / "CDR_DevelopmentSet.PubTator.txt")
+    parser.add_argument("--training", type=Path, default=TRAINING)
+    parser.add_argument("--dev", type=Path, default=DEVELOPMENT)
     args = parser.parse_args()
     settings = load_settings()
-    mesh_path = mesh_path_of(settings)
-    if mesh_path is None:
-        raise SystemExit("MeSH descriptors not found: set BIO_MCP_MESH_PATH")
-    dev_ids = frozenset(document.pmid for document in read_pubtator(args.dev))
-    training = [document for document in read_pubtator(args.training) if document.pmid not in dev_ids]
+    split = training_split(args.training, args.dev, settings)
     concept = {kind: Counts() for kind in linking_eval.SCORED_TYPES}
     gold_total = named = 0
-    for half in (training[::2], training[1::2]):
-        linker = load_linker_from(mesh_path, args.training, settings.caches,
-                                  dev_ids | {document.pmid for document in half})
+    for half, linker in split.folds(settings):
         report, _ = linking_eval.evaluate(linker, half)
         assert report is not None
         for kind, counts in concept.items():
@@ -55,7 +45,7 @@ def main() -> None:
             _, one_sentence = scored_pairs(document.text, linker.link(document.text), None)
             gold_total += len(gold)
             named += len(gold & one_sentence)
-    params = {"documents": len(training), "folds": 2}
+    params = {"documents": len(split.documents), "folds": 2}
     for kind, counts in concept.items():
         scores = counts.scores()
         emit(f"bc5cdr_train_crossfit_{kind.lower()}_f1", scores["f1"], "f1", params, precision=scores["precision"],
