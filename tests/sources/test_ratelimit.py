@@ -268,7 +268,9 @@ async def test_a_wider_margin_counts_starts_over_a_longer_window(bio_home) -> No
     starts = []
     for _ in range(4):
         await limiter.pace()
-        starts.append(time.monotonic())
+        # The start as the limiter stamped it: a clock read here, after a loaded loop hands control
+        # back, can be late for the first start and make the span look short.
+        starts.append(max(limiter.log.starts.values()))
     await client.aclose()
     assert limiter.limit == 3
     assert starts[3] - starts[0] >= 1.2
