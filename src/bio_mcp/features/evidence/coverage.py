@@ -16,6 +16,7 @@ from pydantic import Field
 from sqlalchemy.engine import Connection
 
 from bio_mcp.features.evidence.relations import entities, relation_edges
+from bio_mcp.graph.duke_farmacy import carries_to_herb
 from bio_mcp.graph.elements import HAS_CONSTITUENT
 from bio_mcp.graph.kg_import import IMPORT_EXTRACTOR
 from bio_mcp.graph.vocabulary import Vocabulary
@@ -60,8 +61,10 @@ def searched_text(coverage: Coverage) -> str:
 
 def coverage_of(connection: Connection, entity_ids: Sequence[str], vocabulary: Vocabulary | None) -> Coverage:
     """The coverage of a search for `entity_ids` (herbs, formulations' herbs, or any entity) and
-    their constituents."""
-    constituents = [edge.dst for edge in relation_edges(connection, entity_ids, (HAS_CONSTITUENT,))]
+    their constituents: those whose findings the search reads as the herb's. A widespread chemical
+    only Dr. Duke's table names (water, glucose, DNA) is not looked under, so it is not listed as searched."""
+    constituents = [edge.dst for edge in relation_edges(connection, entity_ids, (HAS_CONSTITUENT,))
+                    if carries_to_herb(edge.props)]
     info = entities(connection, [*entity_ids, *constituents])
 
     def names_of(ids: Sequence[str]) -> dict[str, str]:
