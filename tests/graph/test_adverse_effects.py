@@ -315,6 +315,16 @@ def test_a_disease_the_words_give_to_an_agent_named_between_is_not_the_first_one
         ccl4 = [c for c in candidates if (c.chemical, c.disease) == ("mesh:D002251", "mesh:D056486")]
         assert all(not may_be_stated(c) for c in ccl4)
     assert not any(src == "mesh:D002251" and dst == "mesh:D056486" for src, _, dst, _ in found), found
+    # "Hepatotoxicity of di-(2-ethylhexyl)phthalate is attributed to calcium aggravation, ...": the
+    # hepatotoxicity is DEHP's, calcium a step of it; a sync had stated "Calcium CAUSES" liver injury.
+    record = next(article for article in articles if article.pmid == "20854900")
+    for chunk in chunk_records(record.pmid, record.title, record.abstract_text):
+        mentions = linker.link(chunk.text)
+        stated = {(r.src, r.dst) for r in extractor.relations(chunk.text, mentions) if r.type == CAUSES}
+        assert not any(src == "mesh:D002118" for src, _ in stated), stated
+        calcium = [c for c in pair_candidates(chunk.text, mentions, vocabulary.parents, priors)
+                   if c.chemical == "mesh:D002118" and "attributed to calcium" in chunk.text[slice(*c.sentence)]]
+        assert calcium and all(not may_be_stated(c) for c in calcium)
     # Listed together, both agents are the cause.
     text = "Cisplatin and doxorubicin induced nephrotoxicity in rats."
     mentions = linker.link(text)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -56,6 +57,11 @@ from bio_mcp.pickle_cache import load_cached
 _NON_WORD_CHAR = re.compile(r"[^\w ]|_")
 _ASCII_PUNCTUATION = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalnum()})
 _SPACES = re.compile(r"\s+")
+# Folded spaces inside one name, read as one: "Di-(2-ethylhexyl)phthalate" and "di(2-ethylhexyl)
+# phthalate" are MeSH's "Di(2-ethylhexyl)phthalate". Only runs of brackets and hyphens, a space at
+# most after them: never ". ", ", " or " (" (a parenthesis opened after a word).
+_RUN = re.compile(r"  +")
+_INSIDE_A_NAME = re.compile(r"[-\[\]()]+ ?")
 _NCT = re.compile(r"\bNCT\s?(\d{8})\b")
 # The modifier before a coordinated one: "ocular and auditory toxicity", "myocardial, renal or hepatic injury".
 _COORDINATED_MODIFIER = re.compile(r"\b([a-z]{4,})\s*(?:,|\band\b|\bor\b|\band/or\b)\s*$")
@@ -113,6 +119,41 @@ def fold(text: str) -> str:
     # punctuation left to find, which most abstracts have little of.
     folded = lowered.translate(_ASCII_PUNCTUATION)
     return folded if folded.isascii() else _NON_WORD_CHAR.sub(" ", folded)
+
+
+def _joined(text: str, folded: str) -> tuple[str, list[int], list[int]]:
+    """`folded` with each run of spaces inside a name (`_INSIDE_A_NAME`) made one space, and where
+    its positions move: from `points[k]` on, a position of the joined string is `removed[k]`
+    characters before the same one of `text` (both lists start at position 0, nothing removed)."""
+    if "  " not in folded:
+        return folded, [], []
+    pieces: list[str] = []
+    points, removed = [0], [0]
+    last = total = 0
+    for run in _RUN.finditer(folded):
+        start, end = run.span()
+        if not _INSIDE_A_NAME.fullmatch(text, start, end) or not _closes_inside_a_name(text, start):
+            continue
+        pieces.append(folded[last : start + 1])
+        total += end - start - 1
+        last = end
+        points.append(end - total)
+        removed.append(total)
+    if total == 0:
+        return folded, [], []
+    pieces.append(folded[last:])
+    return "".join(pieces), points, removed
+
+
+def _closes_inside_a_name(text: str, start: int) -> bool:
+    """Whether a bracket closing at `start` was opened inside the same word ("di(2-ethylhexyl)"),
+    not before it ("magnetic resonance (NMR) spectroscopy" is not "NMR spectroscopy")."""
+    closing = text[start]
+    if closing not in ")]":
+        return True
+    opened = text.rfind("(" if closing == ")" else "[", 0, start)
+    return opened > 0 and (text[opened - 1].isalnum() or text[opened - 1] == "-") and not any(
+        char.isspace() for char in text[opened:start])
 
 
 def term_key(term: str) -> str:
@@ -191,9 +232,13 @@ class EntityLinker:
         other: list[tuple[int, int, Entry]] = []
         lengths, rows = self._lengths, self._rows
         folded = fold(text)
-        for end_index, key_number in self._automaton.iter(f" {folded} "):
+        joined, points, removed = _joined(text, folded)
+        for end_index, key_number in self._automaton.iter(f" {joined} "):
             start = end_index - lengths[key_number] + 1
             end = end_index - 1
+            if points:
+                start = start + removed[bisect_right(points, start) - 1]
+                end = end + removed[bisect_right(points, end - 1) - 1]
             for entry in entries[rows[key_number]]:
                 if entry[4] is None or text[start:end] in entry[4]:
                     stack = scored if entry[1] in _SCORED else other
