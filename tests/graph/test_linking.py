@@ -186,6 +186,21 @@ def test_plural_and_adjectival_variants(mesh_only) -> None:
     assert any(m.entity_type == "Organism" and m.start == 0 for m in mesh_only.link(text))
 
 
+def test_a_name_split_by_brackets_and_hyphens_is_one_name(mesh_only) -> None:
+    # Real sentences of the shared PubMed records (20854900, 15838709). MeSH spells it
+    # "Di(2-ethylhexyl)phthalate"; folded, "di-(" and ") " are two spaces, and the name and every
+    # "DEHP" it defines went unlinked.
+    text = ("Hepatotoxicity of di-(2-ethylhexyl)phthalate is attributed to calcium aggravation. "
+            "Di-(2-ethylhexyl)phthalate (DEHP) is a widely used plasticizer; di(2-ethylhexyl) phthalate "
+            "and DEHP-induced liver damage.")
+    found = [(m.text, m.entity_id) for m in mesh_only.link(text) if m.entity_id == "mesh:D004051"]
+    assert found == [("di-(2-ethylhexyl)phthalate", "mesh:D004051"), ("Di-(2-ethylhexyl)phthalate", "mesh:D004051"),
+                     ("DEHP", "mesh:D004051"), ("di(2-ethylhexyl) phthalate", "mesh:D004051"), ("DEHP", "mesh:D004051")]
+    # A bracket opened before the word is not inside a name, and ". " never joins.
+    text = "The model, based on 1H nuclear magnetic resonance (NMR) spectroscopy of urine, works. Cancer cells grew."
+    assert not any(")" in m.text or "." in m.text for m in mesh_only.link(text))
+
+
 def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(mesh_only) -> None:
     # BC5CDR training abstracts 11334364 and 9199746: MeSH has "Lung Diseases" and "Retinal Diseases",
     # not "lung toxicity" or "retinal toxicity".
