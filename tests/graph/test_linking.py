@@ -201,6 +201,14 @@ def test_a_name_split_by_brackets_and_hyphens_is_one_name(mesh_only) -> None:
     assert not any(")" in m.text or "." in m.text for m in mesh_only.link(text))
 
 
+def test_a_chemical_after_a_substituent_and_a_hyphen_is_part_of_a_longer_name(linker) -> None:
+    # The shared record 34588381's "2-ethyl-1-hexanol (2EH)" had become 1-hexanol, and a sync stated
+    # "1-hexanol CAUSES" liver injury from "2EH-induced hepatotoxicity".
+    text = "The metabolite 2-ethyl-1-hexanol (2EH) is a weak peroxisome proliferator; hexanol was not."
+    found = {m.text: m.entity_id for m in linker.link(text)}
+    assert "1-hexanol" not in found and "2EH" not in found and found["hexanol"] == "mesh:D000441"
+
+
 def test_an_organ_modifier_with_a_generic_head_reads_as_its_diseases_descriptor(mesh_only) -> None:
     # BC5CDR training abstracts 11334364 and 9199746: MeSH has "Lung Diseases" and "Retinal Diseases",
     # not "lung toxicity" or "retinal toxicity".

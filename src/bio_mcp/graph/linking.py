@@ -351,6 +351,8 @@ class EntityLinker:
 # "[4-chloro-6-(2,3-xylidino)-2-pyrimidinylthio]acetic acid" is Wy-14,643, not acetic acid. Short
 # labels keep their chemical ("[3H]spiperone", "L-[3H]nicotine").
 SYSTEMATIC_PREFIX = 12
+# So is one after a substituent joined by a hyphen: "2-ethyl-1-hexanol" is not 1-hexanol.
+_SUBSTITUENT = re.compile(r"[a-z]{2,}yl-$", re.IGNORECASE)
 
 
 def _in_systematic_name(text: str, start: int) -> bool:
@@ -360,7 +362,7 @@ def _in_systematic_name(text: str, start: int) -> bool:
     while first > 0 and not text[first - 1].isspace():
         first -= 1
     prefix = text[first:start]
-    return len(prefix) >= SYSTEMATIC_PREFIX and ("[" in prefix or "(" in prefix)
+    return (len(prefix) >= SYSTEMATIC_PREFIX and ("[" in prefix or "(" in prefix)) or bool(_SUBSTITUENT.search(prefix))
 
 
 class CurrentIdLinker:
