@@ -20,6 +20,13 @@ feature of the first-stage logistic model (`adverse_fit.fit_logistic`, 0 for pai
 names both of), the second stage refitted on the new first stage's out-of-fold log-odds; the
 stated tier's threshold is the lowest whose training precision reaches 0.80, and the development
 split is read once at it. Model weights stay under /tmp/relbert (never in git).
+
+Measured 2026-11-29 (bench/results/adverse_transformer.jsonl; no prefix: 2 epochs lr 4e-5, `e4_`: 4
+epochs lr 5e-5, `e4_int8_`: the same with the development split scored by the ONNX int8 models):
+the classifier alone ranks the pairs with AUC 0.72 / 0.79 (dev) and never reaches 0.80 training
+precision at a useful recall; stacked, the train-chosen threshold gives dev end to end P 0.800
+R 0.273 (0.59) / P 0.784 R 0.255 (0.62), int8 P 0.799 R 0.247; at 0.40 the curve reaches R 0.385 /
+0.393 at P 0.66 / 0.64. The target (P >= 0.75 at R >= 0.40, train-chosen) is not met.
 """
 
 from __future__ import annotations
@@ -286,6 +293,15 @@ def read(label: str, rows_by_split: dict[str, list[dict]], probs: dict[str, np.n
                  recall=round(recall, 4), tp=tp, fp=fp)
 
 
+def auc(scores: list[float], labels: list[bool]) -> float:
+    """Area under the ROC curve (rank statistic; ties are rare in real-valued logits)."""
+    ranks = np.empty(len(scores))
+    ranks[np.argsort(scores)] = np.arange(1, len(scores) + 1)
+    y = np.array(labels, dtype=bool)
+    positives, negatives = int(y.sum()), int((~y).sum())
+    return float((ranks[y].sum() - positives * (positives + 1) / 2) / (positives * negatives))
+
+
 def run_stack(args) -> None:
     rows, gold_total = load_rows()
     logits = json.loads(Path(args.logits).read_text())
@@ -302,6 +318,11 @@ def run_stack(args) -> None:
             emit("stacked_weight", float(weights[-1]), "weight", params, feature=FEATURE,
                  relative=[round(float(w), 4) for w in relative_weights])
         read(f"{args.prefix}{label}", by_split, probs, gold_total, params)
+    for split in by_split:
+        stateable = [r for r in by_split[split] if r["stateable"]]
+        emit(f"{args.prefix}transformer_auc", auc([logits[row_key(r)] for r in stateable],
+                                                  [r["label"] for r in stateable]), "auc", params,
+             split=split, pairs=len(stateable), scored="out of fold" if split == "train" else "mean of the fold models")
     # The classifier alone: sigmoid of its logit (training: out of fold).
     alone = {s: np.array([1 / (1 + math.exp(-logits[row_key(r)])) if not r["cross"] else 0.0 for r in by_split[s]])
              for s in by_split}
