@@ -35,7 +35,6 @@ from bio_mcp.graph.adverse_effects import (
     relative_features,
 )
 from bio_mcp.graph.adverse_eval import CURVE, broader_of, gold_pairs
-from bio_mcp.graph.adverse_priors import adverse_priors_of
 from bio_mcp.graph.vocabulary import load_vocabulary
 
 L2 = 1.0
@@ -72,18 +71,17 @@ def main() -> None:
     settings = load_settings()
     split = training_split(args.training, args.dev, settings)
     training = split.documents
-    position = {document.pmid: index for index, document in enumerate(training)}
     broader = broader_of(load_vocabulary(split.mesh_path, settings.caches))
     rows: list[tuple[str, tuple[str, str], dict[str, float], bool]] = []
     stateable: list[bool] = []
-    for half, linker in split.folds(settings):
-        for document in half:
-            gold = gold_pairs(document)
-            priors = adverse_priors_of(other for other in training if other.pmid != document.pmid)
-            for candidate in pair_candidates(document.text, linker.link(document.text), broader, priors):
-                pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
-                rows.append((document.pmid, pair, candidate.features, pair in gold))
-                stateable.append(may_be_stated(candidate))
+    first_half: dict[str, bool] = {}
+    for document, mentions, priors, fold in split.linked(settings):
+        first_half[document.pmid] = fold == 0
+        gold = gold_pairs(document)
+        for candidate in pair_candidates(document.text, mentions, broader, priors):
+            pair = (candidate.chemical.split(":", 1)[1], candidate.disease.split(":", 1)[1])
+            rows.append((document.pmid, pair, candidate.features, pair in gold))
+            stateable.append(may_be_stated(candidate))
     # Pairs one sentence names and pairs the lead names one end of have different features (0 when absent);
     # `may_be_stated`'s guards are not model features.
     names = sorted({name for _, _, features, _ in rows for name in features} - {ACTED_ON, PREEMPTED})
@@ -91,8 +89,7 @@ def main() -> None:
     y = np.array([float(label) for *_, label in rows])
     weights = fit_logistic(x, y, args.l2)
     # The second stage learns from first-stage log-odds the pair's own half did not shape.
-    first_half = np.array([index % 2 == 0 for index in range(len(training))])
-    in_first = np.array([first_half[position[pmid]] for pmid, *_ in rows]) if rows else np.array([])
+    in_first = np.array([first_half[pmid] for pmid, *_ in rows]) if rows else np.array([])
     logits = np.zeros(len(rows))
     for held in (in_first, ~in_first):
         fold = fit_logistic(x[~held], y[~held], args.l2)

@@ -24,7 +24,7 @@ from bio_mcp.config import load_settings
 from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.adverse_effects import may_be_stated, pair_candidates
 from bio_mcp.graph.adverse_eval import broader_of, gold_mentions, gold_pairs
-from bio_mcp.graph.adverse_priors import adverse_priors_of, load_adverse_priors
+from bio_mcp.graph.adverse_priors import load_adverse_priors
 from bio_mcp.graph.linking import load_linker_from, training_path_of
 from bio_mcp.graph.sentences import sentence_spans
 from bio_mcp.graph.vocabulary import load_vocabulary
@@ -77,13 +77,10 @@ def main() -> None:
     settings = load_settings()
     split = training_split(args.training, args.dev, settings)
     training = split.documents
-    position = {document.pmid: index for index, document in enumerate(training)}
     broader = broader_of(load_vocabulary(split.mesh_path, settings.caches))
     rows: list[dict] = []
-    for half, linker in split.folds(settings):
-        for document in half:
-            priors = adverse_priors_of(other for other in training if other.pmid != document.pmid)
-            rows += rows_of(document, linker.link(document.text), broader, priors, "train", position[document.pmid] % 2)
+    for document, mentions, priors, fold in split.linked(settings):
+        rows += rows_of(document, mentions, broader, priors, "train", fold)
     development = read_pubtator(args.dev)
     held_out = frozenset(document.pmid for document in development)
     linker = load_linker_from(split.mesh_path, training_path_of(settings), settings.caches, held_out)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from bio_mcp.config import Settings
 from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
+from bio_mcp.graph.adverse_priors import AdversePriors, adverse_priors_of
 from bio_mcp.graph.linking import EntityLinker, load_linker_from
+from bio_mcp.graph.mentions import Mention
 from bio_mcp.mesh_files import mesh_path_of
 
 BC5CDR = Path("..") / "shared" / "data" / "bench" / "bc5cdr"
@@ -34,6 +36,15 @@ class TrainingSplit:
         for half in (self.documents[::2], self.documents[1::2]):
             held_out = self.dev_ids | {document.pmid for document in half}
             yield half, load_linker_from(self.mesh_path, self.training_path, settings.caches, held_out)
+
+    def linked(self, settings: Settings) -> Iterator[tuple[PubtatorDocument, list[Mention], AdversePriors, int]]:
+        """Each document as its half's linker reads it, with the adverse-effect priors of every
+        other training document (as a scored document's come from the whole training split) and
+        its half (0 or 1)."""
+        for fold, (half, linker) in enumerate(self.folds(settings)):
+            for document in half:
+                priors = adverse_priors_of(other for other in self.documents if other.pmid != document.pmid)
+                yield document, linker.link(document.text), priors, fold
 
 
 def training_split(training: Path, development: Path, settings: Settings) -> TrainingSplit:
