@@ -12,7 +12,9 @@ import gzip
 import logging
 import os
 import signal
+import threading
 import time
+from concurrent.futures import Future
 from datetime import date
 from pathlib import Path
 
@@ -173,8 +175,29 @@ async def test_the_worker_never_writes_to_stdout(bio_home: Path, data_dir: Path,
     assert "printed by the worker" in err and "written to fd 1 by the worker" in err
 
 
+SLOW_START_S = 30.0
+
+
 async def test_a_worker_slow_to_start_is_not_waited_for(tmp_path: Path, data_dir: Path, corpus_fakes, monkeypatch) -> None:
     monkeypatch.setattr(sync_module, "WORKER_START_TIMEOUT_S", 0.0)
+    # Slow to start whatever the machine: the worker reads as loading until SLOW_START_S after its
+    # linker is up (with a warm linker cache it was up before the first batch, and was used).
+    start = AnnotationWorker.start
+
+    def slow_start(worker: AnnotationWorker) -> None:
+        start(worker)
+        loading, delayed = worker._started, Future()
+        assert loading is not None
+
+        def finish() -> None:
+            ready = loading.result()
+            time.sleep(SLOW_START_S)
+            delayed.set_result(ready)
+
+        threading.Thread(target=finish, daemon=True).start()
+        worker._started = delayed
+
+    monkeypatch.setattr(AnnotationWorker, "start", slow_start)
     counts, _graph = await synced(tmp_path / "impatient", data_dir, corpus_fakes, 0, warm=False)
     # The first batch at least was annotated in process: the worker was still loading.
     assert counts["worker_documents"] <= counts["processed"] - 100
