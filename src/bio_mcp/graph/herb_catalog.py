@@ -39,6 +39,7 @@ from bio_mcp.graph.elements import BROADER, Edge, Node
 from bio_mcp.graph.names import EntityName, all_names, write_names
 from bio_mcp.graph.store import SqlGraphStore
 from bio_mcp.graph.vocabulary import Concept, Vocabulary, search_key
+from bio_mcp.store.database import analyze_after_bulk_load
 
 PLANTS_TREE = "B01.875"
 SCIENTIFIC_LANG = "la"
@@ -185,9 +186,11 @@ def write_herb_catalog(
         herb_nodes=len(plants.plants) + len(herb_nodes), names_added=added,
     )
     if farmacy_dir is None:
+        analyze_after_bulk_load(connection, ("kg_nodes", "kg_edges", "kg_names"))
         return report
     constituents = write_duke_constituents(connection, catalog, herb_of_taxon.get, farmacy_dir)
     mark_all_constituents_written(connection, farmacy_dir)
+    analyze_after_bulk_load(connection, ("kg_nodes", "kg_edges", "kg_names", "kg_relation_evidence"))
     return replace(
         report, constituent_rows=constituents.rows, constituent_edges=constituents.edges,
         constituents_on_mesh=constituents.on_mesh, constituent_evidence_added=constituents.evidence_added,
