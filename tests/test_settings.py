@@ -9,6 +9,8 @@ import pytest
 from bio_mcp.config import CONCERNS, Settings, load_settings
 from bio_mcp.config.sources import NcbiSettings
 from bio_mcp.errors import BioMcpError, ErrorCode
+from bio_mcp.sources.ncbi.client import EutilsClient
+from bio_mcp.sources.ncbi.idconv import IdConverterClient
 
 
 def test_every_setting_belongs_to_one_concern_and_is_described() -> None:
@@ -25,6 +27,21 @@ def test_every_setting_belongs_to_one_concern_and_is_described() -> None:
 def test_a_concern_reads_its_settings_alone() -> None:
     assert NcbiSettings(NCBI_API_KEY="k").ncbi_requests_per_second == 10.0
     assert NcbiSettings(NCBI_REQUEST_DELAY_MS=1000).ncbi_requests_per_second == 1.0
+
+
+def test_a_rate_ncbi_granted_a_key_is_used_for_e_utilities_only() -> None:
+    granted = load_settings(NCBI_API_KEY="k", NCBI_API_KEY_RPS="25")
+    assert EutilsClient(granted).limiter.limit / EutilsClient(granted).limiter.window_s == 25
+    # The enhanced key is E-utilities' only: NCBI's other services stay at 10 per second.
+    assert IdConverterClient(granted).limiter.limit / IdConverterClient(granted).limiter.window_s == 10
+    assert load_settings(NCBI_API_KEY="k", NCBI_API_KEY_RPS="25", NCBI_REQUEST_DELAY_MS="200").eutils_requests_per_second == 5
+    assert load_settings(NCBI_API_KEY="k").eutils_requests_per_second == 10
+    with pytest.raises(BioMcpError) as caught:
+        load_settings(NCBI_API_KEY_RPS="25")
+    assert caught.value.code == ErrorCode.VALIDATION and "set NCBI_API_KEY too" in caught.value.message
+    with pytest.raises(BioMcpError) as caught:
+        load_settings(NCBI_API_KEY="k", NCBI_API_KEY_RPS="8")
+    assert caught.value.code == ErrorCode.VALIDATION and "NCBI_API_KEY_RPS" in caught.value.message
 
 
 def test_an_unknown_setting_is_refused_by_name() -> None:

@@ -40,7 +40,8 @@ def served(fakes, bio_home) -> Iterator[tuple[asyncio.Runner, dict[str, ToolSpec
         PUBTATOR3_BASE_URL=fakes.pubtator3_base_url,
         EUROPEPMC_BASE_URL=fakes.europepmc_base_url, NCBI_IDCONV_BASE_URL=fakes.idconv_base_url,
         UNPAYWALL_BASE_URL=fakes.unpaywall_base_url, EUROPEPMC_RPS=10, EUROPEPMC_MAX_RETRIES=0,
-        NCBI_API_KEY="fuzz-key", CTGOV_RPS=50, NCBI_MAX_RETRIES=0, NCBI_TIMEOUT_S=30,
+        # The fakes take any rate: at NCBI's 10 per second the cases would wait on the limiter.
+        NCBI_API_KEY="fuzz-key", NCBI_API_KEY_RPS=100, CTGOV_RPS=50, NCBI_MAX_RETRIES=0, NCBI_TIMEOUT_S=30,
         BIO_MCP_EMBEDDINGS_PROVIDER="hash", BIO_MCP_HOME=str(bio_home),
     )
     with asyncio.Runner() as runner:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings
 
 from bio_mcp import __version__
@@ -25,6 +25,13 @@ class NcbiSettings(BaseSettings):
     ncbi_email: OptionalText = Field(
         default=None, validation_alias="NCBI_ADMIN_EMAIL",
         description='Contact email sent to NCBI with every request, as NCBI asks.',
+    )
+    # NCBI grants more than 10 per second to an API key on request, for E-utilities only (NLM support
+    # article KA-05318); its other services (the PMC ID converter) stay at 10.
+    ncbi_api_key_rps: float | None = Field(
+        default=None, gt=10, le=100, validation_alias="NCBI_API_KEY_RPS",
+        description="E-utilities requests per second NCBI has granted this API key, when above 10 (an "
+                    "enhanced key); unset: 10 with a key, 3 without.",
     )
     ncbi_request_delay_ms: int = Field(
         default=0, ge=0, le=60_000, validation_alias="NCBI_REQUEST_DELAY_MS",
@@ -60,10 +67,24 @@ class NcbiSettings(BaseSettings):
         description='Largest NCBI answer accepted, in bytes.',
     )
 
+    @model_validator(mode="after")
+    def _granted_rate_needs_a_key(self) -> NcbiSettings:
+        if self.ncbi_api_key_rps is not None and not self.ncbi_api_key:
+            raise ValueError("NCBI_API_KEY_RPS is the rate granted to an API key: set NCBI_API_KEY too")
+        return self
+
     @property
     def ncbi_requests_per_second(self) -> float:
-        """NCBI's ceiling (10/s with a key, 3/s without); the configured delay may only slow it."""
-        ceiling = 10.0 if self.ncbi_api_key else 3.0
+        """NCBI's ceiling for its services other than E-utilities (10/s with a key, 3/s without);
+        the configured delay may only slow it."""
+        return self._slowed(10.0 if self.ncbi_api_key else 3.0)
+
+    @property
+    def eutils_requests_per_second(self) -> float:
+        """E-utilities' ceiling: the rate granted to the key (NCBI_API_KEY_RPS), else NCBI's own."""
+        return self._slowed(self.ncbi_api_key_rps or (10.0 if self.ncbi_api_key else 3.0))
+
+    def _slowed(self, ceiling: float) -> float:
         if self.ncbi_request_delay_ms > 0:
             return min(ceiling, 1000.0 / self.ncbi_request_delay_ms)
         return ceiling

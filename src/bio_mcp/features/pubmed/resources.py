@@ -27,7 +27,7 @@ def server_info(settings: Settings, eutils: EutilsClient, protocol_version: str 
         status = f"Degraded (last request failed: {stats.last_error_code})"
     else:
         status = "Nominal"
-    rate = settings.ncbi_requests_per_second
+    rate = settings.eutils_requests_per_second
     limit = eutils.limiter.limit
     return {
         "serverName": "bio-mcp",

@@ -51,7 +51,7 @@ class EutilsClient:
         if settings.ncbi_api_key:
             fixed["api_key"] = settings.ncbi_api_key
         self.limiter = build_rate_limiter(
-            SOURCE, settings.ncbi_requests_per_second, settings.redis_url, settings.ncbi_api_key,
+            SOURCE, settings.eutils_requests_per_second, settings.redis_url, settings.ncbi_api_key,
             settings.ncbi_rate_margin_ms / 1000,
         )
         self.http = UpstreamClient(
