@@ -19,7 +19,7 @@ from bio_mcp.eval.corpus_fill import fill_scratch_corpus
 from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.service import index_folder
-from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize
+from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize, verdict_line
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.evidence.answer_verdict import QuotedSentence, verdict_of
 from bio_mcp.graph.indexer import build_graph_indexer
@@ -147,6 +147,27 @@ def test_a_finding_in_people_is_scoped_to_humans() -> None:
     assert (
         reading.verdict == "yes" and reading.supporting == (0,) and reading.scope == "animals_or_laboratory"
     )
+
+
+def test_a_yes_names_which_of_its_quotes_report_animals_when_the_others_name_no_population() -> None:
+    # Real sentences the shared records gave "Does semaglutide reduce body weight?": a meta-analysis
+    # (PMID 29915538) naming no population and a rat study (PMID 8838637). The answer once said
+    # "These quotes report findings in animals or laboratory models" of all of them.
+    reading = verdict_of([QuotedSentence(s, s, 0) for s in (
+        "The capacity of glycaemic and body weight control of semaglutide appeared more effective than other "
+        "add-on therapies including other GLP-1 receptor agonists of exenatide release and dulaglutide.",
+        "At 500 mg/kg/day in the rat there was reduced body weight gain (6% male, 7% female).",
+    )])
+    assert reading.verdict == "yes" and reading.supporting == (0, 1)
+    assert reading.scope == "animals_or_laboratory" and reading.in_models == (1,)
+    line = verdict_line(reading.verdict, [1, 2], "en", reading.scope, [2])
+    assert line == ("Verdict: yes, by the quoted evidence [1][2]. Of these, findings in animals or laboratory "
+                    "models are reported by [2] and no population is named by the others; none reports it in "
+                    "humans alone.")
+    assert "[2]" in verdict_line(reading.verdict, [1, 2], "th", reading.scope, [2]).split("ในจำนวนนี้")[1]
+    # When every supporting quote is an animal or laboratory finding, the answer says so of them all.
+    assert verdict_line("yes", [1, 2], "en", "animals_or_laboratory", [1, 2]).endswith(
+        "These quotes report findings in animals or laboratory models; none reports it in humans alone.")
 
 
 async def test_a_safety_question_gets_no_all_clear_while_a_quote_reports_harm(dehp_context) -> None:

@@ -309,6 +309,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
                     "insufficient": "Verdict: insufficient evidence to say yes or no."},
         "animals_or_laboratory": "These quotes report findings in animals or laboratory models; none reports "
                                  "it in humans alone.",
+        "some_in_models": "Of these, findings in animals or laboratory models are reported by {models} and no "
+                          "population is named by the others; none reports it in humans alone.",
         "low_confidence": "Withheld: the evidence may not answer the question (answer_conf {conf:.2f} < τ {tau:.2f}).",
         "evidence_head": "Evidence (quoted in its own language):",
         "both": "both {subject} and {outcome}",
@@ -330,6 +332,8 @@ _FRAMES: dict[Lang, dict[str, str]] = {
                     "insufficient": "สรุป: หลักฐานไม่เพียงพอที่จะตอบว่าใช่หรือไม่"},
         "animals_or_laboratory": "หลักฐานที่อ้างอิงเป็นผลการศึกษาในสัตว์ทดลองหรือในห้องปฏิบัติการ "
                                  "ไม่มีประโยคใดรายงานผลในมนุษย์โดยเฉพาะ",
+        "some_in_models": "ในจำนวนนี้ {models} เป็นผลการศึกษาในสัตว์ทดลองหรือในห้องปฏิบัติการ ส่วนที่เหลือไม่ได้ระบุกลุ่มที่ศึกษา "
+                          "ไม่มีประโยคใดรายงานผลในมนุษย์โดยเฉพาะ",
         "low_confidence": "งดให้คำตอบ: หลักฐานอาจไม่ตอบคำถาม (answer_conf {conf:.2f} < τ {tau:.2f})",
         "evidence_head": "หลักฐาน (อ้างอิงตามภาษาต้นฉบับ):",
         "both": "ทั้ง {subject} และ {outcome}",
@@ -338,12 +342,19 @@ _FRAMES: dict[Lang, dict[str, str]] = {
 }
 
 
-def verdict_line(verdict: Verdict, supporting: Sequence[int], lang: Lang, scope: Scope = "unstated") -> str:
+def verdict_line(
+    verdict: Verdict, supporting: Sequence[int], lang: Lang, scope: Scope = "unstated", in_models: Sequence[int] = ()
+) -> str:
     """The verdict as the answer's first sentence, citing the quotes (numbers) that support it, and
-    saying so when they report animals or laboratory models and not people."""
+    saying so when they report animals or laboratory models and not people: which of them do, when
+    the others name no population (`in_models`, numbers; empty: all of them)."""
     markers = "".join(f"[{number}]" for number in supporting)
     line = _FRAMES[lang]["verdict"][verdict].format(markers=markers)
-    return f"{line} {_FRAMES[lang][scope]}" if scope == "animals_or_laboratory" and supporting else line
+    if scope != "animals_or_laboratory" or not supporting:
+        return line
+    if in_models and set(in_models) < set(supporting):
+        return f"{line} {_FRAMES[lang]['some_in_models'].format(models=''.join(f'[{n}]' for n in in_models))}"
+    return f"{line} {_FRAMES[lang][scope]}"
 
 
 def extractive_answer(citations: Sequence[Citation], lang: Lang, verdict: VerdictReading | None = None) -> str:
@@ -435,7 +446,8 @@ def _numbers(verdict: VerdictReading, citations: Sequence[Citation]) -> list[int
 
 
 def _verdict_line_of(verdict: VerdictReading, citations: Sequence[Citation], lang: Lang) -> str:
-    return verdict_line(verdict.verdict, _numbers(verdict, citations), lang, verdict.scope)
+    return verdict_line(verdict.verdict, _numbers(verdict, citations), lang, verdict.scope,
+                        [citations[i].number for i in verdict.in_models])
 
 
 def _verdict(citations: Sequence[Citation], context: KbContext, focus: Focus, question: str) -> VerdictReading:

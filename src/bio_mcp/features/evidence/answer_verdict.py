@@ -259,6 +259,9 @@ class VerdictReading:
     verdict: Verdict
     supporting: tuple[int, ...]
     scope: Scope
+    # Those of `supporting` that name animals or laboratory models: with `animals_or_laboratory`
+    # the others name no population, and the answer must not say they are animal findings too.
+    in_models: tuple[int, ...] = ()
 
 
 def verdict_of(
@@ -270,4 +273,5 @@ def verdict_of(
     readings = [read_sentence(sentence, names_subject) for sentence in sentences]
     verdict = decide_safety(readings) if safety else decide(shares(readings))
     backing = supporting(readings, verdict, safety)
-    return VerdictReading(verdict, tuple(backing), scope_of([readings[i] for i in backing]))
+    return VerdictReading(verdict, tuple(backing), scope_of([readings[i] for i in backing]),
+                          tuple(i for i in backing if readings[i].nonhuman))
