@@ -129,3 +129,18 @@ async def test_prevent_frames_the_question_and_is_no_outcome_a_sentence_must_nam
     # "aspirin reduced cardiovascular events" answers it without the word "prevent".
     assert focus.terms == ["aspirin", "cardiovascular", "event"]
     assert focus.admits("Low-dose aspirin reduced major cardiovascular events in the trial.")
+
+
+async def test_a_drug_the_linker_does_not_know_is_the_subject_by_its_inn_stem() -> None:
+    """MeSH 2024 as shipped has no semaglutide: "body weight", two of the question's three words,
+    named in a rat study of 2-ethylhexanol (PMID 8838637), had made that study support a "yes" about
+    semaglutide. The sentences are the shared records' (PMIDs 29915538, 8838637)."""
+    question = "Does semaglutide reduce body weight?"
+    focus = read_focus(question, QueryReading(question), None, None)
+    assert focus.describe() == ("semaglutide", "body / weight")
+    assert focus.admits("The capacity of glycaemic and body weight control of semaglutide appeared more effective "
+                        "than other add-on therapies including other GLP-1 receptor agonists of exenatide release "
+                        "and dulaglutide.")
+    assert not focus.admits("At 500 mg/kg/day in the rat there was reduced body weight gain (6% male, 7% female), "
+                            "increased relative liver (29% male, 15% female), kidney (16% male, 6% female), stomach "
+                            "(11% male, 16% female), and testes (6%) weights.")

@@ -17,6 +17,9 @@ A sentence names an anchor when the linker finds in it the anchor's concept, a n
 (hepatitis B for hepatitis) or a drug whose MeSH pharmacological action it is (captopril for
 antihypertensive agents), or when it holds every content word of one of the anchor's names.
 
+A drug name the linker does not know, recognised by its INN stem (semaglutide: -glutide), is an
+anchor too, and the subject.
+
 Subject: the first anchor that is not a disease (when only a disease is linked, the question's first
 term). Outcome: the first disease anchor after it, else the next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
 (or the only one). A word of the question the reading could not put in English (a Thai herb name
@@ -56,6 +59,14 @@ THAI_FRAMING = frozenset([
 # MeSH's tree is rarely deeper than this above a concept a sentence names.
 _MAX_ANCESTOR_STEPS = 12
 _BINOMIAL = re.compile(r"([A-Z][a-z]+) ([a-z]{3,})")
+# Drug names by the WHO's INN stems (monoclonal antibodies, kinase inhibitors, GLP-1 agonists,
+# gliptins, gliflozins, proton-pump inhibitors, sartans, beta blockers, ...): a drug newer than the
+# MeSH release the linker reads (semaglutide, tirzepatide) is still known for a drug by its stem.
+_INN_DRUG = re.compile(
+    r"\b[a-z]{3,}(?:mab|tinib|ciclib|rafenib|parib|lisib|glutide|gliptin|gliflozin|glinide|prazole|sartan|olol|"
+    r"dipine|vastatin|previr|buvir|asvir|tegravir|navir|floxacin|cillin|conazole|xaban|gatran|parin|dronate|"
+    r"triptan|setron|lukast|denafil|oxetine|tidine)\b"
+)
 _INTERACTION_QUESTION = re.compile(
     r"interact|interfer|\bwith (?:\w+ ){0,3}(?:drugs?|medicines?|medications?|warfarin|anticoagulants?)\b"
     r"|together with|combined with|concomitant|co-?administ|ร่วมกับ|ปฏิกิริยา|ตีกัน|กินกับยา|ใช้กับยา",
@@ -198,6 +209,13 @@ def read_focus(
         same.phrases.append(phrase)
         same.abbreviations += _abbreviations(mention.text)
         covered.update(phrase)
+    # A drug the linker does not know is the question's subject: without it, "Does semaglutide reduce
+    # body weight?" was answered with rat studies of other chemicals that name body weight.
+    for word in dict.fromkeys(_INN_DRUG.findall(text.lower())):
+        phrase = tuple(content_terms(word))
+        if phrase and not all(part in covered for part in phrase):
+            anchors.insert(0, Anchor(label=word, phrases=[phrase]))
+            covered.update(phrase)
     # A concept named inside a longer one (carotid artery in carotid artery stenosis) is that one's.
     anchors = [a for a in anchors if not any(
         b is not a and all(any(set(p) < set(q) for q in b.phrases) for p in a.phrases) for b in anchors)]
