@@ -46,6 +46,10 @@ CASES = [
     ("phase 3 trials of nivolumab in advanced melanoma", "indication_phase_trials",
      {"indication": "Melanoma", "intervention": "Nivolumab"}, ["3"], [], None),
     ("recruiting trials of metformin", "indication_phase_trials", {"intervention": "Metformin"}, [], ["Recruiting"], None),
+    # A count is of the trials found: "How many" is neither condition nor drug.
+    ("How many trials of semaglutide for obesity are recruiting?", "indication_phase_trials",
+     {"indication": "Obesity", "intervention": "semaglutide"}, [], ["Recruiting"], None),
+    ("How many phase 3 melanoma trials are there?", "indication_phase_trials", {"indication": "Melanoma"}, ["3"], [], None),
     # A disease whose name holds a chemical's is the disease.
     ("insulin resistance trials", "indication_phase_trials", {"indication": "Insulin Resistance"}, [], [], None),
 ]

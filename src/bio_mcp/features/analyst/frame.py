@@ -67,7 +67,10 @@ _TRIAL_WORDS = frozenset(
      "investigating", "use", "uses", "using", "treat", "treats", "treating", "treatment", "treatments", "therapy",
      "therapies", "patients", "people", "participants", "adults", "adult", "children", "pediatric", "paediatric",
      "advanced", "metastatic", "early", "late", "stage", "severe", "mild", "moderate", "new", "novel", "drug",
-     "drugs", "do", "does", "involving", "running", "conducted", "underway"]
+     "drugs", "do", "does", "involving", "running", "conducted", "underway",
+     # A count is asked of the trials found ("How many trials of X for Y are recruiting?"): searched
+     # as the condition, "How many" matched no trial and the answer read as none.
+     "how", "many", "number", "count"]
 )
 
 # Words of a free question that say how it is asked or which way an effect goes, not what it is
