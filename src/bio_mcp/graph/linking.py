@@ -35,7 +35,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -50,7 +50,13 @@ from bio_mcp.eval.pubtator import PubtatorDocument, read_pubtator
 from bio_mcp.graph.abbreviations import find_abbreviations, short_form_uses
 from bio_mcp.graph.ids import mesh_entity_id, sha256_hex, trial_entity_id
 from bio_mcp.graph.mentions import EntityType, Mention
-from bio_mcp.graph.vocabulary import Vocabulary, file_digest, load_supplementary_names, load_vocabulary
+from bio_mcp.graph.vocabulary import (
+    Vocabulary,
+    file_digest,
+    load_pharm_actions,
+    load_supplementary_names,
+    load_vocabulary,
+)
 from bio_mcp.mesh_files import mesh_path_of, pharm_actions_path
 from bio_mcp.pickle_cache import load_cached
 
@@ -697,10 +703,12 @@ def linker_priors(vocabulary: Vocabulary, training: list[PubtatorDocument], min_
 
 def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | LinkerPriors | None = None,
                  min_precision: float = 0.4, min_branch_precision: float = 0.4,
-                 supplementary: Mapping[str, str] | None = None) -> EntityLinker:
+                 supplementary: Mapping[str, str] | None = None, drugs: Collection[str] = frozenset()) -> EntityLinker:
     """MeSH's terms and the `supplementary` concepts' names (`load_supplementary_names`), plus the
     training set's pairs and minus the terms it shows to be mostly wrong; `training` is the
-    annotated documents or what was learnt from them (`LinkerPriors`)."""
+    annotated documents or what was learnt from them (`LinkerPriors`). `drugs`: the concepts with a
+    pharmacological action (`load_pharm_actions`), linked even in a branch the training set shows
+    to be mostly wrong."""
     supplementary = supplementary or {}
     if not training:
         types: dict[str, EntityType] = {concept.id: concept.type for concept in vocabulary.concepts.values()}
@@ -721,10 +729,10 @@ def build_linker(vocabulary: Vocabulary, training: list[PubtatorDocument] | Link
         candidates.pop(key, None)
     # A concept the training set never names, filed (anywhere) in a branch of the tree whose terms
     # were mostly wrong there (proteins, enzymes, drug classes: BC5CDR does not annotate them), is
-    # not linked.
+    # not linked, unless it is a drug: infliximab, trastuzumab and etanercept are proteins.
     unconfirmed = {
         concept.id for concept in vocabulary.concepts.values()
-        if concept.id not in pairs.types and _branch_of(concept.tree_numbers, branches)
+        if concept.id not in pairs.types and concept.id not in drugs and _branch_of(concept.tree_numbers, branches)
     }
     for key in list(candidates):
         kept = [option for option in candidates[key]
@@ -813,7 +821,7 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     supplementary_path = pharm_actions_path(mesh_path)
     if cache_dir is None:
         return build_linker(load_vocabulary(mesh_path), _training(training_path, held_out),
-                            supplementary=_supplementary(supplementary_path))
+                            supplementary=_supplementary(supplementary_path), drugs=_drugs(supplementary_path))
     digest = file_digest(mesh_path)[:12]
     if supplementary_path is not None:
         digest += f"-{file_digest(supplementary_path)[:12]}"
@@ -826,12 +834,17 @@ def load_linker_from(mesh_path: Path, training_path: Path | None, cache_dir: Pat
     # The vocabulary is read only to build: a linker read back does not need it.
     return load_cached(cache, EntityLinker,
                        lambda: build_linker(load_vocabulary(mesh_path, cache_dir), _training(training_path, held_out),
-                                            supplementary=_supplementary(supplementary_path)),
+                                            supplementary=_supplementary(supplementary_path),
+                                            drugs=_drugs(supplementary_path)),
                        stale=f"entity-linker-*-{digest}.pickle")
 
 
 def _supplementary(path: Path | None) -> dict[str, str]:
     return load_supplementary_names(path) if path is not None else {}
+
+
+def _drugs(path: Path | None) -> frozenset[str]:
+    return frozenset(load_pharm_actions(path)) if path is not None else frozenset()
 
 
 def _training(training_path: Path | None, held_out: frozenset[str]) -> list[PubtatorDocument] | LinkerPriors | None:

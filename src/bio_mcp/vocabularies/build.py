@@ -34,7 +34,12 @@ from bio_mcp.data_files import (
 from bio_mcp.eval.pubtator import read_pubtator
 from bio_mcp.graph.adverse_priors import adverse_priors_of, priors_to_json
 from bio_mcp.graph.linking import build_linker, linker_priors
-from bio_mcp.graph.vocabulary import Vocabulary, load_supplementary_names, read_descriptors
+from bio_mcp.graph.vocabulary import (
+    Vocabulary,
+    load_pharm_actions,
+    load_supplementary_names,
+    read_descriptors,
+)
 
 # The Dr. Duke tables the product reads (graph/herb_catalog.py, graph/plant_names.py), and those of
 # the processed FARMACY/ETHNOBOT dump (constituents, traditional uses).
@@ -127,8 +132,9 @@ def build_relation_model(data: Path, target: Path) -> Built:
 
     vocabulary = Vocabulary(read_descriptors(data / "mesh" / "mesh_descriptors_2024.jsonl"))
     priors = bc5cdr_priors(data, vocabulary)
+    actions = data / "mesh" / "data_pharm_action.tsv"
     linker = build_linker(vocabulary, LinkerPriors.from_json(priors["linker"]),  # type: ignore[arg-type]
-                          supplementary=load_supplementary_names(data / "mesh" / "data_pharm_action.tsv"))
+                          supplementary=load_supplementary_names(actions), drugs=frozenset(load_pharm_actions(actions)))
     model = train_relation_model(read_ppr(data / "bench" / "ppr" / "PPR_train_corpus.txt"), linker, vocabulary,
                                  data / "herbs" / "duke")
     content = json.dumps(model.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
