@@ -66,7 +66,7 @@ def _side(response: RagAnswerResponse, kb: KbContext, pmid: str) -> dict[str, ob
     uuids = [chunk_uuid(pmid_of(c.id), chunk_id_of(c.anchor)) for c in response.citations]
     with kb.store.read() as tx:
         stored = tx.chunks.get_many(set(uuids))
-    quoted = [verdicts.QuotedSentence(c.quote, stored[u].text, c.start)
+    quoted = [verdicts.QuotedSentence(c.quote, stored[u].text, c.start, c.title)
               for c, u in zip(response.citations, uuids, strict=True) if u in stored]
     readings = [verdicts.read_sentence(sentence) for sentence in quoted]
     # The quotes themselves too, so a change to how sentences are read is measured without asking again.

@@ -20,6 +20,7 @@ from bio_mcp.features.corpus.indexing import CorpusIndex
 from bio_mcp.features.corpus.records import CorpusDocument, corpus_document
 from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize, verdict_line
+from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
 from bio_mcp.features.evidence.answer_verdict import QuotedSentence, verdict_of
 from bio_mcp.graph.indexer import build_graph_indexer
@@ -184,3 +185,53 @@ async def test_a_safety_question_gets_no_all_clear_while_a_quote_reports_harm(de
         assert any("unlikely" in q or "safe" in q for q in support)
     first_line = response.answer.splitlines()[0]
     assert not first_line.startswith("Verdict: yes")
+
+
+# Real sentences the shared records gave "Is phthalate exposure safe during pregnancy?": three of the
+# NTP report on dibutyl phthalate (PMID 12209194) say what was studied and how people are exposed,
+# and one of PMID 2635147 reports harm in pregnant rats. The answer once read "no, by the quoted
+# evidence [1][2][3][4]", the three cited as reports of harm ("concern", "contamination", "toxicity
+# study") and the rat finding read as one in people ("pregnancy").
+NTP_TITLE = ("NTP technical report on the toxicity studies of Dibutyl Phthalate (CAS No. 84-74-2) Administered in "
+             "Feed to F344/N Rats and B6C3F1 Mice.")
+NTP_SENTENCES = (
+    "Furthermore, due to concern over the potential for pervasive exposure of humans to dibutyl phthalate, "
+    "additional perinatal studies examined rats and mice exposed as pups in utero, for the 4 weeks of lactation, "
+    "and for an additional 4 weeks postweaning.",
+    "Concomitant with this extensive worldwide use is the high potential for human exposure to dibutyl phthalate in "
+    "the workplace and the home environment through direct sources as well as indirectly, through contamination of "
+    "water, air, and foodstuffs.",
+    "In the subsequent subchronic toxicity study of dibutyl phthalate with perinatal exposure, dams were administered "
+    "diets containing 0 or the MPE concentration (10,000 ppm) during gestation and lactation, and weaned pups were "
+    "administered the same diets as their dams received for an additional 4 weeks, until the beginning of the "
+    "13-week exposure phase.",
+)
+FETAL_LIVER_TITLE = ("Biochemical alterations in rat fetal liver following in utero exposure to "
+                     "di(2-ethylhexyl)phthalate (DEHP).")
+FETAL_LIVER = ("The data indicate that exposure of mothers to DEHP during pregnancy could adversely affect the fetal "
+               "livers by interfering with bioenergetics of the cell.")
+
+
+def test_a_safety_no_needs_a_quote_reporting_harm_and_is_scoped_by_the_study() -> None:
+    design = [QuotedSentence(s, s, 0, NTP_TITLE) for s in NTP_SENTENCES]
+    # What a study measured, why it was done and how people are exposed report no harm.
+    assert verdict_of(design, safety=True).verdict == "insufficient"
+    reading = verdict_of([*design, QuotedSentence(FETAL_LIVER, FETAL_LIVER, 0, FETAL_LIVER_TITLE)], safety=True)
+    assert reading.verdict == "no" and reading.supporting == (3,)
+    # The sentence names mothers and pregnancy, not the species: its title says rats.
+    assert reading.scope == "animals_or_laboratory" and reading.in_models == (3,)
+    untitled = verdict_of([QuotedSentence(FETAL_LIVER, FETAL_LIVER, 0)], safety=True)
+    assert untitled.verdict == "no" and untitled.scope == "unstated"
+    # A stated concern still reports harm (PMID 22198209).
+    concern = ("Both occupational and environmental routes of exposure to DEHP are of concern for human health.")
+    assert verdict_of([QuotedSentence(concern, concern, 0)], safety=True).verdict == "no"
+
+
+def test_how_the_subject_is_met_is_no_outcome_a_quote_may_stand_on(dehp_context) -> None:
+    question = "Is DEHP exposure safe during pregnancy?"
+    focus = read_focus(question, QueryReading(question), dehp_context.kb.linker, dehp_context.kb.catalog)
+    assert focus.describe() == ("DEHP", "pregnancy")
+    assert focus.admits(FETAL_LIVER)
+    # PMID 10388618: it names DEHP and exposure, and nothing of pregnancy.
+    assert not focus.admits("Exposure of the general human population to DEHP is approximately 30 microg/kg body "
+                            "wt/day, the major source being from residues in food.")

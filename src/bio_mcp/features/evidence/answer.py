@@ -457,7 +457,7 @@ def _verdict(citations: Sequence[Citation], context: KbContext, focus: Focus, qu
     with context.store.read() as tx:
         stored = tx.chunks.get_many(set(uuids.values()))
     quoted = [QuotedSentence(c.quote, stored[uuids[c.number]].text if uuids[c.number] in stored else c.quote,
-                             c.start if uuids[c.number] in stored else 0) for c in citations]
+                             c.start if uuids[c.number] in stored else 0, c.title) for c in citations]
     return verdict_of(quoted, focus.names_subject if focus.subject is not None else None,
                       is_safety_question(question))
 

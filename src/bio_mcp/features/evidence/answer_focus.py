@@ -48,7 +48,10 @@ FRAMING = frozenset(content_terms(
     "differ different difference better worse lower higher still really justified work works need needed help "
     "helps use used using benefit beneficial cause causes lead leads good bad treat treatment treated therapy "
     "value valuable reliable accurate feasible appropriate important matter evidence risk there exist "
-    "prevent prevents preventing prevention preventive protect protects protective"
+    "prevent prevents preventing prevention preventive protect protects protective "
+    # How the subject is met ("Is phthalate exposure safe during pregnancy?"): a sentence naming the
+    # subject and "exposure" alone said nothing of pregnancy.
+    "exposure exposures exposed expose take takes taking taken intake consume consumed consuming consumption"
 ))
 # Thai words that frame a health question (treat, reduce, help, properties, ...): left untranslated
 # by the reading, they are no topic a sentence must name.

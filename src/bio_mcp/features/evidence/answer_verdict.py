@@ -15,18 +15,21 @@ ones; `mixed`: all), and says whose finding it is (`scope`): a yes drawn from ra
 is not a yes in people. "There is sufficient evidence for carcinogenicity of DEHP in rats and
 mice; however, there is little epidemiological evidence ... in humans" is hedged (an evidence gap),
 and a verdict whose supporting sentences name animals or laboratory models and none names people
-alone is `animals_or_laboratory`. A negation counts only in a clause naming the question's subject
+alone is `animals_or_laboratory`; a sentence naming no population is read as its study's, by its
+document's title ("Biochemical alterations in rat fetal liver ..."). A negation counts only in a clause naming the question's subject
 (`read_text`), and "similar" only in a comparison. On PubMedQA's answered questions the verdict is
 right for 0.669 of the dev half (majority class 0.504) and 0.625 of the tune half; before these
 rules, 0.645 and 0.596 (bench/results/pubmedqa_answers.jsonl). A question whether something is
-safe is decided apart (`decide_safety`): its yes is an all-clear.
+safe is decided apart (`decide_safety`): its yes is an all-clear, and its no needs a quote that
+reports harm, not one naming what a study measured ("a subchronic toxicity study") or a route of
+exposure ("contamination of water").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bio_mcp.features.evidence.answer_models import Scope, Verdict
 
@@ -62,10 +65,11 @@ _NONHUMAN = re.compile(
     r"in vitro|ex vivo|cell lines?|cultured|cultures?|xenografts?)\b",
     re.IGNORECASE,
 )
+# Not "pregnancy": rats are pregnant too ("exposure of mothers to DEHP during pregnancy" is a rat study's).
 _HUMAN = re.compile(
     r"\b(?:humans?|people|persons?|patients?|men|women|children|adults?|infants?|neonates?|adolescents?|"
     r"participants?|volunteers?|individuals|subjects|populations?|cohorts?|epidemiolog\w*|clinical(?:ly)?|"
-    r"randomi[sz]ed|case-control|pregnan\w*|smokers|workers)\b",
+    r"randomi[sz]ed|case-control|smokers|workers)\b",
     re.IGNORECASE,
 )
 # "similar", "comparable" and "equivalent" say no effect only in a comparison ("similar between the
@@ -86,8 +90,19 @@ _SAFE = re.compile(
     re.IGNORECASE,
 )
 _HARM = re.compile(
-    r"toxic|carcinogen|adverse|harm|hazard|\brisks?\b|concern|damage|injur|death|fatal|mortality|morbidity|"
-    r"complication|bleeding|haemorrhag|hemorrhag|contamina|danger|unsafe|threat",
+    r"toxic|carcinogen|adverse|harm|hazard|\brisks?\b|damage|injur|death|fatal|mortality|morbidity|"
+    r"complication|bleeding|haemorrhag|hemorrhag|danger|unsafe|threat|"
+    # A concern stated ("are of concern for human health"), not one that motivated a study ("due to
+    # concern over the potential for exposure").
+    r"\bof (?:\w+\s+){0,2}concern\b|\bconcerns?\s+(?:for|to)\s+(?:\w+\s+){0,2}(?:health|safety)|"
+    r"\brais\w*\s+(?:\w+\s+){0,2}concerns?\b",
+    re.IGNORECASE,
+)
+# A harm word naming what a study measured, not what it found: "a subchronic toxicity study", "risk
+# assessment". Contamination of water and food is a route of exposure, not a harm (no longer a cue).
+_STUDY_OF_HARM = re.compile(
+    r"\b(?:toxicity|toxicological|toxicology|carcinogenicity|safety|risk|hazard)\s+"
+    r"(?:stud(?:y|ies)|tests?|testing|assessments?|evaluations?|bioassays?|screening|phase)\b",
     re.IGNORECASE,
 )
 # Where one clause ends and another begins: "; ", ": ", ", but", "whereas", "suggests that", ...
@@ -116,11 +131,13 @@ def is_yes_no(question: str) -> bool:
 
 @dataclass(frozen=True)
 class QuotedSentence:
-    """A quoted sentence and the section text it was quoted from, with its offset there."""
+    """A quoted sentence and the section text it was quoted from, with its offset there, and the
+    title of its document."""
 
     text: str
     section: str
     start: int
+    title: str = ""
 
 
 def in_conclusion(sentence: QuotedSentence) -> bool:
@@ -151,7 +168,12 @@ NamesSubject = Callable[[str], bool]
 
 
 def read_sentence(sentence: QuotedSentence, names_subject: NamesSubject | None = None) -> SentenceReading:
-    return read_text(sentence.text, in_conclusion(sentence), names_subject)
+    """A sentence naming no population is read as its study's: one whose title names only animals or
+    laboratory models ("... in rat fetal liver") reports an animal finding."""
+    reading = read_text(sentence.text, in_conclusion(sentence), names_subject)
+    if reading.human or reading.nonhuman or not _NONHUMAN.search(sentence.title) or _HUMAN.search(sentence.title):
+        return reading
+    return replace(reading, nonhuman=True)
 
 
 def read_text(text: str, conclusion: bool, names_subject: NamesSubject | None = None) -> SentenceReading:
@@ -170,7 +192,7 @@ def read_text(text: str, conclusion: bool, names_subject: NamesSubject | None = 
         bool(_NONHUMAN.search(text)),
         negated,
         safe,
-        not safe and bool(_HARM.search(text)),
+        not safe and bool(_HARM.search(_STUDY_OF_HARM.sub(" ", text))),
     )
 
 
