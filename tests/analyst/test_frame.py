@@ -50,6 +50,15 @@ CASES = [
     ("How many trials of semaglutide for obesity are recruiting?", "indication_phase_trials",
      {"indication": "Obesity", "intervention": "semaglutide"}, [], ["Recruiting"], None),
     ("How many phase 3 melanoma trials are there?", "indication_phase_trials", {"indication": "Melanoma"}, ["3"], [], None),
+    # What is asked of the trials is neither condition nor drug, and a drug MeSH lists only as a
+    # supplementary concept is the intervention by its INN stem; both had been searched as conditions
+    # ("adverse events reported pembrolizumab", "Compare keytruda melanoma") and answered as none.
+    ("What adverse events were reported in pembrolizumab trials?", "indication_phase_trials",
+     {"intervention": "pembrolizumab"}, [], [], None),
+    ("Compare phase 3 trials of keytruda in melanoma", "indication_phase_trials",
+     {"indication": "Melanoma", "intervention": "keytruda"}, ["3"], [], None),
+    ("trials of adalimumab versus infliximab in Crohn disease", "indication_phase_trials",
+     {"indication": "Crohn Disease", "intervention": "Adalimumab Infliximab"}, [], [], None),
     # A disease whose name holds a chemical's is the disease.
     ("insulin resistance trials", "indication_phase_trials", {"indication": "Insulin Resistance"}, [], [], None),
 ]

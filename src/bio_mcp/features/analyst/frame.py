@@ -2,7 +2,8 @@
 
 Filters are cut out of the question first (phases, statuses, the time window, the sponsor, NCT ids);
 what is left, less the words that only say what kind of answer is wanted, names the indication or
-the topic. In a trial question a drug MeSH knows is the intervention, never the indication; the
+the topic. In a trial question a drug MeSH knows, or a word named as a drug by its INN stem
+(`graph/inn_stems.py`: pembrolizumab), is the intervention, never the indication; the
 indication is the longest other span that MeSH knows, else the words as given; and the words named
 beside a known indication ("pembrolizumab" of "pembrolizumab in melanoma", a drug MeSH lists only
 as a supplementary concept) are the intervention too, so no asked word is dropped and the trials
@@ -17,6 +18,7 @@ from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.analyst.indications import MAX_TERM_TOKENS, MeshIndex, normalise
 from bio_mcp.features.analyst.models import MAX_WINDOW_DAYS, Entities, FetchPolicy, Filters, Frame, Intent
 from bio_mcp.features.kb.language import build_lexicon, cross_lingual
+from bio_mcp.graph.inn_stems import is_inn_drug
 from bio_mcp.thai_script import contains_thai
 
 SUPPORTED_QUESTIONS = {
@@ -70,7 +72,12 @@ _TRIAL_WORDS = frozenset(
      "drugs", "do", "does", "involving", "running", "conducted", "underway",
      # A count is asked of the trials found ("How many trials of X for Y are recruiting?"): searched
      # as the condition, "How many" matched no trial and the answer read as none.
-     "how", "many", "number", "count"]
+     "how", "many", "number", "count",
+     # What is asked of the trials found, not what they study: "What adverse events were reported in
+     # pembrolizumab trials?" and "Compare phase 3 trials of keytruda in melanoma" were searched as
+     # the conditions "adverse events reported pembrolizumab" and "Compare keytruda melanoma".
+     "compare", "compared", "comparing", "comparison", "adverse", "events", "reported", "side", "effects",
+     "versus", "vs"]
 )
 
 # Words of a free question that say how it is asked or which way an effect goes, not what it is
@@ -160,6 +167,9 @@ def _subjects(words: list[str], mesh: MeshIndex) -> tuple[str | None, str | None
     """(indication, intervention) of a trial question's remaining words."""
     words = [word for word in words if word.lower() not in _FILLER and word.lower() not in _TRIAL_WORDS]
     chemicals = [(start, end, name) for start, end, name in _spans(words, mesh) if name in mesh.chemicals]
+    taken = {index for start, end, _ in chemicals for index in range(start, end)}
+    chemicals += [(index, index + 1, word) for index, word in enumerate(words)
+                  if index not in taken and is_inn_drug(word)]
     named = {index for start, end, _ in chemicals for index in range(start, end)}
     interventions = [name for _, _, name in sorted(chemicals)]
     words = [word for index, word in enumerate(words) if index not in named]

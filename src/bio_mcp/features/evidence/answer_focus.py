@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from bio_mcp.features.evidence.answer_confidence import content_terms
 from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
+from bio_mcp.graph.inn_stems import inn_drugs
 from bio_mcp.graph.mentions import Mention
 
 # Words that say what is asked about a topic, not what the topic is (stemmed as `content_terms` does).
@@ -62,14 +63,6 @@ THAI_FRAMING = frozenset([
 # MeSH's tree is rarely deeper than this above a concept a sentence names.
 _MAX_ANCESTOR_STEPS = 12
 _BINOMIAL = re.compile(r"([A-Z][a-z]+) ([a-z]{3,})")
-# Drug names by the WHO's INN stems (monoclonal antibodies, kinase inhibitors, GLP-1 agonists,
-# gliptins, gliflozins, proton-pump inhibitors, sartans, beta blockers, ...): a drug newer than the
-# MeSH release the linker reads (semaglutide, tirzepatide) is still known for a drug by its stem.
-_INN_DRUG = re.compile(
-    r"\b[a-z]{3,}(?:mab|tinib|ciclib|rafenib|parib|lisib|glutide|gliptin|gliflozin|glinide|prazole|sartan|olol|"
-    r"dipine|vastatin|previr|buvir|asvir|tegravir|navir|floxacin|cillin|conazole|xaban|gatran|parin|dronate|"
-    r"triptan|setron|lukast|denafil|oxetine|tidine)\b"
-)
 _INTERACTION_QUESTION = re.compile(
     r"interact|interfer|\bwith (?:\w+ ){0,3}(?:drugs?|medicines?|medications?|warfarin|anticoagulants?)\b"
     r"|together with|combined with|concomitant|co-?administ|ร่วมกับ|ปฏิกิริยา|ตีกัน|กินกับยา|ใช้กับยา",
@@ -214,7 +207,7 @@ def read_focus(
         covered.update(phrase)
     # A drug the linker does not know is the question's subject: without it, "Does semaglutide reduce
     # body weight?" was answered with rat studies of other chemicals that name body weight.
-    for word in dict.fromkeys(_INN_DRUG.findall(text.lower())):
+    for word in inn_drugs(text):
         phrase = tuple(content_terms(word))
         if phrase and not all(part in covered for part in phrase):
             anchors.insert(0, Anchor(label=word, phrases=[phrase]))
