@@ -93,6 +93,8 @@ def test_frame_is_deterministic(mesh: MeshIndex) -> None:
 @pytest.mark.parametrize(("question", "topic"), [
     ("Is metformin associated with lower cancer risk?", "metformin cancer risk"),
     ("Does curcumin reduce inflammation?", "curcumin inflammation"),
+    # "How many" and "how often" say what is asked: searched, "many" had to be in every paper found.
+    ("How many people get shingles after chickenpox?", "people shingles after chickenpox"),
     # Turmeric by its binomial, inflammation by dictionary; "help reduce ... or not" says how it is asked.
     ("ขมิ้นชันช่วยลดการอักเสบหรือไม่", "Curcuma longa inflammation"),
 ])

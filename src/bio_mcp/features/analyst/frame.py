@@ -86,7 +86,7 @@ _QUESTION_WORDS = frozenset(
     ["affect", "affects", "association", "benefit", "benefits", "cause", "causes", "could", "decrease", "decreases",
      "do", "does", "effect", "effective", "effects", "help", "helps", "how", "improve", "improves", "increase",
      "increases", "linked", "lower", "lowers", "may", "might", "prevent", "prevents", "reduce", "reduced", "reduces",
-     "should", "whether", "why", "will", "work", "works", "what's", "it"]
+     "should", "whether", "why", "will", "work", "works", "what's", "it", "many", "much", "often"]
 )
 
 
