@@ -144,3 +144,19 @@ async def test_a_drug_the_linker_does_not_know_is_the_subject_by_its_inn_stem() 
     assert not focus.admits("At 500 mg/kg/day in the rat there was reduced body weight gain (6% male, 7% female), "
                             "increased relative liver (29% male, 15% female), kidney (16% male, 6% female), stomach "
                             "(11% male, 16% female), and testes (6%) weights.")
+
+
+async def test_a_common_word_standing_in_for_the_subject_needs_another_word_of_the_question(pubmedqa_context) -> None:
+    """Only COPD is linked in "Do symptoms predict COPD in smokers?", so "symptoms" stands in for the
+    subject. With its abstract out of the corpus, the question was answered "yes" (answer_conf 0.89)
+    from a guideline on assessing COPD that says nothing of smokers (a real sentence of the corpus;
+    PubMedQA 20363841)."""
+    question = "Do symptoms predict COPD in smokers?"
+    kb = pubmedqa_context.kb
+    focus = read_focus(question, QueryReading(question), kb.linker, kb.catalog)
+    assert focus.describe() == ("symptom", "COPD") and focus.terms == ["smoker"]
+    guideline = ("The document highlights that the assessment of the patient with COPD should always include "
+                 "assessment of (1) symptoms, (2) severity of airflow limitation, (3) history of exacerbations, and "
+                 "(4) comorbidities.")
+    assert not focus.admits(guideline)
+    assert focus.admits(guideline.replace("the patient with COPD", "smokers with COPD"))

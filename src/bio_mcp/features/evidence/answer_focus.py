@@ -21,7 +21,7 @@ A drug name the linker does not know, recognised by its INN stem (semaglutide: -
 anchor too, and the subject.
 
 Subject: the first anchor that is not a disease (when only a disease is linked, the question's first
-term). Outcome: the first disease anchor after it, else the next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
+term stands in for it, and a sentence must hold another of the question's words too). Outcome: the first disease anchor after it, else the next anchor, else any of the terms. Without linked anchors, a sentence must hold two of the terms
 (or the only one). A word of the question the reading could not put in English (a Thai herb name
 it does not know, ลูกใต้ใบ) must be in the sentence as written, so an English sentence cannot stand
 for it: the answer is withheld rather than quote hepatitis papers for "ลูกใต้ใบ and hepatitis".
@@ -96,6 +96,9 @@ class Anchor:
     anatomy: bool = False
     # A scientific name's abbreviated form as papers write it after first use (A. paniculata).
     abbreviations: list[re.Pattern[str]] = field(default_factory=list)
+    # A word of the question standing for a subject nothing was linked for ("year" of "Is year of
+    # radical prostatectomy a predictor of outcome in prostate cancer?").
+    stand_in: bool = False
 
 
 @dataclass
@@ -134,8 +137,13 @@ class Focus:
         if self.subject is not None:
             if not self._names(self.subject, stems, entities, sentence):
                 return False
-            if self.outcome is not None:
-                return self._names(self.outcome, stems, entities, sentence)
+            if self.outcome is not None and not self._names(self.outcome, stems, entities, sentence):
+                return False
+            if self.outcome is not None and not self.subject.stand_in:
+                return True
+            # A stand-in subject is one common word ("year", "stage", "symptoms"): another of the
+            # question's words must be there too, or any paper on the disease that says "years" is
+            # quoted for it.
             return not self.terms or any(term in stems for term in self.terms)
         return sum(term in stems for term in self.terms) >= min(2, len(self.terms))
 
@@ -223,7 +231,7 @@ def read_focus(
     if subject is not None and subject.disease and len(anchors) == 1 and terms:
         # Only a disease was linked ("Does a colonoscopy after acute diverticulitis ..."): it is the
         # outcome, and the question's first other word stands for the subject.
-        anchors.insert(0, Anchor(label=terms[0], phrases=[(terms[0],)]))
+        anchors.insert(0, Anchor(label=terms[0], phrases=[(terms[0],)], stand_in=True))
         subject, terms = anchors[0], terms[1:]
     rest = [a for a in anchors if a is not subject]
     outcome = next((a for a in rest if a.disease), rest[0] if rest else None)
