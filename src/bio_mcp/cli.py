@@ -217,7 +217,7 @@ def refresh_related_after_write(settings: Settings) -> str:
 
 @app.command()
 def ingest(
-    files: Annotated[list[Path], typer.Argument(help="Files to ingest (PDF, text, Markdown, HTML) under BIO_MCP_INGEST_ROOTS")],
+    files: Annotated[list[Path], typer.Argument(help="Files or folders to ingest (PDF, text, Markdown, HTML) under BIO_MCP_INGEST_ROOTS")],
     write: Annotated[bool, typer.Option(help="Write to the corpus and graph (default: a dry run that writes nothing)")] = False,
     lang: Annotated[str, typer.Option(help="th, en or auto")] = "auto",
     doc_type: Annotated[str, typer.Option(help="pdf, text, markdown, html or auto (from the extension)")] = "auto",

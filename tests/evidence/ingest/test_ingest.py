@@ -194,6 +194,35 @@ async def test_refusals_are_clear_and_write_nothing(ingest_env: IngestEnv, data_
         assert _rows(service, table) == 0, table.name
 
 
+async def test_a_folder_is_ingested_file_by_file(ingest_env: IngestEnv, data_dir: Path) -> None:
+    """A folder stands for its PDF, text, Markdown and HTML files, subfolders included; other files and
+    hidden ones are passed over. `bio-mcp ingest FOLDER` had refused it as "not a regular file"."""
+    (first_pmid, first), (second_pmid, second), (_, third) = ppr_abstracts(data_dir, 3)
+    folder = ingest_env.root / "papers"
+    (folder / "2024").mkdir(parents=True)
+    (folder / f"{first_pmid}.md").write_text(_markdown(first), encoding="utf-8")
+    (folder / "2024" / f"{second_pmid}.html").write_text(_html(second), encoding="utf-8")
+    (folder / "notes.csv").write_text("not, a, paper\n", encoding="utf-8")
+    (folder / ".draft.txt").write_text(third.title, encoding="utf-8")
+    service = ingest_env.make()
+    response = await service.run(_request(folder, dry_run=False))
+    assert response.status == "done", response.error
+    assert [report.uri for report in response.files] == [
+        (folder / f"{first_pmid}.md").as_uri(), (folder / "2024" / f"{second_pmid}.html").as_uri()]
+    assert response.counts.files == 2 and response.counts.written == 2
+    assert _rows(service, ingested_files) == 2
+    # Only the HTML files of the folder, when the batch item asks for html.
+    only_html = await service.run(_request(folder, dry_run=True, batch=[{"uri": folder.as_uri(), "doc_type": "html"}]))
+    assert [report.uri for report in only_html.files] == [(folder / "2024" / f"{second_pmid}.html").as_uri()]
+    empty = ingest_env.root / "empty"
+    empty.mkdir()
+    with pytest.raises(BioMcpError, match="holds no PDF, text, Markdown or HTML files") as caught:
+        await service.run(_request(empty, dry_run=True))
+    assert caught.value.code is ErrorCode.VALIDATION
+    with pytest.raises(BioMcpError, match="outside the ingestion roots"):
+        await service.run(_request(ingest_env.outside, dry_run=True))
+
+
 async def test_no_roots_means_no_ingestion(ingest_env: IngestEnv, data_dir: Path) -> None:
     path = ingest_env.root / "a.txt"
     path.write_text(ppr_abstracts(data_dir, 1)[0][1].text, encoding="utf-8")

@@ -1,4 +1,5 @@
 """Which files ingestion may read: regular files under BIO_MCP_INGEST_ROOTS, within the size limit.
+A folder under the roots stands for its PDF, text, Markdown and HTML files, in every subfolder.
 
 A path is resolved with every symlink followed before it is compared with the (equally resolved)
 roots, so a link inside a root that leads out of it is refused like the path it leads to. Every
@@ -54,8 +55,12 @@ def path_of_uri(uri: str) -> Path:
     return path
 
 
-def check_file(uri: str, roots: list[Path], max_bytes: int) -> AllowedFile:
-    """The file `uri` names, if ingestion may read it; a VALIDATION error saying why not otherwise."""
+# A folder is one call's worth of files: more is refused rather than queued as one long job.
+MAX_FOLDER_FILES = 1000
+
+
+def _inside_roots(uri: str, roots: list[Path]) -> tuple[Path, Path]:
+    """The path `uri` names and that path with every symlink followed, if it is under the roots."""
     if not roots:
         raise BioMcpError(
             ErrorCode.VALIDATION,
@@ -73,6 +78,42 @@ def check_file(uri: str, roots: list[Path], max_bytes: int) -> AllowedFile:
             f"{requested} {reason} the ingestion roots (BIO_MCP_INGEST_ROOTS): nothing was read or written",
             {"field": "batch.uri", "uri": uri, "roots": [str(root) for root in resolved_roots]},
         )
+    return requested, resolved
+
+
+def files_in_folder(uri: str, roots: list[Path], doc_type: str) -> list[str] | None:
+    """The files ingestion reads of the folder `uri` names, as file:// URIs in path order: those
+    whose extension names a document type (`doc_type`'s, when it is not auto), hidden files and
+    folders passed over; None when `uri` names no folder."""
+    requested, resolved = _inside_roots(uri, roots)
+    if not resolved.is_dir():
+        return None
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(resolved):
+        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        for name in sorted(names):
+            kind = DOC_TYPES_BY_SUFFIX.get(Path(name).suffix.lower())
+            if name.startswith(".") or kind is None or doc_type not in ("auto", kind):
+                continue
+            found.append(Path(folder, name).as_uri())
+            if len(found) > MAX_FOLDER_FILES:
+                raise BioMcpError(
+                    ErrorCode.VALIDATION,
+                    f"{requested} holds more than {MAX_FOLDER_FILES} files to ingest; give its subfolders one by one",
+                    {"field": "batch.uri", "uri": uri, "max_files": MAX_FOLDER_FILES},
+                )
+    if not found:
+        raise BioMcpError(
+            ErrorCode.VALIDATION,
+            f"{requested} holds no {'PDF, text, Markdown or HTML' if doc_type == 'auto' else doc_type} files",
+            {"field": "batch.uri", "uri": uri},
+        )
+    return found
+
+
+def check_file(uri: str, roots: list[Path], max_bytes: int) -> AllowedFile:
+    """The file `uri` names, if ingestion may read it; a VALIDATION error saying why not otherwise."""
+    requested, resolved = _inside_roots(uri, roots)
     if not resolved.exists():
         raise BioMcpError(ErrorCode.NOT_FOUND, f"{requested} does not exist", {"field": "batch.uri", "uri": uri})
     if not resolved.is_file():

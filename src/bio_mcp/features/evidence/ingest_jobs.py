@@ -22,10 +22,11 @@ from pydantic import BaseModel, Field
 from bio_mcp.config import Settings
 from bio_mcp.errors import BioMcpError, ErrorCode
 from bio_mcp.features.corpus.service import CorpusService
-from bio_mcp.features.evidence.ingest_access import check_file, doc_type_of
+from bio_mcp.features.evidence.ingest_access import MAX_FOLDER_FILES, check_file, doc_type_of, files_in_folder
 from bio_mcp.features.evidence.ingest_models import (
     IngestCounts,
     IngestFileReport,
+    IngestItem,
     IngestRunRequest,
     IngestRunResponse,
     JobStatus,
@@ -122,6 +123,7 @@ class IngestService:
 
     async def run(self, request: IngestRunRequest) -> IngestRunResponse:
         await self.corpus.open()
+        request = await asyncio.to_thread(self._expand_folders, request)
         await asyncio.to_thread(self._check_batch, request)
         job_id = uuid.uuid4().hex
         with self.corpus.store.transaction() as tx:
@@ -130,6 +132,21 @@ class IngestService:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(done.wait()), timeout=self.settings.ingest_wait_s)
         return self.response(await self.job(job_id))
+
+    def _expand_folders(self, request: IngestRunRequest) -> IngestRunRequest:
+        """The batch with each folder replaced by its files (each with the folder's lang and doc_type),
+        so the job reports and writes file by file."""
+        roots = list(self.settings.ingest_roots)
+        items: list[IngestItem] = []
+        for item in request.batch:
+            files = files_in_folder(item.uri, roots, item.doc_type)
+            items += [item] if files is None else [item.model_copy(update={"uri": uri}) for uri in files]
+        if len(items) > MAX_FOLDER_FILES:
+            raise BioMcpError(
+                ErrorCode.VALIDATION, f"the batch holds {len(items)} files, over {MAX_FOLDER_FILES}; split it",
+                {"field": "batch", "files": len(items), "max_files": MAX_FOLDER_FILES},
+            )
+        return request.model_copy(update={"batch": items})
 
     def _check_batch(self, request: IngestRunRequest) -> None:
         """Every file of the batch may be read and is well formed, or the call fails before any job exists."""

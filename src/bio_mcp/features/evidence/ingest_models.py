@@ -30,7 +30,8 @@ ParamValue = str | int | float | bool
 
 class IngestItem(ToolInput):
     uri: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
-        description="A file:// URI or absolute path under one of the server's BIO_MCP_INGEST_ROOTS"
+        description="A file:// URI or absolute path under one of the server's BIO_MCP_INGEST_ROOTS: a file, or a "
+        "folder (its PDF, text, Markdown and HTML files, subfolders included, up to 1000)"
     )
     lang: Literal["th", "en", "auto"] = Field(
         default="auto", description="The document's language: th, en, or auto (detected from its script)"
