@@ -160,3 +160,19 @@ async def test_a_common_word_standing_in_for_the_subject_needs_another_word_of_t
                  "(4) comorbidities.")
     assert not focus.admits(guideline)
     assert focus.admits(guideline.replace("the patient with COPD", "smokers with COPD"))
+
+
+async def test_a_measure_is_read_as_the_disorders_of_it_being_high_or_low(pubmedqa_context) -> None:
+    """"Does garlic lower blood pressure?" read "blood" alone, a body part: it quoted a sentence on
+    cancer cells of the blood and none on hypertension. MeSH names Hypertension "Blood Pressure, High"
+    and Hypotension "Blood Pressure, Low". The sentences are real PPR abstracts' (PMIDs 27748188,
+    16475702)."""
+    question = "Does garlic lower blood pressure?"
+    kb = pubmedqa_context.kb
+    focus = read_focus(question, QueryReading(question), kb.linker, kb.catalog)
+    assert focus.describe() == ("garlic", "blood pressure")
+    assert {"mesh:D006973", "mesh:D007022"} <= focus.outcome.entity_ids
+    assert focus.admits("This review supports the notion that garlic has the potential to treat mild hypertension, "
+                        "to decrease hypercholesterolemia, and to prevent atherosclerosis.")
+    assert not focus.admits("Diallyl disulfide (DADS), a component of garlic, inhibits the proliferation of human "
+                            "blood, colon, lung and skin cancer cells.")

@@ -22,7 +22,7 @@ from bio_mcp.features.corpus.service import index_folder
 from bio_mcp.features.evidence.answer import AnswerContext, rag_answer, summarize, verdict_line
 from bio_mcp.features.evidence.answer_focus import QueryReading, read_focus
 from bio_mcp.features.evidence.answer_models import RagAnswerRequest
-from bio_mcp.features.evidence.answer_verdict import QuotedSentence, verdict_of
+from bio_mcp.features.evidence.answer_verdict import QuotedSentence, read_text, verdict_of
 from bio_mcp.graph.indexer import build_graph_indexer
 from bio_mcp.search.embeddings import build_embeddings
 from bio_mcp.sources.ncbi.parsers.efetch import parse_efetch
@@ -235,3 +235,13 @@ def test_how_the_subject_is_met_is_no_outcome_a_quote_may_stand_on(dehp_context)
     # PMID 10388618: it names DEHP and exposure, and nothing of pregnancy.
     assert not focus.admits("Exposure of the general human population to DEHP is approximately 30 microg/kg body "
                             "wt/day, the major source being from residues in food.")
+
+
+def test_not_only_but_also_affirms() -> None:
+    # A real conclusion (PubMedQA 15223725's abstract): read as a negation, it turned the verdict of
+    # "Does blood pressure change ... depending on whether it is measured by a physician or a nurse?"
+    # to no, against its abstract's yes.
+    sentence = ("Blood pressure determination by the nurse is desirable not only for diagnosis but also to evaluate "
+                "the level of control of blood pressure during the follow-up of treated hypertensive patients.")
+    assert not read_text(sentence, True).negated
+    assert read_text("Blood pressure determination by the nurse is not desirable.", True).negated

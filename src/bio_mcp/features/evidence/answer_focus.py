@@ -10,6 +10,9 @@ and the names the query reading gives each entity it found (a Thai herb name's E
 scientific names: `QueryReading.names`):
 - each entity the query reading named is one anchor, all its names together (Tea and Camellia
   sinensis are one subject);
+- a measure the question names ("blood pressure") is one anchor, a disease: the disorders MeSH
+  names by it being high or low (Hypertension is "Blood Pressure, High", Hypotension "Blood
+  Pressure, Low");
 - each other linked MeSH concept is one anchor;
 - the content words no anchor covers are terms, except words that frame a question rather than
   name its topic ("effective", "associated", "increase", ...).
@@ -63,6 +66,9 @@ THAI_FRAMING = frozenset([
 # MeSH's tree is rarely deeper than this above a concept a sentence names.
 _MAX_ANCESTOR_STEPS = 12
 _BINOMIAL = re.compile(r"([A-Z][a-z]+) ([a-z]{3,})")
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+# The longest measure looked for: "blood pressure", "bone mineral density".
+_MEASURE_WORDS = 3
 _INTERACTION_QUESTION = re.compile(
     r"interact|interfer|\bwith (?:\w+ ){0,3}(?:drugs?|medicines?|medications?|warfarin|anticoagulants?)\b"
     r"|together with|combined with|concomitant|co-?administ|ร่วมกับ|ปฏิกิริยา|ตีกัน|กินกับยา|ใช้กับยา",
@@ -200,11 +206,20 @@ def read_focus(
         if anchor.phrases:
             anchors.append(anchor)
     covered = {word for anchor in anchors for phrase in anchor.phrases for word in phrase}
-    for mention in _link(linker, text):
+    linked = _link(linker, text)
+    measures: list[Anchor] = []
+    for phrase_text, disorders in _measures(linker, text, linked):
+        phrase = tuple(content_terms(phrase_text))
+        if phrase and not all(word in covered for word in phrase):
+            measures.append(Anchor(label=phrase_text, entity_ids=set(disorders), phrases=[phrase], disease=True))
+            covered.update(phrase)
+    anchors += measures
+    for mention in linked:
         phrase = tuple(content_terms(mention.text))
         if not phrase or all(word in covered for word in phrase):
             continue
-        same = next((a for a in anchors if mention.entity_id in a.entity_ids), None)
+        # A disorder named beside a measure ("blood pressure in hypertensive patients") is its own anchor.
+        same = next((a for a in anchors if mention.entity_id in a.entity_ids and a not in measures), None)
         if same is None:
             same = Anchor(label=mention.text, disease=mention.entity_type == "Disease",
                           anatomy=mention.entity_type == "Anatomy")
@@ -238,6 +253,34 @@ def read_focus(
     interaction = bool(_INTERACTION_QUESTION.search(question) or _INTERACTION_QUESTION.search(text))
     unread = tuple(word for word in reading.unread if word not in THAI_FRAMING)
     return Focus(subject, outcome, terms, interaction, linker, catalog, unread)
+
+
+def _measures(
+    linker: QueryLinker | None, text: str, linked: Sequence[Mention]
+) -> list[tuple[str, frozenset[str]]]:
+    """The measures the question names ("blood pressure", "cholesterol levels", "sperm count"), each
+    with the disorders MeSH names by it being high or low ("Blood Pressure, High" is Hypertension):
+    a sentence on garlic and hypertension answers "Does garlic lower blood pressure?", which had read
+    "blood" alone, as a body part. Longest phrase first, none overlapping another or a disease the
+    question names itself ("back pain" of "low back pain" is that disease, not a measure)."""
+    if linker is None:
+        return []
+    words = list(_WORD.finditer(text))
+    found: list[tuple[int, int, str, frozenset[str]]] = [
+        (m.start, m.end, "", frozenset()) for m in linked if m.entity_type == "Disease"]
+    for size in range(_MEASURE_WORDS, 0, -1):
+        for first in range(len(words) - size + 1):
+            start, end = words[first].start(), words[first + size - 1].end()
+            if any(start < taken_end and taken_start < end for taken_start, taken_end, _, _ in found):
+                continue
+            phrase = text[start:end]
+            disorders = frozenset(
+                mention.entity_id for level in ("high", "low") for mention in linker.link(f"{level} {phrase}")
+                if mention.entity_type == "Disease" and mention.start == 0 and mention.end == len(level) + 1 + len(phrase)
+            )
+            if disorders:
+                found.append((start, end, phrase, disorders))
+    return [(phrase, disorders) for _, _, phrase, disorders in sorted(found) if disorders]
 
 
 def _abbreviations(name: str) -> list[re.Pattern[str]]:

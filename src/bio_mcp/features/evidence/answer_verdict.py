@@ -45,8 +45,9 @@ _YES_NO_EN = re.compile(
     re.IGNORECASE,
 )
 _YES_NO_TH = re.compile(r"(?:ไหม|มั้ย|หรือไม่|หรือเปล่า|ใช่ไหม|หรือยัง|ได้ไหม|จริงไหม)\s*\??\s*$")
+# "not only ... but also" affirms ("desirable not only for diagnosis but also to evaluate ...").
 _NEGATION = re.compile(
-    r"\b(?:no|not|neither|nor|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+    r"\b(?:no|not(?!\s+only\b)|neither|nor|never|none|cannot|can't|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
     r"fail(?:s|ed)? to|lack(?:s|ed)? of|absence of|unrelated|independent of|did not differ|similar|comparable|"
     r"equivalent|unaffected|unchanged|insignificant|non-?significant)\b",
     re.IGNORECASE,
