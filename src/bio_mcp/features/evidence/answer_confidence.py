@@ -37,7 +37,8 @@ WEIGHTS: Mapping[str, float] = {
     "doc_share": 0.557,
 }
 BIAS = -6.839
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+# A word: letters and digits, hyphens and apostrophes inside ("anti-inflammatory", "Crohn's").
+WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 _STOPWORDS = frozenset(
     ["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yes", "versus", "vs", "whether", "among", "within", "without", "patients", "patient", "study"]
 )
@@ -53,7 +54,7 @@ def stem(word: str) -> str:
 
 def content_terms(text: str) -> list[str]:
     """The text's content words, lower-cased and stemmed, in order, without repeats."""
-    words = (word.lower() for word in _WORD.findall(text))
+    words = (word.lower() for word in WORD.findall(text))
     return list(dict.fromkeys(stem(word) for word in words if word not in _STOPWORDS and len(word) > 1))
 
 

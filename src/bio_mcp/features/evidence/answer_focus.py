@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from bio_mcp.features.evidence.answer_confidence import content_terms
+from bio_mcp.features.evidence.answer_confidence import WORD, content_terms
 from bio_mcp.features.kb.search import QueryLinker
 from bio_mcp.graph.catalog import MeshCatalog
 from bio_mcp.graph.inn_stems import inn_drugs
@@ -66,7 +66,6 @@ THAI_FRAMING = frozenset([
 # MeSH's tree is rarely deeper than this above a concept a sentence names.
 _MAX_ANCESTOR_STEPS = 12
 _BINOMIAL = re.compile(r"([A-Z][a-z]+) ([a-z]{3,})")
-_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 # The longest measure looked for: "blood pressure", "bone mineral density".
 _MEASURE_WORDS = 3
 _INTERACTION_QUESTION = re.compile(
@@ -265,13 +264,13 @@ def _measures(
     question names itself ("back pain" of "low back pain" is that disease, not a measure)."""
     if linker is None:
         return []
-    words = list(_WORD.finditer(text))
-    found: list[tuple[int, int, str, frozenset[str]]] = [
-        (m.start, m.end, "", frozenset()) for m in linked if m.entity_type == "Disease"]
+    words = list(WORD.finditer(text))
+    taken = [(m.start, m.end) for m in linked if m.entity_type == "Disease"]
+    found: list[tuple[int, str, frozenset[str]]] = []
     for size in range(_MEASURE_WORDS, 0, -1):
         for first in range(len(words) - size + 1):
             start, end = words[first].start(), words[first + size - 1].end()
-            if any(start < taken_end and taken_start < end for taken_start, taken_end, _, _ in found):
+            if any(start < taken_end and taken_start < end for taken_start, taken_end in taken):
                 continue
             phrase = text[start:end]
             disorders = frozenset(
@@ -279,8 +278,9 @@ def _measures(
                 if mention.entity_type == "Disease" and mention.start == 0 and mention.end == len(level) + 1 + len(phrase)
             )
             if disorders:
-                found.append((start, end, phrase, disorders))
-    return [(phrase, disorders) for _, _, phrase, disorders in sorted(found) if disorders]
+                taken.append((start, end))
+                found.append((start, phrase, disorders))
+    return [(phrase, disorders) for _, phrase, disorders in sorted(found)]
 
 
 def _abbreviations(name: str) -> list[re.Pattern[str]]:
